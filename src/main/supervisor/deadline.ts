@@ -1,0 +1,89 @@
+// The stop sequence of ARCHITECTURE.md: SIGINT + SIGCONT at once, SIGTERM +
+// SIGCONT `terminateAfterMs` later, SIGKILL at `graceMs`. The same sequence
+// serves the deadline, a client's stop and shutdown; it starts at most once.
+// Times come from the run's monotonic clock.
+
+import type { SignalSent, StopReason, StopRecord, StopStep } from '../../shared/result';
+
+export interface StopTiming {
+  terminateAfterMs: number;
+  graceMs: number;
+}
+
+interface Step {
+  step: StopStep;
+  afterMs: number;
+  signals: NodeJS.Signals[];
+}
+
+export function stepsFor(timing: StopTiming): Step[] {
+  const steps: Step[] = [{ step: 'interrupt', afterMs: 0, signals: ['SIGINT', 'SIGCONT'] }];
+  // A SIGTERM step at or past the grace would never run before SIGKILL.
+  if (timing.terminateAfterMs < timing.graceMs) {
+    steps.push({ step: 'terminate', afterMs: timing.terminateAfterMs, signals: ['SIGTERM', 'SIGCONT'] });
+  }
+  steps.push({ step: 'kill', afterMs: timing.graceMs, signals: ['SIGKILL'] });
+  return steps;
+}
+
+export class StopSequence {
+  private reason?: StopReason;
+  private requestedAtMs = 0;
+  private readonly sent: SignalSent[] = [];
+  private lastStep?: StopStep;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly timing: StopTiming,
+    /** Delivers one signal to the run; returns false when nothing received it. */
+    private readonly deliver: (signal: NodeJS.Signals) => boolean,
+    private readonly nowMs: () => number,
+    private readonly onStep: (step: StopStep, sent: SignalSent[]) => void,
+  ) {}
+
+  get started(): boolean {
+    return this.reason !== undefined;
+  }
+
+  /** Starts the sequence; a second request changes nothing unless it forces the kill step now. */
+  begin(reason: StopReason, options: { force?: boolean } = {}): void {
+    if (this.reason === undefined) {
+      this.reason = reason;
+      this.requestedAtMs = this.nowMs();
+      for (const step of stepsFor(this.timing)) {
+        if (step.afterMs === 0) this.run(step);
+        else this.timers.push(setTimeout(() => this.run(step), step.afterMs));
+      }
+    }
+    if (options.force && this.lastStep !== 'kill') {
+      this.cancel();
+      this.run({ step: 'kill', afterMs: 0, signals: ['SIGKILL'] });
+    }
+  }
+
+  /** The main process exited: no more steps. */
+  cancel(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
+  }
+
+  record(): StopRecord | undefined {
+    if (this.reason === undefined) return undefined;
+    return {
+      reason: this.reason,
+      requestedAtMs: this.requestedAtMs,
+      signals: [...this.sent],
+      endedBy: this.lastStep ?? 'interrupt',
+    };
+  }
+
+  private run(step: Step): void {
+    const sent: SignalSent[] = [];
+    for (const signal of step.signals) {
+      if (this.deliver(signal)) sent.push({ signal, atMs: this.nowMs() });
+    }
+    this.sent.push(...sent);
+    this.lastStep = step.step;
+    this.onStep(step.step, sent);
+  }
+}

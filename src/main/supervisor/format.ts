@@ -1,0 +1,26 @@
+// Numbers as a reader sees them in notes and advice.
+
+/** "0.33 s", "1 s", "60 s", "1.5 s": at most two decimals, none trailing. */
+export function seconds(ms: number): string {
+  const s = ms / 1000;
+  const text = s >= 100 ? String(Math.round(s)) : s.toFixed(2).replace(/\.?0+$/, '');
+  return `${text} s`;
+}
+
+/** "256 MiB", "1.5 GiB", "512 KiB", "100 B". */
+export function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const text = unit === 0 ? String(value) : value.toFixed(1).replace(/\.0$/, '');
+  return `${text} ${units[unit]}`;
+}
+
+/** "12,345" */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

@@ -1,0 +1,269 @@
+// One command run from spawn to result: output capture, the deadline, the end
+// at the main process's exit, the bounded drain, teardown and the verdict.
+
+import type { RunEvent, OutputStream } from '../../shared/events';
+import type { Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
+import { count, seconds } from './format';
+import type { RunOptions } from './options';
+import { CappedOutput } from './output';
+import { readStat } from './procfs';
+import { StopSequence } from './deadline';
+import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
+import { listScope, teardown, type TeardownTarget } from './teardown';
+import { judge } from './verdict';
+
+/** How long to wait for the main process to exit after SIGKILL before giving up on it. */
+const KILL_BACKSTOP_MS = 5_000;
+
+interface Exit {
+  exitCode: number | null;
+  signal: string | null;
+  atMs: number;
+  wallMs: number;
+}
+
+export class CommandRun {
+  readonly id: string;
+  private state: RunState = 'running';
+  private readonly startedWallMs = Date.now();
+  private readonly startMono = performance.now();
+  private readonly out: Record<OutputStream, CappedOutput>;
+  private readonly stopper: StopSequence;
+  private readonly argv: string[];
+  private subprocess?: Subprocess;
+  private pgid?: number;
+  private exit?: Exit;
+  private result?: RunResult;
+  private deadlineTimer?: NodeJS.Timeout;
+  private backstopTimer?: NodeJS.Timeout;
+  private readonly notes: string[] = [];
+  private resolveDone!: (result: RunResult) => void;
+  readonly done: Promise<RunResult>;
+
+  constructor(
+    private readonly options: RunOptions,
+    private readonly emit: (event: RunEvent) => void,
+  ) {
+    this.id = options.id;
+    this.argv = effectiveArgv(options);
+    this.out = { stdout: new CappedOutput(options.outputCapChars), stderr: new CappedOutput(options.outputCapChars) };
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.stopper = new StopSequence(
+      options,
+      (signal) => this.signalGroup(signal),
+      () => this.elapsedMs(),
+      (step, sent) => this.onStopStep(step, sent),
+    );
+  }
+
+  /** Spawns the command; never throws. */
+  start(): void {
+    const failure = checkSpawnable(this.options);
+    if (failure) return this.failSpawn(failure);
+    const subprocess = spawnCommand(this.options);
+    this.subprocess = subprocess;
+    if (subprocess.pid === undefined) {
+      // Spawn failed after our checks (a bad #! line, a race): execa resolves with the error.
+      void subprocess.then((r) => this.failSpawn(describeSpawnError({ code: (r as { code?: string }).code, message: r.message }, this.options)));
+      return;
+    }
+    this.pgid = subprocess.pid;
+    // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
+    void subprocess.then(
+      () => undefined,
+      () => undefined,
+    );
+    const notBeforeTicks = this.options.procRoot !== null ? readStat(this.options.procRoot, subprocess.pid)?.startTicks : undefined;
+    this.capture('stdout', subprocess.stdout);
+    this.capture('stderr', subprocess.stderr);
+    subprocess.on('exit', (code, signal) => void this.onExit(code, signal, notBeforeTicks));
+    if (this.options.limitMs !== null) {
+      this.deadlineTimer = setTimeout(() => this.stopper.begin('deadline'), this.options.limitMs);
+    }
+    this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
+  }
+
+  /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
+  stop(reason: StopReason, options: { force?: boolean } = {}): void {
+    if (this.exit !== undefined || this.pgid === undefined) return;
+    this.stopper.begin(reason, options);
+  }
+
+  get ended(): boolean {
+    return this.result !== undefined;
+  }
+
+  snapshot(): RunResult {
+    if (this.result) return this.result;
+    return this.build({
+      state: this.state,
+      elapsedMs: this.exit?.atMs ?? this.elapsedMs(),
+      exitCode: this.exit?.exitCode ?? null,
+      signal: this.exit?.signal ?? null,
+    });
+  }
+
+  private elapsedMs(): number {
+    return performance.now() - this.startMono;
+  }
+
+  private capture(stream: OutputStream, readable: NodeJS.ReadableStream | null): void {
+    if (!readable) return;
+    const sink = this.out[stream];
+    readable.on('data', (chunk: Buffer) => {
+      const text = sink.push(chunk);
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+    });
+    readable.on('error', () => undefined);
+  }
+
+  private signalGroup(signal: NodeJS.Signals): boolean {
+    if (this.pgid === undefined) return false;
+    try {
+      process.kill(-this.pgid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private onStopStep(step: StopStep, sent: SignalSent[]): void {
+    this.state = 'stopping';
+    for (const s of sent) this.emit({ type: 'signal-sent', runId: this.id, signal: s.signal, atMs: s.atMs, step });
+    if (step === 'kill' && this.exit === undefined) {
+      // A process stuck in the kernel may not exit even on SIGKILL: the run still ends.
+      this.backstopTimer = setTimeout(() => {
+        this.notes.push(`The main process did not exit ${seconds(KILL_BACKSTOP_MS)} after SIGKILL (stuck in the kernel?); the run was ended without its exit status.`);
+        void this.onExit(null, null, undefined);
+      }, KILL_BACKSTOP_MS);
+    }
+  }
+
+  private async onExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined): Promise<void> {
+    if (this.exit !== undefined) return;
+    this.exit = { exitCode: code, signal, atMs: this.elapsedMs(), wallMs: Date.now() };
+    clearTimeout(this.deadlineTimer);
+    clearTimeout(this.backstopTimer);
+    this.stopper.cancel();
+    await this.drain();
+    let report: TeardownReport | undefined;
+    const target: TeardownTarget = {
+      scope: this.options.scope,
+      pgid: this.pgid!,
+      procRoot: this.options.procRoot,
+      notBeforeTicks,
+      budgetMs: this.options.teardownBudgetMs,
+      passGapMs: this.options.teardownPassGapMs,
+      onSignal: (pid, sig) =>
+        this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
+    };
+    if (this.options.keepDescendants) {
+      const kept = await listScope(target).catch(() => [] as Proc[]);
+      if (kept.length > 0) this.notes.push(`${kept.length} descendant process${kept.length === 1 ? ' was' : 'es were'} kept running as asked: ${listProcs(kept)}.`);
+    } else {
+      report = await teardown(target);
+      if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} left behind: ${listProcs(report.killed)}.`);
+      if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
+      else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    }
+    this.finish(report);
+  }
+
+  /** Reads what descendants still write, for at most the drain bound, then closes the pipes. */
+  private async drain(): Promise<void> {
+    const streams = [this.subprocess?.stdout, this.subprocess?.stderr].filter((s): s is NonNullable<typeof s> => !!s);
+    const open = streams.filter((s) => !s.readableEnded && !s.destroyed);
+    if (open.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const ended = Promise.all(open.map((s) => new Promise<void>((resolve) => { s.once('end', resolve); s.once('close', resolve); })));
+    const bound = new Promise<'bound'>((resolve) => (timer = setTimeout(() => resolve('bound'), this.options.drainMs)));
+    const outcome = await Promise.race([ended, bound]);
+    clearTimeout(timer);
+    if (outcome === 'bound') {
+      this.notes.push(`A descendant still held the output open ${seconds(this.options.drainMs)} after the main process exited; the pipes were closed.`);
+      for (const s of open) s.destroy();
+    }
+  }
+
+  private failSpawn(failure: SpawnFailure): void {
+    this.exit = { exitCode: failure.status, signal: null, atMs: this.elapsedMs(), wallMs: Date.now() };
+    this.notes.push(`It never started; exit status ${failure.status} is what a shell reports for this.`);
+    this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
+    this.finish(undefined, failure.cause);
+  }
+
+  private finish(report: TeardownReport | undefined, spawnFailure?: string): void {
+    const exit = this.exit!;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const text = this.out[stream].end();
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+    }
+    const stdout = this.out.stdout.text();
+    const stderr = this.out.stderr.text();
+    const stop = this.stopper.record();
+    const judgement = judge({
+      kind: 'command',
+      spawnFailure,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      elapsedMs: exit.atMs,
+      limitMs: this.options.limitMs,
+      stop,
+      outputKept: `${stdout}\n${stderr}`,
+      viaShell: isShell(this.argv),
+    });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const dropped = this.out[stream].dropped;
+      if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters; ${count(dropped)} in the middle were dropped to keep the first and last ${count(this.options.outputCapChars)}.`);
+    }
+    this.state = 'ended';
+    this.result = this.build({
+      state: 'ended',
+      elapsedMs: exit.atMs,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      verdict: judgement.verdict,
+      advice: judgement.advice,
+      notes: [...judgement.notes, ...this.notes],
+      endedAt: new Date(exit.wallMs).toISOString(),
+      stop,
+      teardown: report,
+      stdout,
+      stderr,
+    });
+    this.emit({ type: 'ended', runId: this.id, result: this.result });
+    this.resolveDone(this.result);
+  }
+
+  private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
+    const result: RunResult = {
+      id: this.id,
+      kind: 'command',
+      argv: this.argv,
+      cwd: this.options.cwd,
+      state: fields.state,
+      exitCode: fields.exitCode,
+      signal: fields.signal,
+      startedAt: new Date(this.startedWallMs).toISOString(),
+      elapsedMs: Math.round(fields.elapsedMs),
+      limitMs: this.options.limitMs,
+      advice: fields.advice ?? null,
+      notes: fields.notes ?? [...this.notes],
+      stdout: fields.stdout ?? this.out.stdout.text(),
+      stderr: fields.stderr ?? this.out.stderr.text(),
+      stdoutTruncated: this.out.stdout.dropped,
+      stderrTruncated: this.out.stderr.dropped,
+    };
+    if (fields.verdict !== undefined) result.verdict = fields.verdict;
+    if (fields.endedAt !== undefined) result.endedAt = fields.endedAt;
+    const stop = fields.stop ?? this.stopper.record();
+    if (stop) result.stop = { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) };
+    if (fields.teardown) result.teardown = { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) };
+    return result;
+  }
+}
+
+function listProcs(procs: Proc[]): string {
+  const shown = procs.slice(0, 5).map((p) => `${p.pid} ${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command}`);
+  return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
+}

@@ -1,0 +1,9 @@
+import type { RunResult, StopStep } from './result';
+
+export type OutputStream = 'stdout' | 'stderr';
+
+export type RunEvent =
+  | { type: 'started'; runId: string; snapshot: RunResult }
+  | { type: 'output'; runId: string; stream: OutputStream; text: string }
+  | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown' }
+  | { type: 'ended'; runId: string; result: RunResult };

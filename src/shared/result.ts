@@ -1,0 +1,87 @@
+// The result contract of ARCHITECTURE.md. Field names are fixed: tests and
+// agents outside the project read them.
+
+export type RunKind = 'command' | 'python';
+export type RunState = 'queued' | 'running' | 'stopping' | 'ended';
+export type Verdict =
+  | 'completed'
+  | 'failed'
+  | 'timed-out'
+  | 'stopped'
+  | 'killed'
+  | 'crashed'
+  | 'signaled'
+  | 'lost'
+  | 'spawn-failed';
+
+export type StopReason = 'deadline' | 'user' | 'shutdown';
+export type StopStep = 'interrupt' | 'terminate' | 'kill';
+
+export interface SignalSent {
+  signal: string;
+  /** Milliseconds since the run started, on the monotonic clock. */
+  atMs: number;
+}
+
+export interface StopRecord {
+  reason: StopReason;
+  requestedAtMs: number;
+  signals: SignalSent[];
+  /** The last step whose signals were sent before the main process exited. */
+  endedBy: StopStep;
+}
+
+export interface OomReport {
+  confirmed: boolean;
+  peakBytes?: number;
+  limitBytes?: number;
+}
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  command: string;
+}
+
+export interface TeardownReport {
+  killed: Proc[];
+  survivors: Proc[];
+  elapsedMs: number;
+  /** False when the budget ran out or a step could not look everywhere. */
+  complete: boolean;
+}
+
+export interface PeakFigures {
+  rssBytes: number;
+  processes: number;
+}
+
+export interface RunResult {
+  id: string;
+  kind: RunKind;
+  argv?: string[];
+  code?: string;
+  session?: string;
+  cwd: string;
+  state: RunState;
+  verdict?: Verdict;
+  exitCode: number | null;
+  signal: string | null;
+  startedAt: string;
+  endedAt?: string;
+  elapsedMs: number;
+  limitMs: number | null;
+  stop?: StopRecord;
+  oom?: OomReport;
+  advice: string | null;
+  notes: string[];
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: number;
+  stderrTruncated: number;
+  teardown?: TeardownReport;
+  peak?: PeakFigures;
+}
+
+export const CRASH_SIGNALS: readonly string[] = ['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL'];
