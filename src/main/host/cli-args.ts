@@ -1,0 +1,117 @@
+// `warden run` arguments to a run request. Every mistake is one line for the
+// user, raised as a UsageError (exit status 125).
+
+import { parseDuration } from '../../shared/duration';
+import type { CommandRunRequest } from '../../shared/request';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type OutputFormat = 'human' | 'json' | 'shell-results';
+
+export interface RunCommand {
+  request: CommandRunRequest;
+  format: OutputFormat;
+}
+
+const DURATION_FLAGS: Record<string, keyof CommandRunRequest> = {
+  '--limit': 'limitMs',
+  '--grace': 'graceMs',
+  '--terminate-after': 'terminateAfterMs',
+  '--drain': 'drainMs',
+  '--teardown-budget': 'teardownBudgetMs',
+};
+
+export function parseRunArgs(args: string[]): RunCommand {
+  const request: CommandRunRequest = { argv: [] };
+  let format: OutputFormat = 'human';
+  const env: Record<string, string> = {};
+  let i = 0;
+  const value = (flag: string): string => {
+    const inline = flag.indexOf('=');
+    if (inline >= 0) return flag.slice(inline + 1);
+    const next = args[i + 1];
+    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
+    i += 1;
+    return next;
+  };
+  for (; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      request.argv = args.slice(i + 1);
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      request.argv = args.slice(i);
+      break;
+    }
+    const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (flag in DURATION_FLAGS) {
+      const text = value(arg);
+      const ms = parseDuration(text);
+      if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
+      if (flag === '--limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
+      (request as unknown as Record<string, number>)[DURATION_FLAGS[flag]!] = ms;
+    } else if (flag === '--json') {
+      format = 'json';
+    } else if (flag === '--format') {
+      const text = value(arg);
+      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
+        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
+      }
+      format = text;
+    } else if (flag === '--shell') {
+      request.shell = true;
+    } else if (flag === '--keep-descendants') {
+      request.keepDescendants = true;
+    } else if (flag === '--cwd') {
+      request.cwd = value(arg);
+    } else if (flag === '--env') {
+      const pair = value(arg);
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    } else if (flag === '--stdin') {
+      request.stdin = value(arg);
+    } else if (flag === '--output-cap') {
+      const text = value(arg);
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
+      request.outputCapChars = n;
+    } else {
+      throw new UsageError(`Unknown option ${flag} for warden run (see warden run --help).`);
+    }
+  }
+  if (request.argv.length === 0) throw new UsageError('No command given: warden run [options] -- COMMAND [ARGS...]');
+  if (request.shell && request.argv.length > 1) {
+    // One shell string is what a user means; several words are joined as sh would see them.
+    request.argv = [request.argv.join(' ')];
+  }
+  if (Object.keys(env).length > 0) request.env = env;
+  return { request, format };
+}
+
+export const RUN_HELP = `Usage: warden run [options] -- COMMAND [ARGS...]
+
+Runs COMMAND under supervision and reports how it ended.
+
+Options:
+  --limit DURATION        stop it after this long (SIGINT, then SIGTERM, then SIGKILL); default: no limit
+  --grace DURATION        from the limit to SIGKILL (default 5s)
+  --terminate-after DUR   from the limit to SIGTERM (default 2s)
+  --drain DURATION        how long to read output a descendant holds open after the command exits (default 2s)
+  --teardown-budget DUR   bound on ending leftover processes (default 10s)
+  --keep-descendants      leave processes it started running after it exits
+  --shell                 run COMMAND as one string through /bin/sh -c
+  --cwd DIR               working directory
+  --env NAME=VALUE        extra environment variable (repeatable)
+  --stdin TEXT            text given on stdin (default: /dev/null)
+  --output-cap CHARS      characters kept per stream, head and tail (default 2000000)
+  --json                  print the result as one JSON object
+  --format shell-results  print a block for a model to read
+
+Durations: 500ms, 30s, 2m, 1h (a bare number is seconds).
+Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
+ended it; 126 or 127 when it could not be run or was not found; 125 for Warden's
+own errors (bad arguments).`;

@@ -1,0 +1,109 @@
+// The `warden` command line. For now every command runs embedded in this
+// process (a later issue adds the shared host). Never a stack trace for the
+// user: bad input is one line and status 125.
+
+import { readFileSync } from 'node:fs';
+import { WardenInputError } from '../supervisor/options';
+import { Supervisor } from '../supervisor/registry';
+import type { RunResult } from '../../shared/result';
+import { parseRunArgs, RUN_HELP, UsageError, type OutputFormat } from './cli-args';
+import { exitStatusFor, humanSummary, shellResults } from './render-result';
+
+export const HELP = `Usage: warden <command> [options]
+
+Commands:
+  run [options] -- COMMAND [ARGS...]   run a command under supervision (see warden run --help)
+
+Options:
+  --help      show this help
+  --version   print the version`;
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Registers what to do on SIGINT / SIGTERM; returns the unregister function. */
+  onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+}
+
+const processIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  onSignal: (handler) => {
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const s of signals) process.on(s, handler);
+    return () => signals.forEach((s) => process.off(s, handler));
+  },
+};
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Runs the CLI and returns its exit status. */
+export async function main(args: string[], io: CliIo = processIo): Promise<number> {
+  try {
+    const [command, ...rest] = args;
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      io.out(`${HELP}\n`);
+      return command === undefined ? 125 : 0;
+    }
+    if (command === '--version' || command === '-V') {
+      io.out(`warden ${version()}\n`);
+      return 0;
+    }
+    if (command === 'run') {
+      if (rest[0] === '--help' || rest[0] === '-h') {
+        io.out(`${RUN_HELP}\n`);
+        return 0;
+      }
+      return await run(rest, io);
+    }
+    throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof WardenInputError) {
+      io.err(`warden: ${error.message}\n`);
+      return 125;
+    }
+    io.err(`warden: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 125;
+  }
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { request, format } = parseRunArgs(args);
+  const supervisor = new Supervisor();
+  const snapshot = supervisor.start(request);
+  const id = snapshot.id;
+  const unsubscribe = format === 'human'
+    ? supervisor.subscribe((event) => {
+        if (event.type === 'output' && event.runId === id) (event.stream === 'stdout' ? io.out : io.err)(event.text);
+      })
+    : () => undefined;
+  // First Ctrl-C runs the stop sequence; a second one kills at once.
+  let interrupts = 0;
+  const unregister = io.onSignal((signal) => {
+    interrupts += 1;
+    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping the run (again to kill it now)\n`);
+    supervisor.stop(id, { reason: signal === 'SIGINT' ? 'user' : 'shutdown', force: interrupts > 1 });
+  });
+  try {
+    const result = await supervisor.wait(id);
+    if (format === 'human') io.err(`${humanSummary(result)}\n`);
+    else io.out(render(result, format));
+    return exitStatusFor(result);
+  } finally {
+    unregister();
+    unsubscribe();
+  }
+}
+
+function render(result: RunResult, format: OutputFormat): string {
+  if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
+  if (format === 'shell-results') return `${shellResults(result)}\n`;
+  return '';
+}

@@ -1,0 +1,101 @@
+// The Electron shell with 'electron' mocked (no Electron binary can run on the
+// build machines): the window is isolated and sandboxed, the CSP is set, IPC
+// handlers are registered, navigation and new windows are refused.
+
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+const created: { options: Record<string, unknown>; window: Record<string, unknown> }[] = [];
+const handlers = new Map<string, unknown>();
+const appHandlers = new Map<string, (...args: unknown[]) => void>();
+let headersHook: ((details: unknown, callback: (r: unknown) => void) => void) | undefined;
+let permissionHook: ((c: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
+const navigationHandlers = new Map<string, (event: { preventDefault: () => void }) => void>();
+let openHandler: ((details: { url: string }) => { action: string }) | undefined;
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    webContents = {
+      setWindowOpenHandler: (fn: typeof openHandler) => (openHandler = fn),
+      on: (name: string, fn: (event: { preventDefault: () => void }) => void) => navigationHandlers.set(name, fn),
+      send: vi.fn(),
+    };
+    constructor(options: Record<string, unknown>) {
+      created.push({ options, window: this as unknown as Record<string, unknown> });
+    }
+    once() {}
+    on() {}
+    isDestroyed() {
+      return false;
+    }
+    loadFile = vi.fn(async () => undefined);
+    loadURL = vi.fn(async () => undefined);
+    static getAllWindows() {
+      return created;
+    }
+  }
+  return {
+    app: {
+      whenReady: () => Promise.resolve(),
+      on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
+      quit: vi.fn(),
+    },
+    BrowserWindow,
+    ipcMain: { handle: (channel: string, fn: unknown) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
+    session: {
+      defaultSession: {
+        webRequest: { onHeadersReceived: (fn: typeof headersHook) => (headersHook = fn) },
+        setPermissionRequestHandler: (fn: typeof permissionHook) => (permissionHook = fn),
+      },
+    },
+    shell: { openExternal: vi.fn() },
+  };
+});
+
+describe('the Electron main process', () => {
+  beforeAll(async () => {
+    await import('./index');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+
+  it('opens one window that is isolated, sandboxed and without Node', () => {
+    expect(created).toHaveLength(1);
+    const prefs = created[0]!.options.webPreferences as Record<string, unknown>;
+    expect(prefs.contextIsolation).toBe(true);
+    expect(prefs.sandbox).toBe(true);
+    expect(prefs.nodeIntegration).toBe(false);
+    expect(String(prefs.preload)).toMatch(/preload[/\\]index\.cjs$/);
+  });
+
+  it('sets a strict Content-Security-Policy on every response', () => {
+    let headers: Record<string, string[]> = {};
+    headersHook!({ responseHeaders: { 'X-Other': ['1'] } }, (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders));
+    const csp = headers['Content-Security-Policy']![0]!;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(headers['X-Other']).toEqual(['1']);
+  });
+
+  it('refuses permission requests, navigation and new windows', () => {
+    let granted: boolean | undefined;
+    permissionHook!(null, 'media', (ok) => (granted = ok));
+    expect(granted).toBe(false);
+    const preventDefault = vi.fn();
+    navigationHandlers.get('will-navigate')!({ preventDefault });
+    expect(preventDefault).toHaveBeenCalled();
+    expect(openHandler!({ url: 'javascript:alert(1)' }).action).toBe('deny');
+  });
+
+  it('registers the API handlers and refuses calls from pages it did not load', async () => {
+    for (const channel of ['warden:start', 'warden:stop', 'warden:wait', 'warden:get', 'warden:list']) expect(handlers.has(channel)).toBe(true);
+    const list = handlers.get('warden:list') as (event: unknown) => Promise<unknown>;
+    await expect(async () => list({ senderFrame: { url: 'https://evil.example/' } })).rejects.toThrow(/own window/);
+    await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toEqual([]);
+  });
+
+  it('stops live runs before quitting', () => {
+    const preventDefault = vi.fn();
+    appHandlers.get('before-quit')!({ preventDefault });
+    expect(preventDefault).toHaveBeenCalled();
+  });
+});

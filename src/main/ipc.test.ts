@@ -1,0 +1,78 @@
+// IPC handlers against the real engine: a real command runs through the same
+// path the renderer uses, and bad input is refused before the engine.
+
+import { describe, expect, it } from 'vitest';
+import { IPC } from '../shared/api';
+import type { RunEvent } from '../shared/events';
+import type { RunResult } from '../shared/result';
+import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
+import { engineApi } from './supervisor/api';
+import { Supervisor } from './supervisor/registry';
+
+type Handler = (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown;
+
+function setup() {
+  const handlers = new Map<string, Handler>();
+  const ipc: IpcMainLike = { handle: (c, fn) => void handlers.set(c, fn), removeHandler: (c) => void handlers.delete(c) };
+  const api = engineApi(new Supervisor());
+  const unregister = registerIpc(ipc, api, ['file://']);
+  const frame = { senderFrame: { url: 'file:///app/index.html' } };
+  const call = (channel: string, ...args: unknown[]) => Promise.resolve().then(() => handlers.get(channel)!(frame, ...args));
+  return { handlers, api, unregister, call };
+}
+
+describe('IPC handlers', () => {
+  it('start, wait and get a real run, and forward its events', async () => {
+    const { api, call } = setup();
+    const events: RunEvent[] = [];
+    const stop = forwardEvents(api, (channel, event) => channel === IPC.event && events.push(event));
+    const started = (await call(IPC.start, { argv: ['bash', '-c', 'echo via-ipc; exit 4'] })) as RunResult;
+    const result = (await call(IPC.wait, started.id)) as RunResult;
+    stop();
+    expect(result.verdict).toBe('failed');
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toBe('via-ipc\n');
+    expect(((await call(IPC.get, started.id)) as RunResult).state).toBe('ended');
+    expect(events.map((e) => e.type)).toContain('ended');
+  });
+
+  it('wait with a timeout yields the running snapshot, and stop ends the run', async () => {
+    const { call } = setup();
+    const started = (await call(IPC.start, { argv: ['sleep', '30'] })) as RunResult;
+    const yielded = (await call(IPC.wait, started.id, 50)) as RunResult;
+    expect(yielded.state).toBe('running');
+    await call(IPC.stop, started.id, {});
+    const result = (await call(IPC.wait, started.id)) as RunResult;
+    expect(result.verdict).toBe('stopped');
+    expect(result.stop?.reason).toBe('user');
+  });
+
+  it.each([
+    [IPC.start, ['not an object'], /object/],
+    [IPC.start, [{ argv: ['true'], evil: 1 }], /no field "evil"/],
+    [IPC.start, [{ argv: [] }], /non-empty array/],
+    [IPC.start, [{ argv: ['true'], limitMs: -5 }], /limitMs/],
+    [IPC.wait, ['../../etc'], /hex/],
+    [IPC.wait, ['abcdef012345', 'soon'], /milliseconds/],
+    [IPC.get, [42], /hex/],
+    [IPC.stop, ['abcdef012345'], /No run/],
+  ])('%s refuses bad input %j', async (channel, args, message) => {
+    const { call } = setup();
+    await expect(call(channel, ...args)).rejects.toThrow(message);
+  });
+
+  it('refuses calls from other origins, and unregisters', async () => {
+    const { handlers, unregister } = setup();
+    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'http://localhost:9999/' } })).rejects.toThrow(/own window/);
+    await expect(async () => handlers.get(IPC.list)!({ senderFrame: null })).rejects.toThrow(/own window/);
+    unregister();
+    expect(handlers.size).toBe(0);
+  });
+
+  it('trusts only the origins it was given', () => {
+    expect(trustedSender('http://localhost:5173/x', ['http://localhost:5173'])).toBe(true);
+    expect(trustedSender('http://localhost:5174/x', ['http://localhost:5173'])).toBe(false);
+    expect(trustedSender('file:///a', ['http://localhost:5173'])).toBe(false);
+    expect(trustedSender('not a url', ['file://'])).toBe(false);
+  });
+});

@@ -1,0 +1,39 @@
+// The preload with 'electron' mocked: window.warden is exposed through the
+// context bridge, and each call goes to its IPC channel with its arguments.
+
+import { describe, expect, it, vi } from 'vitest';
+
+const exposed: Record<string, unknown> = {};
+const invoke = vi.fn(async (...args: unknown[]) => args);
+const listeners = new Map<string, (event: unknown, payload: unknown) => void>();
+
+vi.mock('electron', () => ({
+  contextBridge: { exposeInMainWorld: (key: string, value: unknown) => (exposed[key] = value) },
+  ipcRenderer: {
+    invoke,
+    on: (channel: string, fn: (event: unknown, payload: unknown) => void) => listeners.set(channel, fn),
+    removeListener: (channel: string) => listeners.delete(channel),
+  },
+}));
+
+describe('the preload', () => {
+  it('exposes the Warden API as window.warden over IPC', async () => {
+    await import('./index');
+    const api = exposed.warden as import('../shared/api').WardenApi;
+    expect(Object.keys(api).sort()).toEqual(['get', 'list', 'start', 'stop', 'subscribe', 'wait']);
+    await api.start({ argv: ['true'] });
+    await api.stop('abc123', { force: true });
+    await api.wait('abc123', 500);
+    expect(invoke.mock.calls).toEqual([
+      ['warden:start', { argv: ['true'] }],
+      ['warden:stop', 'abc123', { force: true }],
+      ['warden:wait', 'abc123', 500],
+    ]);
+    const seen: unknown[] = [];
+    const unsubscribe = api.subscribe((e) => seen.push(e));
+    listeners.get('warden:event')!({}, { type: 'ended', runId: 'x' });
+    expect(seen).toEqual([{ type: 'ended', runId: 'x' }]);
+    unsubscribe();
+    expect(listeners.has('warden:event')).toBe(false);
+  });
+});

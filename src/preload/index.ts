@@ -1,0 +1,21 @@
+// Exposes window.warden (the WardenApi) to the sandboxed page. Nothing else of
+// Electron or Node reaches the page.
+
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { IPC, type WardenApi } from '../shared/api';
+import type { RunEvent } from '../shared/events';
+
+export const wardenBridge: WardenApi = {
+  start: (request) => ipcRenderer.invoke(IPC.start, request),
+  stop: (id, options) => ipcRenderer.invoke(IPC.stop, id, options),
+  wait: (id, timeoutMs) => ipcRenderer.invoke(IPC.wait, id, timeoutMs),
+  get: (id) => ipcRenderer.invoke(IPC.get, id),
+  list: () => ipcRenderer.invoke(IPC.list),
+  subscribe: (listener) => {
+    const handler = (_event: IpcRendererEvent, runEvent: RunEvent) => listener(runEvent);
+    ipcRenderer.on(IPC.event, handler);
+    return () => void ipcRenderer.removeListener(IPC.event, handler);
+  },
+};
+
+contextBridge.exposeInMainWorld('warden', wardenBridge);
