@@ -1,7 +1,7 @@
 // The first step for the reader, picked by how the run ended. Hedged wherever
 // the evidence is indirect: an exit code does not prove who sent a signal.
 
-import { CRASH_SIGNALS, type StopStep } from '../../shared/result';
+import { CRASH_SIGNALS, type OomReport, type RunKind, type StopStep } from '../../shared/result';
 import { bytes, seconds } from './format';
 
 /** faulthandler's first words; it does not start a line, so look anywhere. */
@@ -11,42 +11,83 @@ export function isCrashSignal(signal: string): boolean {
   return CRASH_SIGNALS.includes(signal);
 }
 
-export function crashAdvice(outputKept: string): string {
-  return outputKept.includes(FATAL_PYTHON_ERROR)
-    ? 'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.'
-    : 'Check whether native code the command calls crashes, such as an extension module it uses.';
-}
-
-export function killAdvice(oom?: { peakBytes?: number; limitBytes?: number }): string {
-  if (oom?.limitBytes !== undefined) {
-    const peak = oom.peakBytes !== undefined ? `; its peak was ${bytes(oom.peakBytes)}` : '';
-    return `The out-of-memory killer ended it at its ${bytes(oom.limitBytes)} limit${peak}. Raise --memory or use less memory.`;
+/**
+ * After a crash's signal. faulthandler's report may follow output that did not
+ * end its line (a progress bar), so it is looked for anywhere in what was kept.
+ */
+export function crashAdvice(outputKept: string, kind: RunKind): string {
+  if (outputKept.includes(FATAL_PYTHON_ERROR)) {
+    return 'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.';
   }
-  return 'Check whether it uses too much memory: SIGKILL is what the out-of-memory killer sends. If not, ask whoever runs this host what else kills processes.';
+  return kind === 'python'
+    ? 'Check whether native code the script calls crashes, such as an extension module it uses.'
+    : 'Check whether native code the command runs crashes, such as a compiled program or an extension module it loads.';
 }
 
-export function otherSignalAdvice(kind: 'command' | 'python'): string {
+/** After SIGKILL nobody here sent: memory figures when the cgroup confirmed an OOM kill, else hedged. */
+export function killAdvice(oom?: Partial<OomReport>): string {
+  const peak = oom?.peakBytes !== undefined ? bytes(oom.peakBytes) : undefined;
+  const limit = oom?.limitBytes !== undefined ? bytes(oom.limitBytes) : undefined;
+  if (oom?.confirmed) {
+    const at = limit !== undefined ? ` at its ${limit} memory limit` : '';
+    const peakText = peak !== undefined ? `; its peak was ${peak}` : '';
+    const fix = limit !== undefined ? 'Make it use less memory, or raise the memory limit.' : 'Make it use less memory, or give it more.';
+    return `The out-of-memory killer ended it${at}${peakText}. ${fix}`;
+  }
+  const figures =
+    peak !== undefined && limit !== undefined
+      ? ` (its peak was ${peak} of a ${limit} limit)`
+      : peak !== undefined
+        ? ` (its peak was ${peak})`
+        : limit !== undefined
+          ? ` (its memory limit is ${limit})`
+          : '';
+  return `Check whether it uses too much memory${figures}: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.`;
+}
+
+export function otherSignalAdvice(kind: RunKind): string {
   const self = kind === 'python' ? 'the script' : 'the command';
   return `Check whether ${self} ends itself, for example with os.kill() or kill; if not, ask whoever runs this host what sends it signals.`;
 }
 
 export function timedOutAdvice(step: StopStep, limitMs: number): string {
   const raise = `Raise the limit (now ${seconds(limitMs)}) if it needs longer, or make it report progress and finish in parts.`;
-  if (step === 'interrupt') return raise;
-  return `${raise} It ignored SIGINT${step === 'kill' ? ' and SIGTERM' : ''}, so it had no chance to clean up: handle SIGINT to stop cleanly.`;
+  switch (step) {
+    case 'interrupt':
+      return raise;
+    case 'terminate':
+      return `${raise} It ignored SIGINT, or did not stop soon after it, so it was sent SIGTERM: handle SIGINT and stop promptly so it can clean up.`;
+    case 'kill':
+      return `${raise} It ignored SIGINT and SIGTERM, or did not stop soon after them, so it was killed with SIGKILL and had no chance to clean up: handle SIGINT and stop promptly.`;
+  }
+}
+
+export interface ExitContext {
+  kind: RunKind;
+  /** The signal n of a 128+n exit code, when it names one. */
+  childSignal?: string;
+  viaShell: boolean;
+  outputKept: string;
+  oom?: OomReport;
 }
 
 /** Advice for a non-zero exit code, read the way a shell reports its children. */
-export function exitCodeAdvice(exitCode: number, kind: 'command' | 'python', childSignal?: string): string {
-  if (kind === 'python') return 'Check whether the script ends the process with os._exit().';
-  if (childSignal !== undefined) {
-    if (childSignal === 'SIGKILL') return killAdvice();
-    if (isCrashSignal(childSignal)) return crashAdvice('');
-    return `Check what sent ${childSignal} to the command it ran.`;
+export function exitCodeAdvice(exitCode: number, c: ExitContext): string {
+  // A confirmed OOM kill of a process it ran explains the exit better than the code does.
+  if (c.oom?.confirmed) return killAdvice(c.oom);
+  if (c.kind === 'python') return 'Check whether the script ends the process with os._exit().';
+  if (exitCode === 124) {
+    return 'Check the timeout the command sets itself, such as a nested `timeout`: Warden did not stop it.';
+  }
+  const signal = c.childSignal;
+  if (signal !== undefined) {
+    if (signal === 'SIGKILL') return killAdvice(c.oom);
+    if (isCrashSignal(signal)) return crashAdvice(c.outputKept, c.kind);
+    return c.viaShell
+      ? `Check what sent ${signal} to the command the shell ran.`
+      : `Read stderr for why it exited with ${exitCode}; if a process it ran died of ${signal}, check what sent that signal.`;
   }
   switch (exitCode) {
-    case 124:
-      return 'Check the timeout the command sets itself (a nested `timeout`, for example): the limit here did not stop it.';
     case 126:
       return 'A command it ran was found but could not be executed: check its permissions and its #! line.';
     case 127:

@@ -3,8 +3,7 @@
 // not hang); cmdline and environ can block on a stuck process, so they are read
 // asynchronously under a time bound and a hung read only costs that entry.
 
-import { readFileSync, readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { close, closeSync, open, openSync, read, readFileSync, readSync, readdirSync } from 'node:fs';
 
 export interface ProcStat {
   pid: number;
@@ -44,12 +43,44 @@ export function parseStat(text: string): ProcStat | undefined {
   };
 }
 
+// Teardown reads every pid's stat on each scan: open, one read into a shared
+// buffer and close cost about a third of readFileSync (no fstat, no EOF read,
+// no allocation). A stat line is far shorter than the buffer.
+const statBuffer = Buffer.allocUnsafe(4096);
+
 export function readStat(procRoot: string, pid: number): ProcStat | undefined {
+  const text = readSmallSync(`${procRoot}/${pid}/stat`);
+  return text === undefined ? undefined : parseStat(text); // undefined: gone, or another user's
+}
+
+/** A small file's text (latin1), undefined when it cannot be read. */
+function readSmallSync(path: string): string | undefined {
+  let fd: number;
   try {
-    return parseStat(readFileSync(`${procRoot}/${pid}/stat`, 'latin1'));
+    fd = openSync(path, 'r');
   } catch {
-    return undefined; // gone, or another user's
+    return undefined;
   }
+  try {
+    const n = readSync(fd, statBuffer, 0, statBuffer.length, 0);
+    // A full buffer means a larger file than expected: read the whole of it to be exact.
+    return n < statBuffer.length ? statBuffer.toString('latin1', 0, n) : readFileSync(fd, 'latin1');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The last pid (or thread id) the kernel handed out in this pid namespace, from
+ * /proc/sys/kernel/ns_last_pid; undefined where it cannot be read (no such file
+ * under a fake proc root, or an older kernel).
+ */
+export function readLastPid(procRoot: string): number | undefined {
+  const text = readSmallSync(`${procRoot}/sys/kernel/ns_last_pid`);
+  const value = text === undefined ? NaN : Number(text.trim());
+  return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 /** A process that is gone or a zombie is dead for every purpose here. */
@@ -61,16 +92,48 @@ export function isAliveInProc(procRoot: string, pid: number): boolean {
 export const TIMED_OUT = Symbol('timed out');
 
 /** The file's bytes, undefined when it cannot be read, TIMED_OUT when the read hangs. */
-export async function readBounded(path: string, timeoutMs: number): Promise<Buffer | undefined | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+export function readBounded(path: string, timeoutMs: number): Promise<Buffer | undefined | typeof TIMED_OUT> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (value: Buffer | undefined | typeof TIMED_OUT) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const timer = setTimeout(() => settle(TIMED_OUT), timeoutMs);
+    readWhole(path, settle);
   });
-  try {
-    return await Promise.race([readFile(path).catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+}
+
+const FIRST_READ = 16 * 1024;
+
+/**
+ * Reads a whole file with callbacks: open, read, close on the thread pool, with
+ * no fstat and no FileHandle. Teardown reads hundreds of environ and cmdline
+ * files at once, where this takes about half the time of fs.promises.readFile.
+ * procfs fills the buffer for environ and cmdline unless it reaches the end,
+ * so a short read is the end; a full one reads on with a larger buffer.
+ */
+function readWhole(path: string, done: (data: Buffer | undefined) => void): void {
+  open(path, 'r', (openError, fd) => {
+    if (openError) return done(undefined);
+    const chunks: Buffer[] = [];
+    const finish = (data: Buffer | undefined) => {
+      close(fd, () => undefined);
+      done(data);
+    };
+    const next = (length: number) => {
+      const buffer = Buffer.allocUnsafe(length);
+      read(fd, buffer, 0, length, null, (readError, n) => {
+        if (readError) return finish(undefined);
+        chunks.push(buffer.subarray(0, n));
+        if (n < length) return finish(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        next(length * 2);
+      });
+    };
+    next(FIRST_READ);
+  });
 }
 
 export async function readCommand(procRoot: string, stat: ProcStat, timeoutMs: number): Promise<string> {

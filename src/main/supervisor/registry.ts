@@ -1,7 +1,7 @@
 // The run registry: start, stop, wait, get, list and typed events, for many
 // concurrent runs. This is the engine object the CLI, IPC and HTTP layers use.
 
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RunEvent } from '../../shared/events';
 import type { CommandRunRequest } from '../../shared/request';
@@ -19,14 +19,17 @@ export interface SupervisorOptions {
   keepEnded?: number;
 }
 
+/** 12 hex characters; randomUUID draws from a cached pool, much cheaper per call than randomBytes. */
 export function newId(): string {
-  return randomBytes(6).toString('hex');
+  return randomUUID().replace(/-/g, '').slice(0, 12);
 }
 
 export class Supervisor {
   readonly hostId: string;
   private readonly settings: EngineSettings;
   private readonly runs = new Map<string, CommandRun>();
+  /** Ids of ended runs, oldest first, so forgetting the oldest costs O(1). */
+  private readonly endedOrder: string[] = [];
   private readonly events = new EventEmitter();
   private readonly keepEnded: number;
   private closing = false;
@@ -38,7 +41,8 @@ export class Supervisor {
       procRoot: options.procRoot === undefined ? DEFAULT_PROC_ROOT : options.procRoot,
       baseEnv: options.baseEnv ?? { ...process.env },
     };
-    this.keepEnded = options.keepEnded ?? 1000;
+    // Each ended run holds up to two capped streams (a few MB): keep a bounded number.
+    this.keepEnded = options.keepEnded ?? 200;
     this.events.setMaxListeners(0);
   }
 
@@ -50,7 +54,7 @@ export class Supervisor {
     const run = new CommandRun(options, (event) => this.events.emit('event', event));
     this.runs.set(id, run);
     run.start();
-    void run.done.then(() => this.forgetOldRuns());
+    void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
   }
 
@@ -101,8 +105,8 @@ export class Supervisor {
     return run;
   }
 
-  private forgetOldRuns(): void {
-    const ended = [...this.runs.entries()].filter(([, run]) => run.ended);
-    for (const [id] of ended.slice(0, Math.max(0, ended.length - this.keepEnded))) this.runs.delete(id);
+  private forgetOldRuns(endedId: string): void {
+    this.endedOrder.push(endedId);
+    while (this.endedOrder.length > this.keepEnded) this.runs.delete(this.endedOrder.shift()!);
   }
 }

@@ -58,29 +58,42 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
-    const failure = checkSpawnable(this.options);
-    if (failure) return this.failSpawn(failure);
-    const subprocess = spawnCommand(this.options);
+    let subprocess: Subprocess;
+    try {
+      subprocess = spawnCommand(this.options);
+    } catch (error) {
+      return this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error as { code?: string; message?: string }, this.options));
+    }
     this.subprocess = subprocess;
     if (subprocess.pid === undefined) {
-      // Spawn failed after our checks (a bad #! line, a race): execa resolves with the error.
-      void subprocess.then((r) => this.failSpawn(describeSpawnError({ code: (r as { code?: string }).code, message: r.message }, this.options)));
+      // It could not start. The cause (cwd, PATH, permissions, a #! line) is
+      // looked up only now, so a command that starts pays nothing for it.
+      subprocess.once('error', (error: NodeJS.ErrnoException) =>
+        this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error, this.options)),
+      );
       return;
     }
     this.pgid = subprocess.pid;
     // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
-    void subprocess.then(
-      () => undefined,
-      () => undefined,
-    );
+    subprocess.on('error', () => undefined);
     const notBeforeTicks = this.options.procRoot !== null ? readStat(this.options.procRoot, subprocess.pid)?.startTicks : undefined;
     this.capture('stdout', subprocess.stdout);
     this.capture('stderr', subprocess.stderr);
     subprocess.on('exit', (code, signal) => void this.onExit(code, signal, notBeforeTicks));
     if (this.options.limitMs !== null) {
-      this.deadlineTimer = setTimeout(() => this.stopper.begin('deadline'), this.options.limitMs);
+      // The run's clock started before the spawn; the limit counts from there too.
+      this.armDeadline(Math.max(0, this.options.limitMs - this.elapsedMs()));
     }
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
+  }
+
+  /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
+  private armDeadline(delayMs: number): void {
+    this.deadlineTimer = setTimeout(() => {
+      const early = this.options.limitMs! - this.elapsedMs();
+      if (early > 0) this.armDeadline(Math.ceil(early));
+      else this.stopper.begin('deadline');
+    }, delayMs);
   }
 
   /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
@@ -214,7 +227,7 @@ export class CommandRun {
     });
     for (const stream of ['stdout', 'stderr'] as const) {
       const dropped = this.out[stream].dropped;
-      if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters; ${count(dropped)} in the middle were dropped to keep the first and last ${count(this.options.outputCapChars)}.`);
+      if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters, over the cap of ${count(this.options.outputCapChars)}: the first and last ${count(Math.floor(this.options.outputCapChars / 2))} are kept and the ${count(dropped)} in between were dropped.`);
     }
     this.state = 'ended';
     this.result = this.build({
@@ -236,29 +249,32 @@ export class CommandRun {
   }
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
+    const stop = fields.stop ?? this.stopper.record();
+    // Keys in the order of the result contract; absent optional fields are left out.
     const result: RunResult = {
       id: this.id,
       kind: 'command',
       argv: this.argv,
       cwd: this.options.cwd,
       state: fields.state,
+      ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),
       exitCode: fields.exitCode,
       signal: fields.signal,
       startedAt: new Date(this.startedWallMs).toISOString(),
+      ...(fields.endedAt !== undefined ? { endedAt: fields.endedAt } : {}),
       elapsedMs: Math.round(fields.elapsedMs),
       limitMs: this.options.limitMs,
+      ...(stop
+        ? { stop: { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
+        : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),
       stderr: fields.stderr ?? this.out.stderr.text(),
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
+      ...(fields.teardown ? { teardown: { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) } } : {}),
     };
-    if (fields.verdict !== undefined) result.verdict = fields.verdict;
-    if (fields.endedAt !== undefined) result.endedAt = fields.endedAt;
-    const stop = fields.stop ?? this.stopper.record();
-    if (stop) result.stop = { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) };
-    if (fields.teardown) result.teardown = { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) };
     return result;
   }
 }

@@ -5,10 +5,11 @@
 // is bounded and the whole has a budget; it reports, it never throws.
 
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import type { Proc, TeardownReport } from '../../shared/result';
-import { environHas, isAliveInProc, listPids, readBounded, readCommand, readStat, TIMED_OUT, type ProcStat } from './procfs';
+import { environHas, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
 
 export interface TeardownTarget {
   /** The full marker value, `hostId.runId`. */
@@ -96,7 +97,24 @@ async function describe(procRoot: string, stats: ProcStat[], timeoutMs: number):
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * True when no process or thread has been created in this pid namespace since
+ * the main process: the last pid handed out is still the main process's (the
+ * group leader's), and that pid is free, so the main process is gone and
+ * nothing was forked after it. Everything in a scope descends from the main
+ * process, so the scope is empty and the /proc scan can be skipped. This is the
+ * common case of a short command that starts nothing, where the scan would be
+ * most of the engine's own cost. Any doubt (another process started anywhere,
+ * no ns_last_pid) means the full scan.
+ */
+function nothingStartedSince(procRoot: string, pgid: number): boolean {
+  return readLastPid(procRoot) === pgid && !existsSync(`${procRoot}/${pgid}`);
+}
+
 async function teardownWithProc(target: TeardownTarget, procRoot: string, started: number): Promise<TeardownReport> {
+  if (nothingStartedSince(procRoot, target.pgid)) {
+    return { killed: [], survivors: [], elapsedMs: performance.now() - started, complete: true };
+  }
   const deadline = started + target.budgetMs;
   const seen = new Map<number, Proc>();
   let complete = true;

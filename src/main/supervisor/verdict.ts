@@ -1,15 +1,9 @@
 // One pure function from what was observed to the verdict, its advice and its
-// notes (ARCHITECTURE.md, "Verdicts"). Every row of that table is a test row.
+// notes (ARCHITECTURE.md, "Verdicts"). Every row of that table is a test row
+// (verdict.test.ts). Notes are complete sentences that name the numbers.
 
-import type { RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
-import {
-  crashAdvice,
-  exitCodeAdvice,
-  isCrashSignal,
-  killAdvice,
-  otherSignalAdvice,
-  timedOutAdvice,
-} from './advice';
+import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
+import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, otherSignalAdvice, timedOutAdvice } from './advice';
 import { seconds } from './format';
 import { signalName } from './signals';
 
@@ -24,7 +18,7 @@ export interface Observations {
   /** Present when a stop was requested before the main process exited. */
   stop?: { reason: StopReason; requestedAtMs: number; endedBy: StopStep };
   /** The memory cgroup's OOM kill counter rose during the run. */
-  oom?: { confirmed: boolean; peakBytes?: number; limitBytes?: number };
+  oom?: OomReport;
   /** stdout and stderr as kept, where faulthandler's traceback may be. */
   outputKept: string;
   /** The main process is a shell, so 128+n means a child died of signal n. */
@@ -39,56 +33,88 @@ export interface Judgement {
   notes: string[];
 }
 
+const STEP_SIGNAL: Record<StopStep, string> = { interrupt: 'SIGINT', terminate: 'SIGTERM', kill: 'SIGKILL' };
+
 export function judge(o: Observations): Judgement {
   if (o.spawnFailure !== undefined) {
     return { verdict: 'spawn-failed', advice: o.spawnFailure, notes: [] };
   }
   if (o.lost !== undefined) {
-    return { verdict: 'lost', advice: o.lost, notes: [] };
+    return { verdict: 'lost', advice: o.lost, notes: ['Warden went away while it ran; this result was recovered when Warden started again.'] };
   }
+  // A stop Warden asked for explains the ending, whatever the exit code or signal.
   if (o.stop) return judgeStopped(o, o.stop);
   if (o.signal !== null) return judgeSignal(o, o.signal);
   if (o.exitCode === 0) return { verdict: 'completed', advice: null, notes: [] };
-  return judgeExitCode(o, o.exitCode ?? -1);
+  if (o.exitCode === null) {
+    return {
+      verdict: 'failed',
+      advice: 'Read stderr for what happened; its exit status could not be read.',
+      notes: [`It ended without an exit status or a signal that Warden could read, ${whenEnded(o)}.`],
+    };
+  }
+  return judgeExitCode(o, o.exitCode);
+}
+
+/**
+ * "after 0.33 s, before the 60 s limit". Only the stop record makes a timeout,
+ * so an ending at or just past the limit, before the deadline engine acted,
+ * says so instead of claiming "before".
+ */
+function whenEnded(o: Observations): string {
+  if (o.limitMs === null) return `after ${seconds(o.elapsedMs)}`;
+  if (o.elapsedMs >= o.limitMs) {
+    return `after ${seconds(o.elapsedMs)}, when the ${seconds(o.limitMs)} limit had just passed but before Warden sent any signal`;
+  }
+  let elapsed = seconds(o.elapsedMs);
+  // 59.999 s must not read as "60 s, before the 60 s limit".
+  if (elapsed === seconds(o.limitMs)) elapsed = `${(o.elapsedMs / 1000).toFixed(3)} s`;
+  return `after ${elapsed}, before the ${seconds(o.limitMs)} limit`;
 }
 
 function judgeStopped(o: Observations, stop: NonNullable<Observations['stop']>): Judgement {
   const how = endedHow(o, stop.endedBy);
-  if (stop.reason === 'deadline' && o.limitMs !== null) {
+  if (stop.reason === 'deadline') {
+    const limitMs = o.limitMs ?? stop.requestedAtMs;
     return {
       verdict: 'timed-out',
-      advice: timedOutAdvice(stop.endedBy, o.limitMs),
-      notes: [`Stopped at the ${seconds(o.limitMs)} limit; ${how} after ${seconds(o.elapsedMs)}.`],
+      advice: timedOutAdvice(stop.endedBy, limitMs),
+      notes: [`Stopped at the ${seconds(limitMs)} limit: ${how}.`],
     };
   }
-  const who = stop.reason === 'shutdown' ? 'Warden shut down while it ran' : 'Stopped on request';
-  return {
-    verdict: 'stopped',
-    advice: null,
-    notes: [`${who} after ${seconds(stop.requestedAtMs)}; ${how} after ${seconds(o.elapsedMs)}.`],
-  };
+  const requested = `after ${seconds(stop.requestedAtMs)}${o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : ''}`;
+  const who = stop.reason === 'shutdown' ? `Stopped because Warden shut down ${requested}` : `Stopped on request ${requested}`;
+  return { verdict: 'stopped', advice: null, notes: [`${who}: ${how}.`] };
 }
 
+/** "it ended at the interrupt step (SIGINT) after 1.01 s[, with exit code 130]" */
 function endedHow(o: Observations, step: StopStep): string {
-  const ending = o.signal !== null ? `died of ${o.signal}` : `exited with code ${o.exitCode}`;
-  const at = { interrupt: 'at SIGINT', terminate: 'at SIGTERM', kill: 'at SIGKILL' }[step];
-  return `it ${ending} ${at}`;
+  const stepSignal = STEP_SIGNAL[step];
+  let ending = '';
+  if (o.signal !== null) ending = o.signal === stepSignal ? '' : `, by ${o.signal}`;
+  else if (o.exitCode !== null) ending = `, with exit code ${o.exitCode}`;
+  else ending = ', without an exit status';
+  return `it ended at the ${step} step (${stepSignal}) after ${seconds(o.elapsedMs)}${ending}`;
 }
 
 function judgeSignal(o: Observations, signal: string): Judgement {
-  const when = `after ${seconds(o.elapsedMs)}${o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : ''}`;
+  const when = whenEnded(o);
   if (signal === 'SIGKILL') {
     if (o.oom?.confirmed) {
-      return { verdict: 'killed', advice: killAdvice(o.oom), notes: [`Killed by the out-of-memory killer ${when}.`] };
+      return {
+        verdict: 'killed',
+        advice: killAdvice(o.oom),
+        notes: [`Killed by the out-of-memory killer ${when}: the memory cgroup's out-of-memory counter rose.`],
+      };
     }
     return {
       verdict: 'killed',
-      advice: killAdvice(),
+      advice: killAdvice(o.oom),
       notes: [`Killed by SIGKILL ${when}. Warden did not send it; possibly the out-of-memory killer.`],
     };
   }
   if (isCrashSignal(signal)) {
-    return { verdict: 'crashed', advice: crashAdvice(o.outputKept), notes: [`Crashed with ${signal} ${when}.`] };
+    return { verdict: 'crashed', advice: crashAdvice(o.outputKept, o.kind), notes: [`Crashed with ${signal} ${when}.`] };
   }
   return {
     verdict: 'signaled',
@@ -99,16 +125,31 @@ function judgeSignal(o: Observations, signal: string): Judgement {
 
 function judgeExitCode(o: Observations, exitCode: number): Judgement {
   const notes: string[] = [];
-  const limit = o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : '';
-  const after = `Exit code ${exitCode} after ${seconds(o.elapsedMs)}${limit}.`;
-  const childSignal = exitCode > 128 && exitCode < 128 + 65 ? signalName(exitCode - 128) : undefined;
+  const when = whenEnded(o);
+  const head = `Exit code ${exitCode} ${when}.`;
+  const n = exitCode - 128;
+  const childSignal = n > 0 && n < 65 ? signalName(n) : undefined;
   if (exitCode === 124) {
-    notes.push(`${after} The limit did not stop it: exit code 124 usually comes from a nested timeout.`);
+    const why = o.limitMs === null ? 'No limit was set here, so Warden did not stop it' : 'The limit did not stop it';
+    notes.push(`${head} ${why}: exit code 124 usually comes from a timeout the command sets itself, such as a nested \`timeout\`.`);
   } else if (exitCode === 137) {
-    notes.push(`${after} This usually means a process was killed with SIGKILL, possibly by the out-of-memory killer.`);
-  } else if (childSignal !== undefined) {
     const who = o.viaShell ? 'a command the shell ran' : 'it or a process it ran';
-    notes.push(`Exit code ${exitCode} usually means ${who} died of ${childSignal} (128 + ${exitCode - 128}).`);
+    notes.push(`${head} This usually means ${who} was killed with SIGKILL, possibly by the out-of-memory killer; Warden sent no signal.`);
+  } else if (childSignal !== undefined) {
+    notes.push(
+      o.viaShell
+        ? `${head} From a shell, exit code ${exitCode} (128 + ${n}) means a command the shell ran died of ${childSignal}.`
+        : `${head} Exit code ${exitCode} is 128 + ${n}: it may mean a process it ran died of ${childSignal}, though a program can also exit with ${exitCode} by itself.`,
+    );
+  } else if (o.kind === 'python') {
+    notes.push(`The Python interpreter exited with code ${exitCode} ${when}, while the script ran.`);
   }
-  return { verdict: 'failed', advice: exitCodeAdvice(exitCode, o.kind, childSignal), notes };
+  if (o.oom?.confirmed) {
+    notes.push("The memory cgroup's out-of-memory counter rose during the run: the out-of-memory killer ended a process in it.");
+  }
+  return {
+    verdict: 'failed',
+    advice: exitCodeAdvice(exitCode, { kind: o.kind, childSignal, viaShell: o.viaShell, outputKept: o.outputKept, oom: o.oom }),
+    notes,
+  };
 }

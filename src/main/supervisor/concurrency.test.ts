@@ -1,0 +1,160 @@
+// The registry with many real runs at once, client stops, wait with a time
+// bound, and the typed event stream (ARCHITECTURE.md, "Runs" and "Host, API
+// and persistence": stop, wait returning the running snapshot, live events).
+
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../shared/events';
+import { Harness } from './proc-testkit';
+
+let h: Harness;
+beforeEach(() => {
+  h = new Harness();
+});
+afterEach(async () => {
+  await h.cleanup();
+});
+
+/** Resolves at the first event matching `match`, or rejects after `guardMs`. */
+function nextEvent(match: (e: RunEvent) => boolean, guardMs = 10_000): Promise<RunEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error('the expected event never came'));
+    }, guardMs);
+    const off = h.supervisor.subscribe((e) => {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      off();
+      resolve(e);
+    });
+  });
+}
+
+describe('many runs at once', () => {
+  it('50 concurrent runs each printing its own token: every result complete, no output crosses runs', async () => {
+    const lines = 20_000;
+    const tokens = Array.from({ length: 50 }, (_, i) => `tok${i}x${randomBytes(4).toString('hex')}`);
+    const started = tokens.map((token) => ({
+      token,
+      id: h.supervisor.start({
+        // Both streams, from two writers, through real pipes, at the same time as 49 other runs.
+        argv: ['bash', '-c', `yes ${token} | head -n ${lines} & yes err-${token} | head -n ${lines} >&2; wait`],
+        limitMs: 50_000,
+      }).id,
+    }));
+    expect(new Set(started.map((s) => s.id)).size).toBe(50);
+    const results = await Promise.all(started.map((s) => h.result(s.id, 50_000)));
+    results.forEach((r, i) => {
+      const { token, id } = started[i]!;
+      expect(r.id).toBe(id);
+      expect(r.verdict, `${token}: ${r.notes.join(' ')}`).toBe('completed');
+      expect(r.stdoutTruncated).toBe(0);
+      const out = r.stdout.split('\n');
+      const err = r.stderr.split('\n');
+      expect(out.pop()).toBe('');
+      expect(err.pop()).toBe('');
+      expect(out.length, `${token} stdout line count`).toBe(lines);
+      expect(err.length, `${token} stderr line count`).toBe(lines);
+      expect(out.filter((l) => l !== token), `${token} stdout holds only its own token`).toEqual([]);
+      expect(err.filter((l) => l !== `err-${token}`), `${token} stderr holds only its own token`).toEqual([]);
+    });
+    expect(h.supervisor.list().filter((r) => r.state !== 'ended')).toEqual([]);
+  });
+});
+
+describe('client stop, wait and events', () => {
+  it('a client stop of a sleeping command is stopped (reason user), not timed-out, after SIGINT', async () => {
+    const { id } = h.supervisor.start({ argv: ['bash', '-c', 'echo up; sleep 30'], limitMs: 60_000 });
+    await nextEvent((e) => e.runId === id && e.type === 'output');
+    const snapshot = h.supervisor.stop(id);
+    expect(snapshot.id).toBe(id);
+    const r = await h.result(id, 15_000);
+    expect(r.verdict).toBe('stopped');
+    expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'interrupt' });
+    expect(r.stop!.signals.map((s) => s.signal)).toEqual(['SIGINT', 'SIGCONT']);
+    expect(r.signal).toBe('SIGINT');
+    expect(r.stdout).toBe('up\n');
+    expect(r.advice).toBeNull();
+    // The stop was asked for well before the 60 s limit.
+    expect(r.stop!.requestedAtMs).toBeLessThan(60_000);
+    expect(r.notes.join(' ')).toMatch(/Stopped on request/);
+  });
+
+  it('a forced stop goes straight to SIGKILL and is still stopped', async () => {
+    const { id } = h.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo up; sleep 30'] });
+    await nextEvent((e) => e.runId === id && e.type === 'output');
+    h.supervisor.stop(id, { force: true });
+    const r = await h.result(id, 15_000);
+    expect(r.verdict).toBe('stopped');
+    expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'kill' });
+    const kill = r.stop!.signals.find((s) => s.signal === 'SIGKILL');
+    expect(kill, JSON.stringify(r.stop)).toBeDefined();
+    // At once, not at the 5 s default grace (recorded times, loose bound).
+    expect(kill!.atMs - r.stop!.requestedAtMs).toBeLessThan(1_000);
+    expect(r.signal).toBe('SIGKILL');
+  });
+
+  it('wait(id, 100) on a running run returns its running snapshot; wait(id) the final result', async () => {
+    const { id } = h.supervisor.start({ argv: ['sleep', '30'] });
+    const t0 = performance.now();
+    const snap = await Promise.race([
+      h.supervisor.wait(id, 100),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('wait(id, 100) did not yield')), 5_000)),
+    ]);
+    expect(performance.now() - t0).toBeLessThan(5_000); // a hang guard only
+    expect(snap.id).toBe(id);
+    expect(snap.state).toBe('running');
+    expect(snap.verdict).toBeUndefined();
+    expect(snap.endedAt).toBeUndefined();
+    expect(snap.exitCode).toBeNull();
+    expect(h.supervisor.get(id)?.state).toBe('running');
+    h.supervisor.stop(id);
+    const r = await h.result(id, 15_000);
+    expect(r.state).toBe('ended');
+    expect(r.verdict).toBe('stopped');
+  });
+
+  it('events for a run come in order: started, output, signal-sent, ended, with output equal to the result', async () => {
+    const events: RunEvent[] = [];
+    const off = h.supervisor.subscribe((e) => events.push(e));
+    const other = h.supervisor.start({ argv: ['bash', '-c', 'echo other run'] });
+    const { id } = h.supervisor.start({ argv: ['bash', '-c', 'echo hello; echo oops >&2; sleep 30'], limitMs: 500, graceMs: 3_000 });
+    const r = await h.result(id, 15_000);
+    await h.result(other.id);
+    off();
+    const mine = events.filter((e) => e.runId === id);
+    const kinds = mine.map((e) => e.type).filter((t, i, all) => i === 0 || all[i - 1] !== t);
+    expect(kinds).toEqual(['started', 'output', 'signal-sent', 'ended']);
+    const started = mine[0] as Extract<RunEvent, { type: 'started' }>;
+    expect(started.snapshot).toMatchObject({ id, state: 'running' });
+    const text = (stream: string) =>
+      mine.flatMap((e) => (e.type === 'output' && e.stream === stream ? [e.text] : [])).join('');
+    expect(text('stdout')).toBe('hello\n');
+    expect(text('stderr')).toBe('oops\n');
+    const sent = mine.flatMap((e) => (e.type === 'signal-sent' ? [e] : []));
+    expect(sent.map((e) => e.signal)).toEqual(['SIGINT', 'SIGCONT']);
+    expect(sent.every((e) => e.step === 'interrupt')).toBe(true);
+    const ended = mine[mine.length - 1] as Extract<RunEvent, { type: 'ended' }>;
+    expect(ended.result).toEqual(r);
+    expect(r.verdict).toBe('timed-out');
+    // The other run's events carry its own id only.
+    expect(events.filter((e) => e.runId === other.id && e.type === 'output').map((e) => (e as { text: string }).text).join('')).toBe('other run\n');
+  });
+
+  it('shutdown stops live runs with reason shutdown and returns their results', async () => {
+    const a = h.supervisor.start({ argv: ['sleep', '30'] });
+    const b = h.supervisor.start({ argv: ['bash', '-c', 'sleep 30'] });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const results = await Promise.race([
+      h.supervisor.shutdown(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('shutdown hung')), 15_000)),
+    ]);
+    expect(results.map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
+    for (const r of results) {
+      expect(r.verdict).toBe('stopped');
+      expect(r.stop?.reason).toBe('shutdown');
+    }
+    expect(() => h.supervisor.start({ argv: ['true'] })).toThrow(/shutting down/);
+  });
+});

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { CappedOutput } from './output';
+
+const enc = new TextEncoder();
+
+function markerFor(dropped: number): string {
+  return `\n[warden: ${dropped.toLocaleString('en-US')} characters dropped here]\n`;
+}
+
+/** What the contract says is kept: the first ceil(cap/2) and the last floor(cap/2) characters. */
+function expectedText(s: string, cap: number): string {
+  if (s.length <= cap) return s;
+  const head = Math.ceil(cap / 2);
+  const tail = cap - head;
+  return s.slice(0, head) + markerFor(s.length - cap) + s.slice(s.length - tail);
+}
+
+/** Feeds `bytes` in chunks of `size` and ends the stream; returns the live texts too. */
+function feed(out: CappedOutput, bytes: Uint8Array, size: number): string {
+  let live = '';
+  for (let i = 0; i < bytes.length; i += size) live += out.push(bytes.subarray(i, i + size));
+  live += out.end();
+  return live;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Splits text() at its one marker; asserts there is at most one. */
+function parts(text: string): { head: string; dropped: number; tail: string } {
+  const re = /\n\[warden: ([\d,]+) characters dropped here\]\n/g;
+  const found = [...text.matchAll(re)];
+  expect(found.length).toBeLessThanOrEqual(1);
+  if (found.length === 0) return { head: text, dropped: 0, tail: '' };
+  const m = found[0]!;
+  return { head: text.slice(0, m.index), dropped: Number(m[1]!.replace(/,/g, '')), tail: text.slice(m.index! + m[0].length) };
+}
+
+describe('CappedOutput', () => {
+  it('keeps everything exactly under the cap, across chunks', () => {
+    const out = new CappedOutput(100);
+    expect(out.push(enc.encode('hello '))).toBe('hello ');
+    expect(out.push(enc.encode('world\n'))).toBe('world\n');
+    expect(out.end()).toBe('');
+    expect(out.text()).toBe('hello world\n');
+    expect(out.dropped).toBe(0);
+    expect(out.totalChars).toBe(12);
+  });
+
+  it('keeps everything at exactly the cap with no marker', () => {
+    const out = new CappedOutput(10);
+    feed(out, enc.encode('0123456789'), 3);
+    expect(out.text()).toBe('0123456789');
+    expect(out.dropped).toBe(0);
+  });
+
+  it('over the cap keeps head and tail, the marker once, and counts dropped exactly', () => {
+    const s = Array.from({ length: 1000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const out = new CappedOutput(10);
+    feed(out, enc.encode(s), 64);
+    expect(out.text()).toBe(`abcde${markerFor(990)}hijkl`);
+    expect(out.dropped).toBe(990);
+    expect(out.totalChars).toBe(1000);
+    expect(out.text().match(/characters dropped here/g)).toHaveLength(1);
+  });
+
+  it('the marker groups thousands', () => {
+    const out = new CappedOutput(4);
+    feed(out, enc.encode('x'.repeat(12_349)), 1000);
+    expect(out.text()).toBe(`xx\n[warden: 12,345 characters dropped here]\nxx`);
+  });
+
+  it.each([
+    [2, 1],
+    [2, 5],
+    [3, 1],
+    [3, 2],
+    [3, 4096],
+    [10, 1],
+    [11, 7],
+    [1000, 3],
+    [1000, 1000],
+  ])('cap %i, chunks of %i bytes: matches head + marker + tail for every length', (cap, size) => {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    for (const length of [0, 1, 2, 3, 4, cap - 1, cap, cap + 1, cap + 2, 2 * cap, 2 * cap + 1, 5 * cap + 3, 3000]) {
+      if (length < 0) continue;
+      const s = Array.from({ length }, (_, i) => alphabet[i % alphabet.length]).join('');
+      const out = new CappedOutput(cap);
+      const live = feed(out, enc.encode(s), size);
+      expect(live, `length ${length}`).toBe(s);
+      expect(out.text(), `length ${length}`).toBe(expectedText(s, cap));
+      expect(out.dropped, `length ${length}`).toBe(Math.max(0, length - cap));
+      expect(out.totalChars).toBe(length);
+    }
+  });
+
+  it('many tiny chunks: one byte at a time, 200,000 of them', () => {
+    const s = Array.from({ length: 200_000 }, (_, i) => String(i % 10)).join('');
+    const bytes = enc.encode(s);
+    const out = new CappedOutput(1000);
+    for (let i = 0; i < bytes.length; i += 1) out.push(bytes.subarray(i, i + 1));
+    out.end();
+    expect(out.text()).toBe(expectedText(s, 1000));
+    expect(out.dropped).toBe(199_000);
+  });
+
+  it('decodes multi-byte UTF-8 split across chunk boundaries at every split point', () => {
+    const s = 'aé€😀z ü漢字🎉!';
+    const bytes = enc.encode(s);
+    for (let size = 1; size <= bytes.length; size += 1) {
+      const out = new CappedOutput(1000);
+      const live = feed(out, bytes, size);
+      expect(out.text(), `chunk size ${size}`).toBe(s);
+      expect(live, `chunk size ${size}`).toBe(s);
+    }
+    // Two chunks cut inside the emoji's four bytes, at each offset.
+    const at = enc.encode('aé€').length;
+    for (let cut = at + 1; cut < at + 4; cut += 1) {
+      const out = new CappedOutput(1000);
+      out.push(bytes.subarray(0, cut));
+      out.push(bytes.subarray(cut));
+      out.end();
+      expect(out.text()).toBe(s);
+    }
+  });
+
+  it('turns invalid bytes into U+FFFD and keeps going', () => {
+    const out = new CappedOutput(100);
+    out.push(Uint8Array.from([0x61, 0xff, 0x62]));
+    out.push(Uint8Array.from([0xc3, 0x28])); // a lead byte followed by ASCII
+    out.push(Uint8Array.from([0xed, 0xa0, 0x80])); // an encoded surrogate is invalid UTF-8
+    out.end();
+    expect(out.text()).toBe('a\uFFFDb\uFFFD(\uFFFD\uFFFD\uFFFD');
+    expect(out.text()).not.toMatch(LONE_SURROGATE);
+  });
+
+  it('holds a partial sequence until more bytes come, and end() flushes it as U+FFFD', () => {
+    const out = new CappedOutput(100);
+    expect(out.push(Uint8Array.from([0x78, 0xe2, 0x82]))).toBe('x');
+    expect(out.text()).toBe('x');
+    expect(out.end()).toBe('\uFFFD');
+    expect(out.text()).toBe('x\uFFFD');
+    expect(out.totalChars).toBe(2);
+  });
+
+  it('a partial sequence flushed by end() still lands in the tail past the cap', () => {
+    const out = new CappedOutput(4);
+    out.push(enc.encode('abcdefgh'));
+    out.push(Uint8Array.from([0xf0, 0x9f]));
+    out.end();
+    expect(out.text()).toBe(`ab${markerFor(5)}h\uFFFD`);
+    expect(out.dropped).toBe(5);
+  });
+
+  it.each([
+    ['at the head boundary', 'a😀bcdefgh', 4],
+    ['at the tail boundary', 'abcdefg😀h', 4],
+    ['at both', 'a😀bcdefg😀h', 4],
+    ['cap of 2', '😀😀😀', 2],
+    ['cap of 3', '😀😀😀', 3],
+    ['emoji only, odd cap', '😀'.repeat(50), 7],
+  ])('a surrogate pair %s is never split into a lone surrogate (%s, cap %i)', (_where, s, cap) => {
+    const bytes = enc.encode(s);
+    for (let size = 1; size <= bytes.length; size += 1) {
+      const out = new CappedOutput(cap);
+      feed(out, bytes, size);
+      const text = out.text();
+      expect(text, `chunk size ${size}: ${JSON.stringify(text)}`).not.toMatch(LONE_SURROGATE);
+      expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
+      const { head, dropped, tail } = parts(text);
+      // Nothing is lost silently: what is shown plus what the marker counts is all of it.
+      expect(head.length + dropped + tail.length).toBe(s.length);
+      expect(out.dropped).toBe(dropped);
+      expect(s.startsWith(head)).toBe(true);
+      expect(s.endsWith(tail)).toBe(true);
+      // Never more than the cap, and at most one character short of each half.
+      expect(head.length + tail.length).toBeLessThanOrEqual(cap);
+      expect(head.length).toBeGreaterThanOrEqual(Math.ceil(cap / 2) - 1);
+      expect(tail.length).toBeGreaterThanOrEqual(cap - Math.ceil(cap / 2) - 1);
+    }
+  });
+
+  it('the emoji at the boundaries: exact kept text', () => {
+    const out = new CappedOutput(4);
+    feed(out, enc.encode('a😀bcdefg😀h'), 1);
+    expect(out.text()).toBe(`a${markerFor(10)}h`);
+    expect(out.dropped).toBe(10);
+  });
+
+  it('an emoji that fits whole in the head and the tail is kept', () => {
+    const out = new CappedOutput(6);
+    feed(out, enc.encode('😀a' + 'x'.repeat(20) + 'b😀'), 2);
+    expect(out.text()).toBe(`😀a${markerFor(20)}b😀`);
+  });
+});

@@ -1,0 +1,137 @@
+// Teardown of real leftovers after the main process exits (ARCHITECTURE.md,
+// "Runs" and the teardown list under "The deadline engine"): processes that
+// left the group (setsid, double fork, daemonize) are found by the scope
+// marker; a descendant holding the pipes cannot hang the run; keepDescendants
+// leaves them alone; without /proc the group alone is enough.
+//
+// Each command prints the pids of what it started ("name pid" lines), so the
+// test checks deadness independently of the engine's own report. PID 1 here
+// does not reap orphans: a killed orphan stays a zombie, which counts as dead.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../shared/result';
+import { Harness, isDead, printedPids, procsMatching, waitDead } from './proc-testkit';
+
+const harnesses: Harness[] = [];
+function harness(options: ConstructorParameters<typeof Harness>[0] = {}): Harness {
+  const h = new Harness(options);
+  harnesses.push(h);
+  return h;
+}
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((h) => h.cleanup()));
+});
+
+function expectKilled(r: RunResult, pid: number | undefined, commandText: string): void {
+  expect(pid, `pid of ${commandText} printed in ${JSON.stringify(r.stdout)}`).toBeGreaterThan(0);
+  const entries = procsMatching(r.teardown?.killed, commandText);
+  expect(entries.map((p) => p.pid), `teardown.killed ${JSON.stringify(r.teardown)}`).toContain(pid);
+  expect(procsMatching(r.teardown?.survivors, commandText)).toEqual([]);
+  expect(isDead(pid!), `${commandText} (pid ${pid}) is still alive in /proc`).toBe(true);
+}
+
+describe('processes that left the group are found by the marker', () => {
+  it('setsid and a bash double fork are in teardown.killed, none survive, and /proc shows them dead', async () => {
+    const h = harness();
+    const script = [
+      'setsid sleep 311 >/dev/null 2>&1 & echo "setsid $!"',
+      // Double fork: the subshell exits at once, the setsid bash forks sleep and exits.
+      '(setsid bash -c "sleep 312 >/dev/null 2>&1 & echo \\"daemon \\$!\\"" &)',
+      // Let both leave the group before the main process exits.
+      'sleep 0.3',
+      'echo done',
+    ].join('; ');
+    const r = await h.run({ argv: ['bash', '-c', script] });
+    expect(r.verdict).toBe('completed');
+    expect(r.stdout).toMatch(/done\n$/);
+    const pids = printedPids(r.stdout);
+    expect(r.teardown).toBeDefined();
+    expect(r.teardown!.survivors).toEqual([]);
+    expect(r.teardown!.complete).toBe(true);
+    expectKilled(r, pids.setsid, 'sleep 311');
+    expectKilled(r, pids.daemon, 'sleep 312');
+    expect(r.notes.join(' ')).toMatch(/sleep 311/);
+    expect(r.notes.join(' ')).toMatch(/sleep 312/);
+  });
+
+  it('a Python double fork with os.setsid that daemonizes into sleep is killed', async () => {
+    const h = harness();
+    const code = [
+      'import os',
+      'r, w = os.pipe()',
+      'if os.fork() == 0:',
+      '    os.setsid()',
+      '    if os.fork() == 0:',
+      '        null = os.open("/dev/null", os.O_RDWR)',
+      '        for fd in (0, 1, 2): os.dup2(null, fd)',
+      '        os.write(w, str(os.getpid()).encode()); os.close(w)',
+      '        os.execvp("sleep", ["sleep", "317"])',
+      '    os._exit(0)',
+      'os.wait()',
+      'os.close(w)',
+      'daemon = os.read(r, 32).decode()',
+      'print("daemon", daemon, flush=True)',
+    ].join('\n');
+    const r = await h.run({ argv: ['python3', '-c', code] });
+    expect(r.verdict).toBe('completed');
+    const { daemon } = printedPids(r.stdout);
+    expect(r.teardown!.survivors).toEqual([]);
+    expectKilled(r, daemon, 'sleep 317');
+  });
+
+  it('a group member that ignores SIGTERM is ended by the KILL pass', async () => {
+    const h = harness();
+    const r = await h.run({ argv: ['bash', '-c', '(trap "" TERM; exec sleep 318) >/dev/null 2>&1 & echo "stubborn $!"; sleep 0.1; exit 3'] });
+    // Teardown never changes the verdict.
+    expect(r).toMatchObject({ verdict: 'failed', exitCode: 3 });
+    expect(r.teardown!.survivors).toEqual([]);
+    expectKilled(r, printedPids(r.stdout).stubborn, 'sleep 318');
+  });
+});
+
+describe('a descendant holding the output open', () => {
+  it('does not hang the run: the pipes are closed after the default drain bound, and it is torn down', async () => {
+    const h = harness();
+    const t0 = performance.now();
+    // Default drain bound (2 s); the guard fails the test instead of waiting for sleep 313.
+    const r = await h.run({ argv: ['bash', '-c', 'sleep 313 & echo "bg $!"'] }, 15_000);
+    expect(performance.now() - t0).toBeLessThan(15_000); // a hang guard only
+    expect(r.verdict).toBe('completed');
+    expect(r.exitCode).toBe(0);
+    // The run ended at the main process's exit, not when the pipe closed.
+    expect(r.elapsedMs).toBeLessThan(2_000);
+    expect(r.notes.join(' ')).toMatch(/pipes were closed/);
+    expectKilled(r, printedPids(r.stdout).bg, 'sleep 313');
+  });
+
+  it('keepDescendants: true leaves it running (and says so); the default tears the same command down', async () => {
+    const h = harness();
+    const kept = await h.run({ argv: ['bash', '-c', 'sleep 314 & echo "bg $!"'], keepDescendants: true, drainMs: 200 });
+    const keptPid = printedPids(kept.stdout).bg!;
+    expect(keptPid).toBeGreaterThan(0);
+    h.extraPids.push(keptPid);
+    expect(kept.verdict).toBe('completed');
+    expect(kept.teardown).toBeUndefined();
+    expect(kept.notes.join(' ')).toMatch(/pipes were closed/);
+    expect(kept.notes.join(' ')).toMatch(/kept running.*sleep 314/);
+    expect(isDead(keptPid), 'the kept descendant should still be alive').toBe(false);
+
+    const torn = await h.run({ argv: ['bash', '-c', 'sleep 314 & echo "bg $!"'], drainMs: 200 });
+    expectKilled(torn, printedPids(torn.stdout).bg, 'sleep 314');
+    // The kept one is still untouched by the second run's teardown.
+    expect(isDead(keptPid)).toBe(false);
+  });
+});
+
+describe('without /proc', () => {
+  it('procRoot: null still ends a group member through the recorded process group', async () => {
+    const h = harness({ procRoot: null });
+    const r = await h.run({ argv: ['bash', '-c', 'sleep 315 >/dev/null 2>&1 & echo "bg $!"; exit 0'] });
+    expect(r.verdict).toBe('completed');
+    const { bg } = printedPids(r.stdout);
+    expect(r.teardown).toBeDefined();
+    expect(r.teardown!.survivors).toEqual([]);
+    expect(await waitDead([bg!], 2_000)).toEqual([]);
+    expectKilled(r, bg, 'sleep 315');
+  });
+});
