@@ -201,3 +201,25 @@ describe('StopSequence', () => {
     expect(steps[0]!.sent).toEqual([{ signal: 'SIGINT', atMs: RUN_AGE_MS }]);
   });
 });
+
+describe('a step that reaches nothing', () => {
+  it('does not become endedBy: the group was already gone when it fired', () => {
+    vi.useFakeTimers();
+    try {
+      let alive = true;
+      let now = 0;
+      const seq = new StopSequence({ terminateAfterMs: 100, graceMs: 300 }, () => alive, () => now, () => undefined);
+      seq.begin('deadline');
+      now = 100;
+      vi.advanceTimersByTime(100);
+      alive = false; // the main process exited after SIGTERM, before its exit was handled
+      now = 300;
+      vi.advanceTimersByTime(200);
+      const record = seq.record()!;
+      expect(record.endedBy).toBe('terminate');
+      expect(record.signals.map((s) => s.signal)).toEqual(['SIGINT', 'SIGCONT', 'SIGTERM', 'SIGCONT']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

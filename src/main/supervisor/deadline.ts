@@ -83,7 +83,8 @@ export class StopSequence {
       if (this.deliver(signal)) sent.push({ signal, atMs: this.nowMs() });
     }
     this.sent.push(...sent);
-    this.lastStep = step.step;
+    // A step that reached nothing (the group is already gone) did not end the run.
+    if (sent.length > 0 || this.lastStep === undefined) this.lastStep = step.step;
     this.onStep(step.step, sent);
   }
 }

@@ -1,5 +1,22 @@
 // One command run from spawn to result: output capture, the deadline, the end
 // at the main process's exit, the bounded drain, teardown and the verdict.
+//
+// Where timing can interleave, and what happens (interleavings.test.ts has a
+// test per row):
+//
+// | # | what lands when                                        | what happens                                                   |
+// |---|--------------------------------------------------------|----------------------------------------------------------------|
+// | 1 | the main process exits before the limit                | the deadline timer is cleared; no signal; verdict by the exit  |
+// | 2 | the deadline timer fires early (Node timers can, ~1 ms)| it is re-armed; the limit is never enforced before it is due   |
+// | 3 | a client stop while the deadline sequence runs         | no second sequence, reason stays 'deadline'; force: SIGKILL now|
+// | 4 | a client stop after the main exit (drain, teardown)    | ignored; the verdict comes from the exit                       |
+// | 5 | a client stop before a failed spawn is known           | ignored (no group yet); verdict spawn-failed                   |
+// | 6 | a step fires after the exit, before it is handled      | the step reached nothing, so it is not endedBy (deadline.ts)   |
+// | 7 | a descendant writes after the main exit                | read until the pipes end or the drain bound, then they close   |
+// | 8 | SIGKILL sent, the main process never exits (D state)   | the backstop ends the run without an exit status, with a note  |
+// | 9 | wait(timeout) races the end                            | whichever is first: the result, or the running snapshot        |
+// |10 | shutdown with live runs                                | each is stopped (reason shutdown); new runs are refused        |
+// |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 
 import type { RunEvent, OutputStream } from '../../shared/events';
 import type { Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';

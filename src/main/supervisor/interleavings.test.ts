@@ -1,0 +1,165 @@
+// One test per row of the interleavings table at the top of run.ts: where a
+// stop, a timer, an exit or output can land relative to each other, with
+// real processes and real signals.
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RunEvent } from '../../shared/events';
+import { Harness, isDead, printedPids, waitDead } from './proc-testkit';
+
+let harness: Harness;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await harness.cleanup();
+});
+
+function nextEvent(h: Harness, runId: string, match: (e: RunEvent) => boolean): Promise<RunEvent> {
+  return new Promise((resolve) => {
+    const off = h.supervisor.subscribe((event) => {
+      if (event.runId === runId && match(event)) {
+        off();
+        resolve(event);
+      }
+    });
+  });
+}
+
+async function until(condition: () => boolean, boundMs = 10_000): Promise<void> {
+  const end = performance.now() + boundMs;
+  while (!condition()) {
+    if (performance.now() > end) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('interleavings (run.ts table)', () => {
+  it('1: an exit before the limit clears the deadline: no signal, verdict by the exit', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['bash', '-c', 'exit 5'], limitMs: 300 });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // past where the timer would have fired
+    expect(r.verdict).toBe('failed');
+    expect(r.stop).toBeUndefined();
+    expect(harness.supervisor.get(r.id)!.stop).toBeUndefined();
+  });
+
+  it('2: a deadline timer that fires early is re-armed, so the stop is never before the limit', async () => {
+    harness = new Harness();
+    const realSetTimeout = globalThis.setTimeout;
+    let first = true;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      // The first timer is the run's deadline: make it fire 150 ms early.
+      const delay = first && ms !== undefined && ms >= 400 ? ms - 150 : ms;
+      first = false;
+      return realSetTimeout(fn, delay);
+    }) as typeof setTimeout);
+    const r = await harness.run({ argv: ['sleep', '30'], limitMs: 500 });
+    vi.restoreAllMocks();
+    expect(r.verdict).toBe('timed-out');
+    expect(r.stop!.requestedAtMs).toBeGreaterThanOrEqual(500);
+    expect(r.stop!.signals[0]!.atMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it('3: a client stop during the deadline sequence starts nothing new; force sends SIGKILL at once', async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done'], limitMs: 200, graceMs: 30_000, terminateAfterMs: 20_000 });
+    await nextEvent(harness, id, (e) => e.type === 'signal-sent' && e.signal === 'SIGCONT');
+    harness.supervisor.stop(id);
+    expect(harness.supervisor.get(id)!.stop!.signals.map((s) => s.signal)).toEqual(['SIGINT', 'SIGCONT']);
+    harness.supervisor.stop(id, { force: true });
+    const r = await harness.result(id);
+    expect(r.verdict).toBe('timed-out');
+    expect(r.stop).toMatchObject({ reason: 'deadline', endedBy: 'kill' });
+    expect(r.stop!.signals.map((s) => s.signal)).toEqual(['SIGINT', 'SIGCONT', 'SIGKILL']);
+  });
+
+  it('4: a client stop after the main process exited is ignored; the verdict comes from the exit', async () => {
+    harness = new Harness();
+    // The leftover holds stdout, so the run sits in its drain after the exit.
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'sleep 300 & exit 3'], drainMs: 1_000 });
+    await until(() => harness.supervisor.get(id)!.exitCode !== null);
+    expect(harness.supervisor.get(id)!.state).not.toBe('ended');
+    harness.supervisor.stop(id, { force: true });
+    const r = await harness.result(id);
+    expect(r.verdict).toBe('failed');
+    expect(r.exitCode).toBe(3);
+    expect(r.stop).toBeUndefined();
+  });
+
+  it('5: a client stop before a failed spawn is known is ignored; the verdict is spawn-failed', async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({ argv: ['warden-no-such-command-xyz'] });
+    harness.supervisor.stop(id);
+    const r = await harness.result(id);
+    expect(r.verdict).toBe('spawn-failed');
+    expect(r.exitCode).toBe(127);
+    expect(r.stop).toBeUndefined();
+  });
+
+  // Row 6 needs a step to fire in the instant between an exit and its handling:
+  // it is driven deterministically through StopSequence in deadline.test.ts.
+
+  it('7: output a descendant writes after the main exit is kept, up to the drain bound', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['bash', '-c', '(sleep 0.3; echo late) & echo early'], drainMs: 5_000 });
+    expect(r.stdout).toBe('early\nlate\n');
+    expect(r.notes.join(' ')).not.toMatch(/pipes were closed/);
+  });
+
+  it('8: a main process that never exits after SIGKILL still ends the run, by the backstop', async () => {
+    harness = new Harness();
+    const realKill = process.kill.bind(process);
+    let pgid = 0;
+    // Stand in for a process stuck in the kernel: the group's SIGKILL does not reach it.
+    vi.spyOn(process, 'kill').mockImplementation(((pid: number, signal?: string | number) => {
+      if (pid === -pgid && signal === 'SIGKILL') return true;
+      return realKill(pid, signal);
+    }) as typeof process.kill);
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo "main $$"; while :; do sleep 0.05; done'], limitMs: 100, graceMs: 300, drainMs: 100 });
+    await until(() => harness.supervisor.get(id)!.stdout.includes('main '));
+    const main = printedPids(harness.supervisor.get(id)!.stdout).main!;
+    pgid = main;
+    const r = await harness.result(id, 20_000);
+    vi.restoreAllMocks();
+    expect(r.verdict).toBe('timed-out');
+    expect(r.stop!.endedBy).toBe('kill');
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBeNull();
+    expect(r.notes.join(' ')).toMatch(/did not exit 5 s after SIGKILL/);
+    // Teardown, which signals pids one by one too, still ended it.
+    expect(await waitDead([main])).toEqual([]);
+  });
+
+  it('9: wait with a timeout returns the running snapshot, then the result when it ends', async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo started; sleep 0.5; echo done'] });
+    const early = await harness.supervisor.wait(id, 100);
+    expect(early.state).toBe('running');
+    expect(early.verdict).toBeUndefined();
+    const late = await harness.supervisor.wait(id, 10_000);
+    expect(late.state).toBe('ended');
+    expect(late.stdout).toBe('started\ndone\n');
+  });
+
+  it('10: shutdown stops live runs with reason shutdown and refuses new ones', async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({ argv: ['sleep', '30'] });
+    const results = await harness.supervisor.shutdown();
+    expect(results.map((r) => r.id)).toEqual([id]);
+    expect(results[0]!.verdict).toBe('stopped');
+    expect(results[0]!.stop!.reason).toBe('shutdown');
+    expect(() => harness.supervisor.start({ argv: ['true'] })).toThrow(/shutting down/);
+  });
+
+  it('11: a forker in scope that ignores TERM is rescanned until nothing it started is alive', async () => {
+    harness = new Harness();
+    const r = await harness.run({
+      argv: ['bash', '-c', 'setsid bash -c \'trap "" TERM; echo "forker $$"; while :; do sleep 300 & sleep 0.01; done\' & sleep 0.3; echo bye'],
+      drainMs: 200,
+    });
+    const { forker } = printedPids(r.stdout);
+    expect(forker).toBeGreaterThan(0);
+    expect(r.teardown!.survivors).toEqual([]);
+    expect(r.teardown!.killed.some((p) => p.pid === forker)).toBe(true);
+    expect(r.teardown!.killed.filter((p) => p.command === 'sleep 300').length).toBeGreaterThan(0);
+    expect(isDead(forker!)).toBe(true);
+  });
+});
