@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'runtime/', 'scratch/'] },
+  { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
