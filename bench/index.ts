@@ -1,7 +1,7 @@
-// `npm run bench`: the engine's four figures, each against a baseline measured
-// side by side in this same process run. See bench/README.md.
+// `npm run bench`: every figure, each against a baseline measured side by side
+// in this same process run. See bench/README.md.
 //
-// Environment knobs (defaults in brackets): BENCH_ONLY=a,b,c,d [all],
+// Environment knobs (defaults in brackets): BENCH_ONLY=a,b,... [all],
 // BENCH_SPAWN_RUNS [300], BENCH_OUTPUT_BYTES [1073741824], BENCH_OUTPUT_ROUNDS [5],
 // BENCH_DEADLINE_RUNS [20], BENCH_TEARDOWN_ROUNDS [2].
 
@@ -19,7 +19,7 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
-const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j').split(',').map((s) => s.trim()));
 
 // (a) runs first: fork() costs more as the process grows (page tables), and
 // (b) grows it, which would hide the engine's fixed cost behind a slower baseline.
@@ -28,6 +28,12 @@ const sections: [string, () => Promise<Figure>][] = [
   ['b', () => benchThroughput({ bytes: intEnv('BENCH_OUTPUT_BYTES', 2 ** 30), rounds: intEnv('BENCH_OUTPUT_ROUNDS', 5) })],
   ['c', () => benchDeadline({ runs: intEnv('BENCH_DEADLINE_RUNS', 20), limitMs: 1000 })],
   ['d', () => benchTeardown({ group: 400, escapees: 100, rounds: intEnv('BENCH_TEARDOWN_ROUNDS', 2) })],
+  ['e', async () => (await import('./python')).benchPythonDeadline({ runs: intEnv('BENCH_PYTHON_RUNS', 20), limitMs: 1000, label: 'e', title: 'Python time.sleep(30) overshoot', code: 'import time\ntime.sleep(30)' })],
+  ['f', async () => (await import('./python')).benchPythonDeadline({ runs: intEnv('BENCH_PYTHON_RUNS', 20), limitMs: 1000, label: 'f', title: 'Python busy-loop overshoot', code: 'while True:\n    pass' })],
+  ['g', async () => (await import('./python')).benchWarmScript({ runs: intEnv('BENCH_WARM_RUNS', 50) })],
+  ['h', async () => (await import('./sampler')).benchSampler({ processes: 500, rateHz: 4, seconds: 5, warmupSeconds: 15, pairs: 20 })],
+  ['i', async () => (await import('./oom')).benchOom({ runs: intEnv('BENCH_OOM_RUNS', 5) })],
+  ['j', async () => (await import('./store')).benchStore({ runs: intEnv('BENCH_STORE_RUNS', 100_000), outputBytes: 100_000_000, rounds: intEnv('BENCH_STORE_ROUNDS', 11), repeats: 20 })],
 ];
 
 console.log(`Warden engine benchmarks (${machineLine()})`);

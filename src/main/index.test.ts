@@ -87,7 +87,9 @@ describe('the Electron main process', () => {
   });
 
   it('registers the API handlers and refuses calls from pages it did not load', async () => {
-    for (const channel of ['warden:start', 'warden:stop', 'warden:wait', 'warden:get', 'warden:list']) expect(handlers.has(channel)).toBe(true);
+    for (const channel of ['warden:start', 'warden:stop', 'warden:wait', 'warden:get', 'warden:list', 'warden:sessions', 'warden:restart-session', 'warden:close-session']) {
+      expect(handlers.has(channel)).toBe(true);
+    }
     const list = handlers.get('warden:list') as (event: unknown) => Promise<unknown>;
     await expect(async () => list({ senderFrame: { url: 'https://evil.example/' } })).rejects.toThrow(/own window/);
     await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toEqual([]);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { IPC } from '../shared/api';
 import type { RunEvent } from '../shared/events';
-import type { RunResult } from '../shared/result';
+import type { RunResult, SessionInfo } from '../shared/result';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { engineApi } from './supervisor/api';
 import { Supervisor } from './supervisor/registry';
@@ -36,6 +36,19 @@ describe('IPC handlers', () => {
     expect(events.map((e) => e.type)).toContain('ended');
   });
 
+  it('runs a Python script in a session, lists, restarts and closes the session', async () => {
+    const { call } = setup();
+    const started = (await call(IPC.start, { code: 'x = 6 * 7\nprint(x)', session: 'ipc' })) as RunResult;
+    expect(started).toMatchObject({ kind: 'python', session: 'ipc' });
+    const result = (await call(IPC.wait, started.id)) as RunResult;
+    expect(result).toMatchObject({ verdict: 'completed', stdout: '42\n' });
+    const sessions = (await call(IPC.sessions)) as SessionInfo[];
+    expect(sessions).toMatchObject([{ name: 'ipc', state: 'idle', scriptsRun: 1 }]);
+    expect(await call(IPC.restartSession, 'ipc')).toMatchObject({ name: 'ipc', pid: null });
+    expect(await call(IPC.closeSession, 'ipc')).toMatchObject({ name: 'ipc', state: 'closed' });
+    expect(await call(IPC.sessions)).toEqual([]);
+  });
+
   it('wait with a timeout yields the running snapshot, and stop ends the run', async () => {
     const { call } = setup();
     const started = (await call(IPC.start, { argv: ['sleep', '30'] })) as RunResult;
@@ -52,6 +65,14 @@ describe('IPC handlers', () => {
     [IPC.start, [{ argv: ['true'], evil: 1 }], /no field "evil"/],
     [IPC.start, [{ argv: [] }], /non-empty array/],
     [IPC.start, [{ argv: ['true'], limitMs: -5 }], /limitMs/],
+    [IPC.start, [{ code: 'pass', argv: ['true'] }], /not both/],
+    [IPC.start, [{ code: 'pass', shell: true }], /Python run request has no field "shell"/],
+    [IPC.start, [{ code: 42 }], /code must be a string/],
+    [IPC.start, [{ code: 'pass', session: '../x' }], /session name/],
+    [IPC.start, [{ code: 'pass', onBusy: 'wait' }], /onBusy/],
+    [IPC.restartSession, ['a b'], /session name/],
+    [IPC.closeSession, [7], /session name/],
+    [IPC.closeSession, ['nope'], /No session named "nope"/],
     [IPC.wait, ['../../etc'], /hex/],
     [IPC.wait, ['abcdef012345', 'soon'], /milliseconds/],
     [IPC.get, [42], /hex/],

@@ -4,7 +4,7 @@
 
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
-import type { CommandRunRequest } from '../shared/request';
+import type { RunRequest } from '../shared/request';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown): void;
@@ -25,14 +25,25 @@ function runId(value: unknown): string {
 const REQUEST_KEYS = new Set([
   'argv', 'shell', 'cwd', 'env', 'stdin', 'limitMs', 'graceMs', 'terminateAfterMs', 'drainMs', 'teardownBudgetMs', 'keepDescendants', 'outputCapChars',
 ]);
+const PYTHON_REQUEST_KEYS = new Set(['code', 'session', 'onBusy', 'limitMs', 'graceMs', 'cwd', 'env', 'keepDescendants', 'outputCapChars']);
 
-function runRequest(value: unknown): CommandRunRequest {
+function runRequest(value: unknown): RunRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new IpcInputError('A run request is an object.');
+  const python = 'code' in value;
+  if (python && 'argv' in value) throw new IpcInputError('A run request has argv (a command) or code (a Python script), not both.');
+  const keys = python ? PYTHON_REQUEST_KEYS : REQUEST_KEYS;
   for (const key of Object.keys(value)) {
-    if (!REQUEST_KEYS.has(key)) throw new IpcInputError(`A run request has no field ${JSON.stringify(key)}.`);
+    if (!keys.has(key)) throw new IpcInputError(`A ${python ? 'Python run' : 'run'} request has no field ${JSON.stringify(key)}.`);
   }
-  // Field types and ranges are checked by the engine's normalizeRequest.
-  return value as CommandRunRequest;
+  // Field types and ranges are checked by the engine's normalizeRequest / normalizePythonRequest.
+  return value as RunRequest;
+}
+
+const SESSION = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function sessionName(value: unknown): string {
+  if (typeof value !== 'string' || !SESSION.test(value)) throw new IpcInputError('A session name is 1 to 64 letters, digits, \'_\', \'.\' or \'-\'.');
+  return value;
 }
 
 function optionalMs(value: unknown): number | undefined {
@@ -66,8 +77,11 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: st
   ipc.handle(IPC.wait, guard((id, timeoutMs) => api.wait(runId(id), optionalMs(timeoutMs))));
   ipc.handle(IPC.get, guard((id) => api.get(runId(id))));
   ipc.handle(IPC.list, guard(() => api.list()));
+  ipc.handle(IPC.sessions, guard(() => api.sessions()));
+  ipc.handle(IPC.restartSession, guard((name) => api.restartSession(sessionName(name))));
+  ipc.handle(IPC.closeSession, guard((name) => api.closeSession(sessionName(name))));
   return () => {
-    for (const channel of [IPC.start, IPC.stop, IPC.wait, IPC.get, IPC.list]) ipc.removeHandler(channel);
+    for (const channel of [IPC.start, IPC.stop, IPC.wait, IPC.get, IPC.list, IPC.sessions, IPC.restartSession, IPC.closeSession]) ipc.removeHandler(channel);
   };
 }
 

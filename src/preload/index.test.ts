@@ -20,14 +20,22 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['get', 'list', 'start', 'stop', 'subscribe', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'get', 'list', 'restartSession', 'sessions', 'start', 'stop', 'subscribe', 'wait']);
     await api.start({ argv: ['true'] });
+    await api.start({ code: 'print(1)', session: 'work' });
     await api.stop('abc123', { force: true });
     await api.wait('abc123', 500);
+    await api.sessions();
+    await api.restartSession('work');
+    await api.closeSession('work');
     expect(invoke.mock.calls).toEqual([
       ['warden:start', { argv: ['true'] }],
+      ['warden:start', { code: 'print(1)', session: 'work' }],
       ['warden:stop', 'abc123', { force: true }],
       ['warden:wait', 'abc123', 500],
+      ['warden:sessions'],
+      ['warden:restart-session', 'work'],
+      ['warden:close-session', 'work'],
     ]);
     const seen: unknown[] = [];
     const unsubscribe = api.subscribe((e) => seen.push(e));

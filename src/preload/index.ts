@@ -11,6 +11,9 @@ export const wardenBridge: WardenApi = {
   wait: (id, timeoutMs) => ipcRenderer.invoke(IPC.wait, id, timeoutMs),
   get: (id) => ipcRenderer.invoke(IPC.get, id),
   list: () => ipcRenderer.invoke(IPC.list),
+  sessions: () => ipcRenderer.invoke(IPC.sessions),
+  restartSession: (name) => ipcRenderer.invoke(IPC.restartSession, name),
+  closeSession: (name) => ipcRenderer.invoke(IPC.closeSession, name),
   subscribe: (listener) => {
     const handler = (_event: IpcRendererEvent, runEvent: RunEvent) => listener(runEvent);
     ipcRenderer.on(IPC.event, handler);

@@ -24,8 +24,39 @@ export interface CommandRunRequest {
   outputCapChars?: number;
 }
 
+/** What a caller asks for when it runs a Python script in an interpreter session. */
+export interface PythonRunRequest {
+  /** The script's source; it runs in the session's persistent globals. Top-level await works. */
+  code: string;
+  /** The session's name (default 'default'): letters, digits, '_', '.', '-', at most 64. */
+  session?: string;
+  /** When the session is busy: wait in its queue (default), or refuse at once. */
+  onBusy?: 'queue' | 'refuse';
+  /** null or absent: no limit. Counted from when the script is sent to the interpreter. */
+  limitMs?: number | null;
+  /** From the limit (or a stop request) to SIGKILL of the interpreter (default 10 s). */
+  graceMs?: number;
+  /** Used when the session's interpreter starts; a running interpreter keeps its own. */
+  cwd?: string;
+  /** Used when the session's interpreter starts; a running interpreter keeps its own. */
+  env?: Record<string, string>;
+  /** Leave processes the script started running after it ends. */
+  keepDescendants?: boolean;
+  /** Characters kept per stream (head and tail). */
+  outputCapChars?: number;
+}
+
+export type RunRequest = CommandRunRequest | PythonRunRequest;
+
+export function isPythonRequest(request: RunRequest): request is PythonRunRequest {
+  return typeof request === 'object' && request !== null && 'code' in request;
+}
+
+export const DEFAULT_SESSION = 'default';
+
 export const DEFAULTS = {
   graceMs: 5_000,
+  pythonGraceMs: 10_000,
   terminateAfterMs: 2_000,
   drainMs: 2_000,
   teardownBudgetMs: 10_000,

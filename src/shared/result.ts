@@ -65,6 +65,8 @@ export interface RunResult {
   session?: string;
   cwd: string;
   state: RunState;
+  /** While queued in a busy session: 1 is next to run. */
+  queuePosition?: number;
   verdict?: Verdict;
   exitCode: number | null;
   signal: string | null;
@@ -85,3 +87,22 @@ export interface RunResult {
 }
 
 export const CRASH_SIGNALS: readonly string[] = ['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL'];
+
+export type SessionState = 'idle' | 'busy' | 'starting' | 'dead' | 'closed';
+
+/** One Python interpreter session, as `sessions()` lists it. */
+export interface SessionInfo {
+  name: string;
+  /** The interpreter's pid; null before it starts or after it died. */
+  pid: number | null;
+  state: SessionState;
+  /** Scripts that ended in this session (all its interpreters). */
+  scriptsRun: number;
+  /** Scripts waiting in its queue. */
+  queued: number;
+  /** Run id of the script running now, if any. */
+  running: string | null;
+  pythonVersion: string | null;
+  /** When the current interpreter started (ISO 8601); null when none runs. */
+  startedAt: string | null;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../shared/duration';
-import { parseRunArgs } from './cli-args';
+import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './cli-args';
 
 describe('durations', () => {
   it.each([
@@ -20,5 +20,36 @@ describe('warden run arguments', () => {
   });
   it('joins words into one shell string with --shell', () => {
     expect(parseRunArgs(['--shell', '--', 'echo', 'a', '|', 'cat']).request).toMatchObject({ argv: ['echo a | cat'], shell: true });
+  });
+});
+
+describe('warden run --python arguments', () => {
+  it('reads -c CODE with the session, limit and grace', () => {
+    expect(parseAnyRunArgs(['--python', '--session', 'work', '--limit', '1s', '--grace=500ms', '--json', '-c', 'print(1)'])).toEqual({
+      request: { session: 'work', limitMs: 1000, graceMs: 500 },
+      source: { code: 'print(1)' },
+      format: 'json',
+    });
+  });
+  it('reads FILE, and - for stdin, with --python anywhere before --', () => {
+    const source = (args: string[]) => (parseAnyRunArgs(args) as PythonRunCommand).source;
+    expect(source(['script.py', '--python'])).toEqual({ file: 'script.py' });
+    expect(source(['--python', '-'])).toEqual({ file: '-' });
+    expect(source(['--python', '--', '-weird.py'])).toEqual({ file: '-weird.py' });
+    expect(parseAnyRunArgs(['--', 'python3', '--python'])).toMatchObject({ request: { argv: ['python3', '--python'] } });
+  });
+  it.each([
+    [['--python', '--shell', '-c', 'x'], /--shell is for commands, not with --python/],
+    [['--python', '--stdin', 'a', '-c', 'x'], /--stdin is for commands/],
+    [['--python', '-c', 'x', 'file.py'], /-c CODE or FILE, not both/],
+    [['--python', 'a.py', 'b.py'], /one FILE, not 2/],
+    [['--python'], /No script given/],
+    [['--python', '-c'], /-c needs a value/],
+    [['--python', '--session', 'no/slash', '-c', 'x'], /--session takes/],
+    [['--python', '--on-busy', 'wait', '-c', 'x'], /--on-busy takes queue or refuse/],
+    [['--session', 'x', '--', 'true'], /--session is for Python scripts: add --python/],
+    [['-c', 'x'], /-c is for Python scripts: add --python/],
+  ])('%j is a usage error', (args, message) => {
+    expect(() => parseAnyRunArgs(args)).toThrow(message);
   });
 });

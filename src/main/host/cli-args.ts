@@ -2,7 +2,7 @@
 // user, raised as a UsageError (exit status 125).
 
 import { parseDuration } from '../../shared/duration';
-import type { CommandRunRequest } from '../../shared/request';
+import type { CommandRunRequest, PythonRunRequest } from '../../shared/request';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -13,6 +13,106 @@ export type OutputFormat = 'human' | 'json' | 'shell-results';
 export interface RunCommand {
   request: CommandRunRequest;
   format: OutputFormat;
+}
+
+/** `warden run --python`: the script's source comes from -c CODE, or from FILE ('-' is stdin), read by the caller. */
+export interface PythonRunCommand {
+  request: Omit<PythonRunRequest, 'code'>;
+  source: { code: string } | { file: string };
+  format: OutputFormat;
+}
+
+/** Options a session script cannot take: they belong to command runs. */
+const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget']);
+
+/** `warden run` arguments: a command run, or a Python script with --python. */
+export function parseAnyRunArgs(args: string[]): RunCommand | PythonRunCommand {
+  const end = args.indexOf('--');
+  const options = end >= 0 ? args.slice(0, end) : args;
+  return options.includes('--python') ? parsePythonArgs(args) : parseRunArgs(args);
+}
+
+export function isPythonCommand(command: RunCommand | PythonRunCommand): command is PythonRunCommand {
+  return 'source' in command;
+}
+
+function parsePythonArgs(args: string[]): PythonRunCommand {
+  const request: Omit<PythonRunRequest, 'code'> = {};
+  let format: OutputFormat = 'human';
+  const env: Record<string, string> = {};
+  let code: string | undefined;
+  const files: string[] = [];
+  let i = 0;
+  const value = (flag: string): string => {
+    const inline = flag.indexOf('=');
+    if (inline >= 0 && flag.startsWith('--')) return flag.slice(inline + 1);
+    const next = args[i + 1];
+    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
+    i += 1;
+    return next;
+  };
+  for (; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      files.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      files.push(arg);
+      continue;
+    }
+    const flag = arg.startsWith('--') && arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (COMMAND_ONLY.has(flag)) throw new UsageError(`${flag} is for commands, not with --python.`);
+    if (flag === '--python') continue;
+    if (flag === '--limit' || flag === '--grace') {
+      const text = value(arg);
+      const ms = parseDuration(text);
+      if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
+      if (flag === '--limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
+      if (flag === '--limit') request.limitMs = ms;
+      else request.graceMs = ms;
+    } else if (flag === '-c') {
+      if (code !== undefined) throw new UsageError('-c was given twice.');
+      code = value(arg);
+    } else if (flag === '--session') {
+      const name = value(arg);
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UsageError(`--session takes 1 to 64 letters, digits, '_', '.' or '-', not ${JSON.stringify(name)}.`);
+      request.session = name;
+    } else if (flag === '--on-busy') {
+      const text = value(arg);
+      if (text !== 'queue' && text !== 'refuse') throw new UsageError(`--on-busy takes queue or refuse, not ${JSON.stringify(text)}.`);
+      request.onBusy = text;
+    } else if (flag === '--json') {
+      format = 'json';
+    } else if (flag === '--format') {
+      const text = value(arg);
+      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
+        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
+      }
+      format = text;
+    } else if (flag === '--keep-descendants') {
+      request.keepDescendants = true;
+    } else if (flag === '--cwd') {
+      request.cwd = value(arg);
+    } else if (flag === '--env') {
+      const pair = value(arg);
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    } else if (flag === '--output-cap') {
+      const text = value(arg);
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
+      request.outputCapChars = n;
+    } else {
+      throw new UsageError(`Unknown option ${flag} for warden run --python (see warden run --help).`);
+    }
+  }
+  if (code !== undefined && files.length > 0) throw new UsageError('--python takes -c CODE or FILE, not both.');
+  if (files.length > 1) throw new UsageError(`--python runs one FILE, not ${files.length} (session scripts take no arguments).`);
+  if (code === undefined && files.length === 0) throw new UsageError('No script given: warden run --python [options] (-c CODE | FILE)');
+  if (Object.keys(env).length > 0) request.env = env;
+  return { request, source: code !== undefined ? { code } : { file: files[0]! }, format };
 }
 
 const DURATION_FLAGS: Record<string, keyof CommandRunRequest> = {
@@ -79,6 +179,8 @@ export function parseRunArgs(args: string[]): RunCommand {
       const n = Number(text);
       if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
       request.outputCapChars = n;
+    } else if (flag === '-c' || flag === '--session' || flag === '--on-busy') {
+      throw new UsageError(`${flag} is for Python scripts: add --python.`);
     } else {
       throw new UsageError(`Unknown option ${flag} for warden run (see warden run --help).`);
     }
@@ -93,12 +195,17 @@ export function parseRunArgs(args: string[]): RunCommand {
 }
 
 export const RUN_HELP = `Usage: warden run [options] -- COMMAND [ARGS...]
+       warden run --python [--session NAME] [options] (-c CODE | FILE)
 
-Runs COMMAND under supervision and reports how it ended.
+Runs COMMAND under supervision and reports how it ended. With --python, runs a
+Python script in an interpreter session (FILE '-' reads the script from stdin):
+at the limit it is interrupted (cancel, then SIGINT every 200 ms) and killed
+only after the grace. Run embedded (no Warden host), each warden run has a
+session of its own.
 
 Options:
   --limit DURATION        stop it after this long (SIGINT, then SIGTERM, then SIGKILL); default: no limit
-  --grace DURATION        from the limit to SIGKILL (default 5s)
+  --grace DURATION        from the limit to SIGKILL (default 5s; 10s with --python)
   --terminate-after DUR   from the limit to SIGTERM (default 2s)
   --drain DURATION        how long to read output a descendant holds open after the command exits (default 2s)
   --teardown-budget DUR   bound on ending leftover processes (default 10s)
@@ -108,6 +215,10 @@ Options:
   --env NAME=VALUE        extra environment variable (repeatable)
   --stdin TEXT            text given on stdin (default: /dev/null)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000)
+  --python                run a Python script (-c CODE or FILE) in a session
+  -c CODE                 with --python: the script's source
+  --session NAME          with --python: the session (default "default")
+  --on-busy queue|refuse  with --python: wait behind a running script (default) or refuse
   --json                  print the result as one JSON object
   --format shell-results  print a block for a model to read
 

@@ -10,8 +10,14 @@ import type { RunResult } from '../../shared/result';
 
 const BIN = resolve(__dirname, '../../../bin/warden.mjs');
 
-function warden(args: string[], options: { cwd?: string } = {}) {
-  return execa(process.execPath, [BIN, ...args], { reject: false, stdin: 'ignore', cwd: options.cwd, timeout: 60_000, stripFinalNewline: false });
+function warden(args: string[], options: { cwd?: string; input?: string } = {}) {
+  return execa(process.execPath, [BIN, ...args], {
+    reject: false,
+    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
+    cwd: options.cwd,
+    timeout: 60_000,
+    stripFinalNewline: false,
+  });
 }
 
 const CONTRACT_FIELDS = [
@@ -111,5 +117,61 @@ describe('warden run', () => {
     expect(greeting).toBe('hello there');
     expect(cwd).toBe(dir);
     expect(scope).toMatch(new RegExp(`^[0-9a-f]+\\.${result.id}$`));
+  });
+});
+
+const PYTHON_CONTRACT_FIELDS = CONTRACT_FIELDS.filter((f) => f !== 'argv').concat(['code', 'session']);
+
+describe('warden run --python', () => {
+  it('--json prints the contract with kind python and the session; exit 0', async () => {
+    const r = await warden(['run', '--python', '--session', 'cli', '--json', '-c', 'x = 6 * 7\nprint(x)']);
+    expect(r.exitCode).toBe(0);
+    const result = JSON.parse(r.stdout) as RunResult;
+    expect(Object.keys(result).sort()).toEqual([...PYTHON_CONTRACT_FIELDS].sort());
+    expect(result).toMatchObject({ kind: 'python', session: 'cli', code: 'x = 6 * 7\nprint(x)', verdict: 'completed', exitCode: 0, stdout: '42\n' });
+    expect(r.stderr).toBe('');
+  });
+
+  it('exits 124 when the limit stopped the script, with the line and the output so far', async () => {
+    const r = await warden(['run', '--python', '--limit', '500ms', '--json', '-c', 'import time\nprint("so far")\ntime.sleep(30)']);
+    expect(r.exitCode).toBe(124);
+    const result = JSON.parse(r.stdout) as RunResult;
+    expect(result).toMatchObject({ verdict: 'timed-out', signal: 'SIGINT', stdout: 'so far\n', stop: { reason: 'deadline', endedBy: 'interrupt' } });
+    expect(result.stderr).toContain('File "<script>", line 3');
+    expect(result.notes[0]).toMatch(/^Stopped at the 0\.5 s limit/);
+  });
+
+  it('kills after --grace a script that will not stop, and exits 124', async () => {
+    const code = 'import time\nwhile True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass';
+    const r = await warden(['run', '--python', '--limit', '300ms', '--grace', '300ms', '--json', '-c', code]);
+    expect(r.exitCode).toBe(124);
+    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', stop: { endedBy: 'kill' } });
+  });
+
+  it('reads FILE, and the script from stdin for -; exits 1 for an exception and 128+n for a signal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-cli-py-'));
+    writeFileSync(join(dir, 'fail.py'), 'print("from file")\nraise ValueError("bad")\n');
+    const fromFile = await warden(['run', '--python', 'fail.py'], { cwd: dir });
+    expect(fromFile.exitCode).toBe(1);
+    expect(fromFile.stdout).toBe('from file\n');
+    expect(fromFile.stderr).toContain('ValueError: bad');
+    expect(fromFile.stderr).toMatch(/warden: failed, exit 1/);
+    const fromStdin = await warden(['run', '--python', '--json', '-'], { input: 'print("from stdin")\n' });
+    expect(fromStdin.exitCode).toBe(0);
+    expect((JSON.parse(fromStdin.stdout) as RunResult).stdout).toBe('from stdin\n');
+    const signaled = await warden(['run', '--python', '-c', 'import os, signal\nos.kill(os.getpid(), signal.SIGTERM)']);
+    expect(signaled.exitCode).toBe(143);
+    expect(signaled.stderr).toContain('for example with os.kill()');
+  });
+
+  it.each([
+    [['run', '--python', '--shell', '-c', 'pass'], /--shell is for commands/],
+    [['run', '--python', '-c', 'pass', 'file.py'], /not both/],
+    [['run', '--python', 'no-such-script.py'], /Cannot read the script no-such-script\.py: no such file/],
+  ])('bad --python arguments %j get one line and status 125', async (args, message) => {
+    const r = await warden(args);
+    expect(r.exitCode).toBe(125);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

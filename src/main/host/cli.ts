@@ -6,13 +6,16 @@ import { readFileSync } from 'node:fs';
 import { WardenInputError } from '../supervisor/options';
 import { Supervisor } from '../supervisor/registry';
 import type { RunResult } from '../../shared/result';
-import { parseRunArgs, RUN_HELP, UsageError, type OutputFormat } from './cli-args';
+import type { RunRequest } from '../../shared/request';
+import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './cli-args';
 import { exitStatusFor, humanSummary, shellResults } from './render-result';
 
 export const HELP = `Usage: warden <command> [options]
 
 Commands:
   run [options] -- COMMAND [ARGS...]   run a command under supervision (see warden run --help)
+  run --python [options] (-c CODE | FILE)
+                                       run a Python script in an interpreter session
 
 Options:
   --help      show this help
@@ -23,6 +26,28 @@ export interface CliIo {
   err: (text: string) => void;
   /** Registers what to do on SIGINT / SIGTERM; returns the unregister function. */
   onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /** All of stdin, for `warden run --python -` (default: this process's stdin). */
+  readStdin?: () => Promise<string>;
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The script's source: -c CODE, FILE, or stdin for '-'. A file that cannot be read is a usage error (125). */
+async function pythonCode(command: PythonRunCommand, io: CliIo): Promise<string> {
+  const { source } = command;
+  if ('code' in source) return source.code;
+  if (source.file === '-') return (io.readStdin ?? readProcessStdin)();
+  try {
+    return readFileSync(source.file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw new UsageError(`Cannot read the script ${source.file}: ${why}.`);
+  }
 }
 
 const processIo: CliIo = {
@@ -75,7 +100,9 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
-  const { request, format } = parseRunArgs(args);
+  const command = parseAnyRunArgs(args);
+  const { format } = command;
+  const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   const supervisor = new Supervisor();
   const snapshot = supervisor.start(request);
   const id = snapshot.id;
@@ -99,6 +126,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   } finally {
     unregister();
     unsubscribe();
+    // Closes a Python session's interpreter, so nothing outlives the command.
+    await supervisor.shutdown();
   }
 }
 

@@ -25,7 +25,7 @@ export function crashAdvice(outputKept: string, kind: RunKind): string {
 }
 
 /** After SIGKILL nobody here sent: memory figures when the cgroup confirmed an OOM kill, else hedged. */
-export function killAdvice(oom?: Partial<OomReport>): string {
+export function killAdvice(oom?: Partial<OomReport>, kind: RunKind = 'command'): string {
   const peak = oom?.peakBytes !== undefined ? bytes(oom.peakBytes) : undefined;
   const limit = oom?.limitBytes !== undefined ? bytes(oom.limitBytes) : undefined;
   if (oom?.confirmed) {
@@ -42,16 +42,33 @@ export function killAdvice(oom?: Partial<OomReport>): string {
         : limit !== undefined
           ? ` (its memory limit is ${limit})`
           : '';
-  return `Check whether it uses too much memory${figures}: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.`;
+  const who = kind === 'python' ? 'the script' : 'it';
+  return `Check whether ${who} uses too much memory${figures}: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.`;
+}
+
+/**
+ * A confirmed OOM kill of a process of the run while the main process went on
+ * (a shell's child): "The out-of-memory killer ended a process of this run at
+ * its 64 MiB limit; its peak was 64 MiB. ..."
+ */
+export function oomNote(oom: Partial<OomReport>): string {
+  const at = oom.limitBytes !== undefined ? ` at its ${bytes(oom.limitBytes)} limit` : '';
+  const peak = oom.peakBytes !== undefined ? `; its peak was ${bytes(oom.peakBytes)}` : '';
+  return `The out-of-memory killer ended a process of this run${at}${peak}. The main process went on without it: check that the output is complete, and make it use less memory or raise the memory limit.`;
 }
 
 export function otherSignalAdvice(kind: RunKind): string {
-  const self = kind === 'python' ? 'the script' : 'the command';
-  return `Check whether ${self} ends itself, for example with os.kill() or kill; if not, ask whoever runs this host what sends it signals.`;
+  // A script ends its interpreter with os.kill(); a command may also use the kill command.
+  const how = kind === 'python' ? 'the script ends its interpreter itself, for example with os.kill()' : 'the command ends itself, for example with os.kill() or kill';
+  return `Check whether ${how}; if not, ask whoever runs this host what sends it signals.`;
 }
 
-export function timedOutAdvice(step: StopStep, limitMs: number): string {
+export function timedOutAdvice(step: StopStep, limitMs: number, kind: RunKind = 'command'): string {
   const raise = `Raise the limit (now ${seconds(limitMs)}) if it needs longer, or make it report progress and finish in parts.`;
+  if (kind === 'python' && step !== 'interrupt') {
+    // A session script gets the cancel op and SIGINT, never SIGTERM; the kill takes the interpreter with it.
+    return `${raise} It did not stop after the cancel and SIGINT (it may catch KeyboardInterrupt, or block in native code), so the interpreter was killed with SIGKILL and the session's variables are gone: let KeyboardInterrupt end the script.`;
+  }
   switch (step) {
     case 'interrupt':
       return raise;
@@ -74,8 +91,8 @@ export interface ExitContext {
 /** Advice for a non-zero exit code, read the way a shell reports its children. */
 export function exitCodeAdvice(exitCode: number, c: ExitContext): string {
   // A confirmed OOM kill of a process it ran explains the exit better than the code does.
-  if (c.oom?.confirmed) return killAdvice(c.oom);
-  if (c.kind === 'python') return 'Check whether the script ends the process with os._exit().';
+  if (c.oom?.confirmed) return killAdvice(c.oom, c.kind);
+  if (c.kind === 'python') return 'Check whether the script ends its interpreter itself, for example with os._exit().';
   if (exitCode === 124) {
     return 'Check the timeout the command sets itself, such as a nested `timeout`: Warden did not stop it.';
   }

@@ -12,5 +12,8 @@ export function engineApi(supervisor: Supervisor): WardenApi {
     get: async (id) => supervisor.get(id) ?? null,
     list: async () => supervisor.list(),
     subscribe: (listener) => supervisor.subscribe(listener),
+    sessions: async () => supervisor.sessions(),
+    restartSession: (name) => supervisor.restartSession(name),
+    closeSession: (name) => supervisor.closeSession(name),
   };
 }

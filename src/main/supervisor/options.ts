@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULTS, type CommandRunRequest } from '../../shared/request';
+import { DEFAULT_SESSION, DEFAULTS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
 
 export class WardenInputError extends Error {
   override name = 'WardenInputError';
@@ -57,13 +57,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
   if (argv[0] === '') throw new WardenInputError('The command (argv[0]) is empty.');
   if (argv.some((a) => a.includes('\0'))) throw new WardenInputError('An argument contains a NUL character, which no command can receive.');
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new WardenInputError('cwd must be a string.');
-  const env: Record<string, string | undefined> = { ...settings.baseEnv };
-  for (const [key, value] of Object.entries(request.env ?? {})) {
-    if (typeof value !== 'string' || key === '' || key.includes('=') || key.includes('\0') || value.includes('\0')) {
-      throw new WardenInputError(`The environment entry ${JSON.stringify(key)} is not a valid NAME=value pair.`);
-    }
-    env[key] = value;
-  }
+  const env = mergeEnv(settings.baseEnv, request.env);
   const scope = `${settings.hostId}.${id}`;
   env.WARDEN_SCOPE = scope;
   if (request.stdin !== undefined && typeof request.stdin !== 'string') throw new WardenInputError('stdin must be a string.');
@@ -85,6 +79,87 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     terminateAfterMs,
     drainMs: request.drainMs === undefined ? DEFAULTS.drainMs : duration('drainMs', request.drainMs),
     teardownBudgetMs: request.teardownBudgetMs === undefined ? DEFAULTS.teardownBudgetMs : duration('teardownBudgetMs', request.teardownBudgetMs, { min: 1 }),
+    teardownPassGapMs: DEFAULTS.teardownPassGapMs,
+    keepDescendants: request.keepDescendants === true,
+    outputCapChars: cap,
+    procRoot: settings.procRoot,
+  };
+}
+
+function mergeEnv(base: Record<string, string | undefined>, extra: unknown): Record<string, string | undefined> {
+  if (extra !== undefined && (typeof extra !== 'object' || extra === null || Array.isArray(extra))) {
+    throw new WardenInputError('env must be an object of NAME: value strings.');
+  }
+  const env: Record<string, string | undefined> = { ...base };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (typeof value !== 'string' || key === '' || key.includes('=') || key.includes('\0') || value.includes('\0')) {
+      throw new WardenInputError(`The environment entry ${JSON.stringify(key)} is not a valid NAME=value pair.`);
+    }
+    env[key] = value;
+  }
+  return env;
+}
+
+export interface PythonRunOptions {
+  id: string;
+  /** The script's marker value, `hostId.runId`: the runtime sets it while the script runs. */
+  scope: string;
+  code: string;
+  session: string;
+  onBusy: 'queue' | 'refuse';
+  /** For a fresh interpreter only; a running one keeps its own. */
+  cwd: string;
+  cwdGiven: boolean;
+  /** Base environment plus the request's; for a fresh interpreter only. */
+  env: Record<string, string | undefined>;
+  envGiven: boolean;
+  limitMs: number | null;
+  graceMs: number;
+  drainMs: number;
+  teardownBudgetMs: number;
+  teardownPassGapMs: number;
+  keepDescendants: boolean;
+  outputCapChars: number;
+  procRoot: string | null;
+}
+
+export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function checkSessionName(name: unknown): string {
+  if (typeof name !== 'string' || !SESSION_NAME.test(name)) {
+    throw new WardenInputError(`A session name is 1 to 64 letters, digits, '_', '.' or '-', not ${JSON.stringify(name)}.`);
+  }
+  return name;
+}
+
+export function normalizePythonRequest(request: PythonRunRequest, id: string, settings: EngineSettings): PythonRunOptions {
+  if (typeof request !== 'object' || request === null) throw new WardenInputError('The run request must be an object.');
+  if ('argv' in request) throw new WardenInputError('A run request has argv (a command) or code (a Python script), not both.');
+  if (typeof request.code !== 'string') throw new WardenInputError('code must be a string: the Python script to run.');
+  const session = request.session === undefined ? DEFAULT_SESSION : checkSessionName(request.session);
+  const onBusy = request.onBusy ?? 'queue';
+  if (onBusy !== 'queue' && onBusy !== 'refuse') throw new WardenInputError(`onBusy must be "queue" or "refuse", not ${JSON.stringify(onBusy)}.`);
+  if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new WardenInputError('cwd must be a string.');
+  const env = mergeEnv(settings.baseEnv, request.env);
+  const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1 });
+  const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
+  const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;
+  if (!Number.isInteger(cap) || cap < 2) throw new WardenInputError(`outputCapChars must be an integer of at least 2, not ${JSON.stringify(cap)}.`);
+  if (request.keepDescendants !== undefined && typeof request.keepDescendants !== 'boolean') throw new WardenInputError('keepDescendants must be true or false.');
+  return {
+    id,
+    scope: `${settings.hostId}.${id}`,
+    code: request.code,
+    session,
+    onBusy,
+    cwd: resolve(request.cwd ?? process.cwd()),
+    cwdGiven: request.cwd !== undefined,
+    env,
+    envGiven: request.env !== undefined && Object.keys(request.env).length > 0,
+    limitMs,
+    graceMs,
+    drainMs: DEFAULTS.drainMs,
+    teardownBudgetMs: DEFAULTS.teardownBudgetMs,
     teardownPassGapMs: DEFAULTS.teardownPassGapMs,
     keepDescendants: request.keepDescendants === true,
     outputCapChars: cap,

@@ -4,7 +4,7 @@
 // whatever a test (or a deliberately broken engine) left running.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import type { CommandRunRequest } from '../../shared/request';
+import type { RunRequest } from '../../shared/request';
 import type { Proc, RunResult } from '../../shared/result';
 import { Supervisor, type SupervisorOptions } from './registry';
 
@@ -98,7 +98,7 @@ export class Harness {
   }
 
   /** Starts a run and waits for its result, failing fast (not hanging) if it never arrives. */
-  async run(request: CommandRunRequest, guardMs = HANG_GUARD_MS): Promise<RunResult> {
+  async run(request: RunRequest, guardMs = HANG_GUARD_MS): Promise<RunResult> {
     const { id } = this.supervisor.start(request);
     return this.result(id, guardMs);
   }

@@ -4,10 +4,20 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RunEvent } from '../../shared/events';
-import type { CommandRunRequest } from '../../shared/request';
-import type { RunResult, StopReason } from '../../shared/result';
-import { DEFAULT_PROC_ROOT, normalizeRequest, WardenInputError, type EngineSettings } from './options';
+import { isPythonRequest, type RunRequest } from '../../shared/request';
+import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
+import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
+import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
 import { CommandRun } from './run';
+
+/** What the registry needs of a run, command or Python script. */
+interface SupervisedRun {
+  readonly id: string;
+  readonly done: Promise<RunResult>;
+  readonly ended: boolean;
+  snapshot(): RunResult;
+  stop(reason: StopReason, options?: { force?: boolean }): void;
+}
 
 export interface SupervisorOptions {
   hostId?: string;
@@ -17,6 +27,8 @@ export interface SupervisorOptions {
   baseEnv?: Record<string, string | undefined>;
   /** Ended runs kept in memory for get/wait; older ones are forgotten first. */
   keepEnded?: number;
+  /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
+  python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
 
 /** 12 hex characters; randomUUID draws from a cached pool, much cheaper per call than randomBytes. */
@@ -27,7 +39,9 @@ export function newId(): string {
 export class Supervisor {
   readonly hostId: string;
   private readonly settings: EngineSettings;
-  private readonly runs = new Map<string, CommandRun>();
+  private readonly runs = new Map<string, SupervisedRun>();
+  private readonly pythonSessions = new Map<string, PythonSession>();
+  private readonly sessionSettings: SessionSettings;
   /** Ids of ended runs, oldest first, so forgetting the oldest costs O(1). */
   private readonly endedOrder: string[] = [];
   private readonly events = new EventEmitter();
@@ -44,18 +58,68 @@ export class Supervisor {
     // Each ended run holds up to two capped streams (a few MB): keep a bounded number.
     this.keepEnded = options.keepEnded ?? 200;
     this.events.setMaxListeners(0);
+    this.sessionSettings = {
+      ...SESSION_DEFAULTS,
+      ...options.python,
+      hostId: this.hostId,
+      procRoot: this.settings.procRoot,
+      emit: (event) => this.events.emit('event', event),
+    };
   }
 
-  /** Starts a command run and returns its first snapshot. Throws WardenInputError on bad input only. */
-  start(request: CommandRunRequest): RunResult {
+  /**
+   * Starts a command run, or queues a Python script in its session, and
+   * returns its first snapshot. Throws WardenInputError on bad input only (and
+   * for a busy session when the request says onBusy: 'refuse').
+   */
+  start(request: RunRequest): RunResult {
     if (this.closing) throw new WardenInputError('Warden is shutting down and takes no new runs.');
     const id = newId();
+    if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
     const run = new CommandRun(options, (event) => this.events.emit('event', event));
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
+  }
+
+  private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string): RunResult {
+    const options = normalizePythonRequest(request, id, this.settings);
+    let session = this.pythonSessions.get(options.session);
+    if (!session) {
+      session = new PythonSession(options.session, this.sessionSettings);
+      this.pythonSessions.set(options.session, session);
+    }
+    const run = new PythonRun(options, session, (event) => this.events.emit('event', event));
+    session.submit(run); // throws when refused: nothing is registered
+    this.runs.set(id, run);
+    void run.done.then(() => this.forgetOldRuns(id));
+    return run.snapshot();
+  }
+
+  /** Every Python session: its interpreter, state and queue. */
+  sessions(): SessionInfo[] {
+    return [...this.pythonSessions.values()].map((s) => s.info());
+  }
+
+  /** Kills the session's interpreter (a running script ends with it); the next script starts a fresh one. */
+  async restartSession(name: string): Promise<SessionInfo> {
+    return this.findSession(name).restart();
+  }
+
+  /** Stops its queued and running scripts, closes its interpreter, and forgets the session. */
+  async closeSession(name: string, reason: StopReason = 'user'): Promise<SessionInfo> {
+    const session = this.findSession(name);
+    const info = await session.close(reason);
+    if (this.pythonSessions.get(name) === session) this.pythonSessions.delete(name);
+    return info;
+  }
+
+  private findSession(name: string): PythonSession {
+    const session = this.pythonSessions.get(checkSessionName(name));
+    if (!session) throw new WardenInputError(`No session named ${JSON.stringify(name)}.`);
+    return session;
   }
 
   stop(id: string, options: { force?: boolean; reason?: StopReason } = {}): RunResult {
@@ -95,11 +159,13 @@ export class Supervisor {
   async shutdown(): Promise<RunResult[]> {
     this.closing = true;
     const live = [...this.runs.values()].filter((run) => !run.ended);
-    for (const run of live) run.stop('shutdown');
+    for (const run of live) if (run instanceof CommandRun) run.stop('shutdown');
+    // Sessions stop their queued and running scripts, then close their interpreters.
+    await Promise.all([...this.pythonSessions.keys()].map((name) => this.closeSession(name, 'shutdown')));
     return Promise.all(live.map((run) => run.done));
   }
 
-  private find(id: string): CommandRun {
+  private find(id: string): SupervisedRun {
     const run = this.runs.get(id);
     if (!run) throw new WardenInputError(`No run with id ${JSON.stringify(id)}.`);
     return run;

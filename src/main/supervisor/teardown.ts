@@ -14,7 +14,21 @@ import { environHas, isAliveInProc, listPids, readBounded, readCommand, readLast
 export interface TeardownTarget {
   /** The full marker value, `hostId.runId`. */
   scope: string;
-  pgid: number;
+  /**
+   * The run's process group; null when there is none of its own to end (a
+   * Python script: the interpreter leads the group and must survive), so only
+   * the marker is swept.
+   */
+  pgid: number | null;
+  /** Never signalled, even when found in the scope (the session's interpreter). */
+  sparePids?: number[];
+  /**
+   * The last pid handed out (ns_last_pid) before the scope's first process
+   * started: everything in the scope got a later pid, so a scan reads only the
+   * pids handed out since (wrapping at pid_max) instead of every process. Only
+   * for scopes younger than a pid wrap-around (a Python script of a session).
+   */
+  pidsAfter?: number;
   /** null when there is no /proc (macOS, or forced in tests): the group alone is used. */
   procRoot: string | null;
   /** Processes started before this (clock ticks after boot) cannot carry the marker. */
@@ -62,8 +76,8 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
   const marker = `WARDEN_SCOPE=${target.scope}`;
   const procs = new Map<number, ProcStat>();
   const candidates: ProcStat[] = [];
-  for (const pid of listPids(procRoot)) {
-    if (pid === process.pid) continue;
+  for (const pid of candidatePids(procRoot, target.pidsAfter)) {
+    if (pid === process.pid || target.sparePids?.includes(pid)) continue;
     const stat = readStat(procRoot, pid);
     if (stat === undefined || stat.state === 'Z' || stat.state === 'X') continue;
     if (stat.pgid === target.pgid) procs.set(pid, stat);
@@ -81,9 +95,30 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
   return { procs, complete };
 }
 
+/** A few thousand stat opens of missing pids cost less than listing a busy /proc. */
+const PID_RANGE_WALK_MAX = 2048;
+
+/**
+ * The pids a scan looks at: every process, or with `after`, only the pids
+ * handed out since, up to the last one now (read at each scan: a scope can
+ * fork during teardown). A short range is walked pid by pid.
+ */
+function candidatePids(procRoot: string, after: number | undefined): number[] {
+  const last = after === undefined ? undefined : readLastPid(procRoot);
+  if (after === undefined || last === undefined) return listPids(procRoot);
+  if (last === after) return [];
+  if (last > after && last - after <= PID_RANGE_WALK_MAX) {
+    const pids: number[] = [];
+    for (let pid = after + 1; pid <= last; pid++) pids.push(pid);
+    return pids;
+  }
+  // Pids wrap at pid_max: after the wrap the range is (after, pid_max] and [1, last].
+  return listPids(procRoot).filter(last > after ? (pid) => pid > after && pid <= last : (pid) => pid > after || pid <= last);
+}
+
 /** What is in the scope now, without signalling anything. */
 export async function listScope(target: TeardownTarget): Promise<Proc[]> {
-  if (target.procRoot === null) return (await psGroupMembers(target.pgid, 1000)) ?? [];
+  if (target.procRoot === null) return target.pgid === null ? [] : ((await psGroupMembers(target.pgid, 1000)) ?? []);
   const deadline = performance.now() + Math.min(target.budgetMs, 2000);
   const scan = await scanScope(target, target.procRoot, deadline);
   return describe(target.procRoot, [...scan.procs.values()], 200);
@@ -107,8 +142,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * most of the engine's own cost. Any doubt (another process started anywhere,
  * no ns_last_pid) means the full scan.
  */
-function nothingStartedSince(procRoot: string, pgid: number): boolean {
-  return readLastPid(procRoot) === pgid && !existsSync(`${procRoot}/${pgid}`);
+function nothingStartedSince(procRoot: string, pgid: number | null): boolean {
+  return pgid !== null && readLastPid(procRoot) === pgid && !existsSync(`${procRoot}/${pgid}`);
 }
 
 async function teardownWithProc(target: TeardownTarget, procRoot: string, started: number): Promise<TeardownReport> {
@@ -128,11 +163,11 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
     }
     const live = [...scan.procs.keys()];
     if (live.length === 0) return live;
-    send(target, -target.pgid, signal);
+    if (target.pgid !== null) send(target, -target.pgid, signal);
     for (const pid of live) send(target, pid, signal);
     if (signal !== 'SIGKILL') {
       // A stopped process only acts on TERM once it runs again.
-      send(target, -target.pgid, 'SIGCONT');
+      if (target.pgid !== null) send(target, -target.pgid, 'SIGCONT');
       for (const pid of live) send(target, pid, 'SIGCONT');
     }
     return live;
@@ -194,33 +229,36 @@ function groupSignalable(pgid: number): boolean {
  * is signalled blind and reported as one entry.
  */
 async function teardownGroupOnly(target: TeardownTarget, started: number): Promise<TeardownReport> {
+  // Without /proc and without a group of its own there is nothing to find.
+  if (target.pgid === null) return { killed: [], survivors: [], elapsedMs: performance.now() - started, complete: true };
+  const pgid = target.pgid;
   const deadline = started + target.budgetMs;
   const remaining = () => Math.max(1, deadline - performance.now());
   const seen = new Map<number, Proc>();
   const alive = async (): Promise<boolean> => {
-    const members = await psGroupMembers(target.pgid, Math.min(1000, remaining()));
-    if (members === undefined) return groupSignalable(target.pgid);
+    const members = await psGroupMembers(pgid, Math.min(1000, remaining()));
+    if (members === undefined) return groupSignalable(pgid);
     for (const m of members) if (!seen.has(m.pid)) seen.set(m.pid, m);
     return members.length > 0;
   };
   let live = await alive();
   if (live) {
-    send(target, -target.pgid, 'SIGTERM');
-    send(target, -target.pgid, 'SIGCONT');
+    send(target, -pgid, 'SIGTERM');
+    send(target, -pgid, 'SIGCONT');
     const gapEnd = Math.min(deadline, performance.now() + target.passGapMs);
     while (performance.now() < gapEnd && (live = await alive())) await sleep(POLL_MS * 4);
     while (live && performance.now() < deadline) {
-      send(target, -target.pgid, 'SIGKILL');
+      send(target, -pgid, 'SIGKILL');
       await sleep(POLL_MS * 4);
       live = await alive();
     }
   }
-  const current = new Set(((await psGroupMembers(target.pgid, Math.min(1000, remaining()))) ?? []).map((m) => m.pid));
+  const current = new Set(((await psGroupMembers(pgid, Math.min(1000, remaining()))) ?? []).map((m) => m.pid));
   const killed: Proc[] = [];
   const survivors: Proc[] = [];
   for (const proc of seen.values()) (current.has(proc.pid) ? survivors : killed).push(proc);
   if (seen.size === 0 && live) {
-    survivors.push({ pid: target.pgid, ppid: 0, pgid: target.pgid, command: `(process group ${target.pgid})` });
+    survivors.push({ pid: pgid, ppid: 0, pgid: pgid, command: `(process group ${pgid})` });
   }
   const elapsedMs = performance.now() - started;
   return { killed, survivors, elapsedMs, complete: survivors.length === 0 && elapsedMs <= target.budgetMs };

@@ -34,8 +34,8 @@ const ADVICE = {
   osKillCommand:
     'Check whether the command ends itself, for example with os.kill() or kill; if not, ask whoever runs this host what sends it signals.',
   osKillScript:
-    'Check whether the script ends itself, for example with os.kill() or kill; if not, ask whoever runs this host what sends it signals.',
-  osExit: 'Check whether the script ends the process with os._exit().',
+    'Check whether the script ends its interpreter itself, for example with os.kill(); if not, ask whoever runs this host what sends it signals.',
+  osExit: 'Check whether the script ends its interpreter itself, for example with os._exit().',
   raise1s: 'Raise the limit (now 1 s) if it needs longer, or make it report progress and finish in parts.',
 } as const;
 
@@ -120,11 +120,50 @@ const rows: Row[] = [
     notesLack: ['limit'],
   },
   {
-    name: 'failed: exit 137 with OOM confirmed names the memory figures',
+    name: 'killed: a shell\'s exit 137 with OOM confirmed is the OOM kill, and names the memory figures',
     o: obs({ exitCode: 137, viaShell: true, oom: { confirmed: true, peakBytes: Math.round(255.8 * MiB), limitBytes: 256 * MiB } }),
-    verdict: 'failed',
+    verdict: 'killed',
     advice: 'The out-of-memory killer ended it at its 256 MiB memory limit; its peak was 255.8 MiB. Make it use less memory, or raise the memory limit.',
-    notesHave: ['Exit code 137 after 0.33 s, before the 60 s limit.', "The memory cgroup's out-of-memory counter rose"],
+    notes: ["Exit code 137 after 0.33 s, before the 60 s limit. The out-of-memory killer killed a command the shell ran: the memory cgroup's out-of-memory counter rose."],
+  },
+  {
+    name: 'killed: exit 137 not from a shell with OOM confirmed',
+    o: obs({ exitCode: 137, oom: { confirmed: true, peakBytes: 64 * MiB, limitBytes: 64 * MiB } }),
+    verdict: 'killed',
+    adviceHas: ['out-of-memory killer ended it at its 64 MiB memory limit', 'its peak was 64 MiB'],
+    notesHave: ['The out-of-memory killer killed it or a process it ran'],
+  },
+  {
+    name: 'failed: exit 137 with the counter not risen stays hedged, with the figures',
+    o: obs({ exitCode: 137, viaShell: true, oom: { confirmed: false, peakBytes: 10 * MiB, limitBytes: 64 * MiB } }),
+    verdict: 'failed',
+    adviceHas: ['possibly the out-of-memory killer', '10 MiB', '64 MiB'],
+    notesHave: ['possibly by the out-of-memory killer'],
+  },
+  {
+    name: 'completed: a shell\'s child OOM-killed while the shell exits 0 gets a note naming the figures',
+    o: obs({ exitCode: 0, viaShell: true, oom: { confirmed: true, peakBytes: 64 * MiB, limitBytes: 64 * MiB } }),
+    verdict: 'completed',
+    advice: null,
+    notes: [
+      'The out-of-memory killer ended a process of this run at its 64 MiB limit; its peak was 64 MiB. The main process went on without it: check that the output is complete, and make it use less memory or raise the memory limit.',
+    ],
+  },
+  {
+    name: 'completed: exit 0 under a memory limit, counter not risen: no note',
+    o: obs({ exitCode: 0, oom: { confirmed: false, peakBytes: 20 * MiB, limitBytes: 64 * MiB } }),
+    verdict: 'completed',
+    advice: null,
+    notes: [],
+  },
+  {
+    name: 'failed: exit 1 after a child was OOM-killed: memory advice and the note',
+    o: obs({ exitCode: 1, viaShell: true, oom: { confirmed: true, peakBytes: 64 * MiB, limitBytes: 64 * MiB } }),
+    verdict: 'failed',
+    adviceHas: ['out-of-memory killer ended it at its 64 MiB memory limit'],
+    notes: [
+      'The out-of-memory killer ended a process of this run at its 64 MiB limit; its peak was 64 MiB. The main process went on without it: check that the output is complete, and make it use less memory or raise the memory limit.',
+    ],
   },
   {
     name: 'failed: 139 from bash means a command the shell ran died of SIGSEGV',
@@ -276,6 +315,21 @@ const rows: Row[] = [
       adviceLacks: ['memory', 'native'],
     }),
   ),
+  {
+    name: 'killed: python session, SIGKILL nobody here sent names the script',
+    o: obs({ kind: 'python', exitCode: null, signal: 'SIGKILL' }),
+    verdict: 'killed',
+    advice:
+      'Check whether the script uses too much memory: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.',
+  },
+  {
+    name: 'timed-out: python session killed after the grace says the variables are gone, and no SIGTERM',
+    o: obs({ kind: 'python', exitCode: null, signal: 'SIGKILL', elapsedMs: 1_600, limitMs: 1_000, stop: { reason: 'deadline', requestedAtMs: 1_000, endedBy: 'kill' } }),
+    verdict: 'timed-out',
+    adviceHas: ['Raise the limit (now 1 s)', 'cancel and SIGINT', 'variables are gone'],
+    adviceLacks: ['SIGTERM'],
+    notes: ['Stopped at the 1 s limit: it ended at the kill step (SIGKILL) after 1.6 s.'],
+  },
   {
     name: 'signaled: python session names the script',
     o: obs({ kind: 'python', exitCode: null, signal: 'SIGTERM' }),

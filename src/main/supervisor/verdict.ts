@@ -3,7 +3,7 @@
 // (verdict.test.ts). Notes are complete sentences that name the numbers.
 
 import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
-import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, otherSignalAdvice, timedOutAdvice } from './advice';
+import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, oomNote, otherSignalAdvice, timedOutAdvice } from './advice';
 import { seconds } from './format';
 import { signalName } from './signals';
 
@@ -45,7 +45,8 @@ export function judge(o: Observations): Judgement {
   // A stop Warden asked for explains the ending, whatever the exit code or signal.
   if (o.stop) return judgeStopped(o, o.stop);
   if (o.signal !== null) return judgeSignal(o, o.signal);
-  if (o.exitCode === 0) return { verdict: 'completed', advice: null, notes: [] };
+  // A shell's child killed by the OOM killer while the shell went on to exit 0.
+  if (o.exitCode === 0) return { verdict: 'completed', advice: null, notes: o.oom?.confirmed ? [oomNote(o.oom)] : [] };
   if (o.exitCode === null) {
     return {
       verdict: 'failed',
@@ -78,7 +79,7 @@ function judgeStopped(o: Observations, stop: NonNullable<Observations['stop']>):
     const limitMs = o.limitMs ?? stop.requestedAtMs;
     return {
       verdict: 'timed-out',
-      advice: timedOutAdvice(stop.endedBy, limitMs),
+      advice: timedOutAdvice(stop.endedBy, limitMs, o.kind),
       notes: [`Stopped at the ${seconds(limitMs)} limit: ${how}.`],
     };
   }
@@ -103,13 +104,13 @@ function judgeSignal(o: Observations, signal: string): Judgement {
     if (o.oom?.confirmed) {
       return {
         verdict: 'killed',
-        advice: killAdvice(o.oom),
+        advice: killAdvice(o.oom, o.kind),
         notes: [`Killed by the out-of-memory killer ${when}: the memory cgroup's out-of-memory counter rose.`],
       };
     }
     return {
       verdict: 'killed',
-      advice: killAdvice(o.oom),
+      advice: killAdvice(o.oom, o.kind),
       notes: [`Killed by SIGKILL ${when}. Warden did not send it; possibly the out-of-memory killer.`],
     };
   }
@@ -132,6 +133,14 @@ function judgeExitCode(o: Observations, exitCode: number): Judgement {
   if (exitCode === 124) {
     const why = o.limitMs === null ? 'No limit was set here, so Warden did not stop it' : 'The limit did not stop it';
     notes.push(`${head} ${why}: exit code 124 usually comes from a timeout the command sets itself, such as a nested \`timeout\`.`);
+  } else if (exitCode === 137 && o.oom?.confirmed) {
+    // A shell's 137 with the counter risen: its command was OOM-killed, which is the run's ending.
+    const who = o.viaShell ? 'a command the shell ran' : 'it or a process it ran';
+    return {
+      verdict: 'killed',
+      advice: killAdvice(o.oom, o.kind),
+      notes: [`${head} The out-of-memory killer killed ${who}: the memory cgroup's out-of-memory counter rose.`],
+    };
   } else if (exitCode === 137) {
     const who = o.viaShell ? 'a command the shell ran' : 'it or a process it ran';
     notes.push(`${head} This usually means ${who} was killed with SIGKILL, possibly by the out-of-memory killer; Warden sent no signal.`);
@@ -144,9 +153,7 @@ function judgeExitCode(o: Observations, exitCode: number): Judgement {
   } else if (o.kind === 'python') {
     notes.push(`The Python interpreter exited with code ${exitCode} ${when}, while the script ran.`);
   }
-  if (o.oom?.confirmed) {
-    notes.push("The memory cgroup's out-of-memory counter rose during the run: the out-of-memory killer ended a process in it.");
-  }
+  if (o.oom?.confirmed) notes.push(oomNote(o.oom));
   return {
     verdict: 'failed',
     advice: exitCodeAdvice(exitCode, { kind: o.kind, childSignal, viaShell: o.viaShell, outputKept: o.outputKept, oom: o.oom }),
