@@ -1,0 +1,261 @@
+// Reading the history: pages of runs newest first with filters and full-text
+// search, one run whole, its event timeline, and counts per verdict.
+//
+// Paging is by keyset on (started_at, id): a page never shifts when runs are
+// added or pruned while someone pages, and page 1,000 costs what page 1 does.
+
+import type { RunKind, RunResult, RunState, Verdict } from '../../shared/result';
+import { readEvents, readStream, type EventRecord } from './rows';
+import { all, one, type Database, type SqlValue } from './sql';
+
+export type TimeBound = number | Date | string;
+
+export interface ListQuery {
+  /** One verdict or any of several. */
+  verdict?: Verdict | Verdict[];
+  /** 'live': not ended yet (no verdict); 'ended': has a verdict. */
+  state?: 'live' | 'ended';
+  kind?: RunKind;
+  session?: string;
+  /** Started at or after (ms since the epoch, a Date or ISO 8601). */
+  since?: TimeBound;
+  /** Started before. */
+  until?: TimeBound;
+  exitCode?: number;
+  /** Words that must all appear in the command, code, or the end of stdout or stderr (FTS5; words of 3+ characters match as prefixes). */
+  text?: string;
+  /** Runs per page: default 50, at most 1,000. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string | null;
+}
+
+/** A run as a list shows it: no output, code cut to its first 500 characters. */
+export interface RunSummary {
+  id: string;
+  hostId: string;
+  kind: RunKind;
+  argv?: string[];
+  /** argv as one shell-quoted line. */
+  command: string | null;
+  code?: string;
+  session?: string;
+  cwd: string;
+  state: RunState;
+  verdict?: Verdict;
+  exitCode: number | null;
+  signal: string | null;
+  startedAt: string;
+  endedAt?: string;
+  elapsedMs: number;
+  limitMs: number | null;
+  advice: string | null;
+  stdoutTruncated: number;
+  stderrTruncated: number;
+  peakRssBytes: number | null;
+  peakProcesses: number | null;
+  /** UTF-8 bytes of output stored for it. */
+  outputBytes: number;
+}
+
+export interface RunPage {
+  runs: RunSummary[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export type VerdictCounts = Partial<Record<Verdict | 'live', number>> & { total: number };
+
+/** A query the store cannot run as asked: a bad cursor, time or limit. */
+export class StoreQueryError extends Error {
+  override name = 'StoreQueryError';
+}
+
+export const MAX_PAGE = 1000;
+
+// Every verdict of the result contract: a Record, so a verdict added to shared/result.ts fails to compile here until listed.
+const VERDICT_SET: Record<Verdict, true> = { completed: true, failed: true, 'timed-out': true, stopped: true, killed: true, crashed: true, signaled: true, lost: true, 'spawn-failed': true };
+export const VERDICTS = Object.keys(VERDICT_SET) as Verdict[];
+
+export function toEpochMs(bound: TimeBound, name: string): number {
+  const ms = bound instanceof Date ? bound.getTime() : typeof bound === 'number' ? bound : Date.parse(bound);
+  if (!Number.isFinite(ms)) throw new StoreQueryError(`${name} must be a time (ms since the epoch, a Date or ISO 8601), not ${JSON.stringify(bound)}.`);
+  return ms;
+}
+
+function encodeCursor(startedAt: number, id: string): string {
+  return Buffer.from(JSON.stringify([startedAt, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [number, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') return [value[0], value[1]];
+  } catch {
+    // reported below
+  }
+  throw new StoreQueryError(`Not a cursor from this history: ${JSON.stringify(cursor.slice(0, 40))}.`);
+}
+
+/**
+ * Text as an FTS5 query: each word quoted (so operators and punctuation in
+ * what a person types are searched, not parsed), all words required, words of
+ * three or more characters matched as prefixes. Null when there is no word.
+ */
+export function ftsQuery(input: string): string | null {
+  const words = input.split(/\s+/).filter((w) => w.length > 0);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w.replace(/"/g, '""')}"${w.length >= 3 ? ' *' : ''}`).join(' ');
+}
+
+interface RunRow {
+  id: string;
+  host_id: string;
+  kind: RunKind;
+  argv: string | null;
+  command: string | null;
+  code: string | null;
+  session: string | null;
+  cwd: string;
+  state: RunState;
+  verdict: Verdict | null;
+  exit_code: number | null;
+  signal: string | null;
+  started_at: number;
+  ended_at: number | null;
+  elapsed_ms: number;
+  limit_ms: number | null;
+  advice: string | null;
+  stdout_truncated: number;
+  stderr_truncated: number;
+  peak_rss: number | null;
+  peak_processes: number | null;
+  output_bytes: number;
+}
+
+const SUMMARY_COLUMNS = `id, host_id, kind, argv, command, substr(code, 1, 500) AS code, session, cwd, state, verdict,
+  exit_code, signal, started_at, ended_at, elapsed_ms, limit_ms, advice, stdout_truncated, stderr_truncated,
+  peak_rss, peak_processes, output_bytes`;
+
+function summary(row: RunRow): RunSummary {
+  return {
+    id: row.id,
+    hostId: row.host_id,
+    kind: row.kind,
+    ...(row.argv !== null ? { argv: JSON.parse(row.argv) as string[] } : {}),
+    command: row.command,
+    ...(row.code !== null ? { code: row.code } : {}),
+    ...(row.session !== null ? { session: row.session } : {}),
+    cwd: row.cwd,
+    state: row.state,
+    ...(row.verdict !== null ? { verdict: row.verdict } : {}),
+    exitCode: row.exit_code,
+    signal: row.signal,
+    startedAt: new Date(row.started_at).toISOString(),
+    ...(row.ended_at !== null ? { endedAt: new Date(row.ended_at).toISOString() } : {}),
+    elapsedMs: row.elapsed_ms,
+    limitMs: row.limit_ms,
+    advice: row.advice,
+    stdoutTruncated: row.stdout_truncated,
+    stderrTruncated: row.stderr_truncated,
+    peakRssBytes: row.peak_rss,
+    peakProcesses: row.peak_processes,
+    outputBytes: row.output_bytes,
+  };
+}
+
+export function listRuns(db: Database, query: ListQuery = {}): RunPage {
+  const limit = query.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreQueryError(`limit must be an integer from 1 to ${MAX_PAGE}, not ${JSON.stringify(query.limit)}.`);
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const verdicts = query.verdict === undefined ? [] : Array.isArray(query.verdict) ? query.verdict : [query.verdict];
+  if (verdicts.length > 0) {
+    where.push(`verdict IN (${verdicts.map(() => '?').join(', ')})`);
+    params.push(...verdicts);
+  }
+  if (query.state === 'live') where.push(`state != 'ended'`);
+  if (query.state === 'ended') where.push(`state = 'ended'`);
+  if (query.kind !== undefined) {
+    where.push('kind = ?');
+    params.push(query.kind);
+  }
+  if (query.session !== undefined) {
+    where.push('session = ?');
+    params.push(query.session);
+  }
+  if (query.since !== undefined) {
+    where.push('started_at >= ?');
+    params.push(toEpochMs(query.since, 'since'));
+  }
+  if (query.until !== undefined) {
+    where.push('started_at < ?');
+    params.push(toEpochMs(query.until, 'until'));
+  }
+  if (query.exitCode !== undefined) {
+    if (!Number.isInteger(query.exitCode)) throw new StoreQueryError(`exitCode must be an integer, not ${JSON.stringify(query.exitCode)}.`);
+    where.push('exit_code = ?');
+    params.push(query.exitCode);
+  }
+  if (query.text !== undefined) {
+    const match = ftsQuery(query.text);
+    if (match !== null) {
+      where.push('n IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
+      params.push(match);
+    }
+  }
+  if (query.cursor) {
+    const [startedAt, id] = decodeCursor(query.cursor);
+    where.push('(started_at, id) < (?, ?)');
+    params.push(startedAt, id);
+  }
+  const rows = all<RunRow>(
+    db,
+    `SELECT ${SUMMARY_COLUMNS} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY started_at DESC, id DESC LIMIT ?`,
+    ...params,
+    limit + 1,
+  );
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return { runs: page.map(summary), nextCursor: more && last ? encodeCursor(last.started_at, last.id) : null };
+}
+
+/** The whole result: as it ended, or for a live run its first snapshot with the output stored so far. */
+export function getRun(db: Database, id: string): RunResult | null {
+  const row = one<{ result: string; state: RunState }>(db, 'SELECT result, state FROM runs WHERE id = ?', id);
+  if (!row) return null;
+  const result = JSON.parse(row.result) as RunResult;
+  const stdout = readStream(db, id, 'stdout');
+  const stderr = readStream(db, id, 'stderr');
+  result.stdout = stdout.text;
+  result.stderr = stderr.text;
+  if (row.state !== 'ended') {
+    result.state = row.state;
+    result.stdoutTruncated = stdout.dropped;
+    result.stderrTruncated = stderr.dropped;
+  }
+  return result;
+}
+
+export function getEvents(db: Database, id: string): EventRecord[] {
+  return readEvents(db, id);
+}
+
+export function countByVerdict(db: Database, range: { since?: TimeBound; until?: TimeBound } = {}): VerdictCounts {
+  const since = range.since === undefined ? -Number.MAX_SAFE_INTEGER : toEpochMs(range.since, 'since');
+  const until = range.until === undefined ? Number.MAX_SAFE_INTEGER : toEpochMs(range.until, 'until');
+  // One range count per verdict on the covering (verdict, started_at) index: a
+  // GROUP BY over the time range would visit every run's row instead.
+  const branches = [...VERDICTS.map((v) => `SELECT '${v}' AS verdict, count(*) AS n FROM runs WHERE verdict = '${v}' AND started_at >= ? AND started_at < ?`),
+    `SELECT 'live' AS verdict, count(*) AS n FROM runs WHERE verdict IS NULL AND started_at >= ? AND started_at < ?`];
+  const rows = all<{ verdict: Verdict | 'live'; n: number }>(db, branches.join(' UNION ALL '), ...branches.flatMap(() => [since, until]));
+  const counts: VerdictCounts = { total: 0 };
+  for (const row of rows) {
+    if (row.n === 0) continue;
+    counts[row.verdict] = row.n;
+    counts.total += row.n;
+  }
+  return counts;
+}

@@ -1,0 +1,182 @@
+// The recorder against a real Supervisor running real commands, and a real
+// database file: live rows, batching, the cap, events, and failing storage.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../shared/result';
+import { Supervisor } from '../supervisor/registry';
+import type { StoreWriteError } from './errors';
+import { attachRecorder } from './recorder';
+import { all, value } from './sql';
+import { openStore, type HistoryStore } from './store';
+import { removeTempDirs, tempStateDir, until } from './store-testkit';
+import Libsql from 'libsql';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+  removeTempDirs();
+});
+
+function setup(options: Parameters<typeof attachRecorder>[2] = {}) {
+  const dir = tempStateDir();
+  const store = openStore({ dir, busyTimeoutMs: 50 });
+  const supervisor = new Supervisor();
+  const errors: StoreWriteError[] = [];
+  const recorder = attachRecorder(store, supervisor, { onError: (e) => errors.push(e), ...options });
+  cleanups.push(() => store.close(), () => recorder.close(200), () => supervisor.shutdown());
+  return { dir, store, supervisor, recorder, errors };
+}
+
+const outputRows = (store: HistoryStore, id: string) =>
+  all<{ stream: string; seq: number; offset: number; chars: number; final: number }>(store.db, 'SELECT stream, seq, offset, chars, final FROM run_output WHERE run_id = ? ORDER BY stream, seq', id);
+
+describe('recording runs', () => {
+  it('has a run live in the store as soon as start() returns, and whole after the end', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'echo out; echo err >&2; sleep 0.3; exit 3'] });
+    const live = store.get(snapshot.id);
+    expect(live).toMatchObject({ id: snapshot.id, state: 'running', exitCode: null, argv: snapshot.argv });
+    expect(live?.verdict).toBeUndefined();
+    expect(store.list({ state: 'live' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
+    const result = await supervisor.wait(snapshot.id);
+    expect(result.verdict).toBe('failed');
+    expect(store.get(snapshot.id)).toEqual(result);
+    expect(store.list({ verdict: 'failed' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
+    expect(store.list({ text: 'echo' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
+    expect(store.events(snapshot.id).map((e) => e.kind)).toEqual(['started', 'exit', 'teardown', 'ended']);
+  });
+
+  it('stores output as it comes, in batches: few rows for many chunks', async () => {
+    const { store, supervisor } = setup({ flushIntervalMs: 100 });
+    // 400 lines, each written and flushed apart: hundreds of chunks.
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in $(seq 1 400); do echo "line $i"; sleep 0.002; done; sleep 1'] });
+    let chunks = 0;
+    const off = supervisor.subscribe((e) => {
+      if (e.type === 'output' && e.runId === snapshot.id) chunks++;
+    });
+    await until(() => (store.get(snapshot.id)?.stdout ?? '').includes('line 400'), 10_000, 'the last line to be stored');
+    off();
+    const rows = outputRows(store, snapshot.id);
+    expect(chunks).toBeGreaterThan(100);
+    expect(rows.length).toBeLessThanOrEqual(Math.ceil(chunks / 10));
+    expect(store.get(snapshot.id)?.state).toBe('running');
+    const result = await supervisor.wait(snapshot.id);
+    // At the end: one final row.
+    expect(outputRows(store, snapshot.id)).toEqual([{ stream: 'stdout', seq: 0, offset: 0, chars: result.stdout.length, final: 1 }]);
+    expect(store.get(snapshot.id)?.stdout).toBe(result.stdout);
+  });
+
+  it('stores output over the cap capped with its marker, live and at the end', async () => {
+    const { store, supervisor } = setup({ liveCapChars: 1000, flushIntervalMs: 50 });
+    // 16,010 characters, then wait: live storage keeps the first 500 and a moving tail.
+    // seq writes in 4 KiB blocks: chunks far bigger than the 500-character tail.
+    const script = 'seq -f "x%06g" 1000 2999; echo tail-mark; sleep 0.6';
+    const snapshot = supervisor.start({ argv: ['bash', '-c', script], outputCapChars: 2000 });
+    await until(() => (store.get(snapshot.id)?.stdout ?? '').includes('tail-mark'), 10_000, 'the tail to be stored');
+    const live = store.get(snapshot.id)!;
+    expect(live.stdout.startsWith('x001000\nx001001\n')).toBe(true);
+    expect(live.stdout).toMatch(/\n\[warden: [\d,]+ characters dropped here\]\n/);
+    // Stored live: the head and a tail of at least half the cap, at most one batch more; the rest is counted as dropped.
+    const stored = outputRows(store, snapshot.id).reduce((sum, r) => sum + r.chars, 0);
+    expect(stored).toBeLessThanOrEqual(2000);
+    expect(stored).toBeGreaterThanOrEqual(1000);
+    expect(live.stdoutTruncated + stored).toBe(2000 * 8 + 'tail-mark\n'.length);
+    expect(live.stdout.endsWith('x002999\ntail-mark\n')).toBe(true);
+    const result = await supervisor.wait(snapshot.id);
+    expect(result.stdoutTruncated).toBeGreaterThan(0);
+    const ended = store.get(snapshot.id)!;
+    expect(ended.stdout).toBe(result.stdout);
+    expect(ended.stdoutTruncated).toBe(result.stdoutTruncated);
+    expect(ended.notes).toEqual(result.notes);
+  });
+
+  it('records each signal sent, when, and the teardown', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'trap "" INT; sleep 30'], limitMs: 200, graceMs: 300, terminateAfterMs: 100 });
+    const result = await supervisor.wait(snapshot.id);
+    expect(result.verdict).toBe('timed-out');
+    const events = store.events(snapshot.id);
+    const signals = events.filter((e) => e.kind === 'signal-sent');
+    expect(signals.map((e) => e.detail.signal)).toEqual(result.stop!.signals.map((s) => s.signal));
+    expect(signals.map((e) => Math.round(e.atMs!))).toEqual(result.stop!.signals.map((s) => s.atMs));
+    expect(events.at(-1)).toMatchObject({ kind: 'ended', detail: { verdict: 'timed-out' } });
+    expect(store.get(snapshot.id)).toEqual(result);
+  });
+
+  it('records many concurrent runs, each whole', async () => {
+    const { store, supervisor } = setup();
+    const ids = Array.from({ length: 20 }, (_, i) => supervisor.start({ argv: ['bash', '-c', `echo run ${i}; exit ${i % 3}`] }).id);
+    const results = await Promise.all(ids.map((id) => supervisor.wait(id)));
+    for (const r of results) expect(store.get(r.id)).toEqual(r);
+    expect(store.countsByVerdict().total).toBe(20);
+  });
+});
+
+describe('failing storage', () => {
+  it('keeps the result when the disk is full, reports, retries, and stores it whole once there is room', async () => {
+    const recovered: number[] = [];
+    const { store, supervisor, errors, recorder } = setup({ retryBaseMs: 20, retryMaxMs: 100, onRecover: () => recovered.push(Date.now()) });
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'sleep 0.1; head -c 300000 /dev/zero | tr "\\0" "a"; echo; echo done'] });
+    // The database may not grow any more: every write that needs a page fails SQLITE_FULL.
+    store.db.exec(`PRAGMA max_page_count = ${value<number>(store.db, 'PRAGMA page_count')}`);
+    const result = await supervisor.wait(snapshot.id);
+    expect(result.verdict).toBe('completed');
+    expect(result.stdout.length).toBe(300_006);
+    await until(() => errors.length > 0, 5000, 'a reported error');
+    expect(errors[0]!.code).toBe('SQLITE_FULL');
+    expect(errors[0]!.message).toMatch(/could not write its history \(SQLITE_FULL: database or disk is full\); 1 run\(s\) wait in memory and the write is retried in \d+ ms\. Supervision goes on\./);
+    expect(recorder.status()).toMatchObject({ failing: true, pendingEnds: 1 });
+    expect(store.get(snapshot.id)?.state).not.toBe('ended');
+    // Room again: the retry stores the run whole.
+    store.db.exec('PRAGMA max_page_count = 1073741823');
+    await until(() => store.get(snapshot.id)?.state === 'ended', 5000, 'the retried write');
+    expect(store.get(snapshot.id)).toEqual(result);
+    expect(recovered.length).toBe(1);
+    expect(recorder.status()).toMatchObject({ failing: false, pendingRuns: 0, pendingEnds: 0 });
+  });
+
+  it('waits out another process holding the write lock: runs start at once, no write is tried while backing off, all are stored once the lock goes', async () => {
+    // A long first backoff: no timed retry happens during the test, so every attempt seen is one the writer chose to make.
+    const { store, supervisor, errors, recorder } = setup({ retryBaseMs: 60_000, retryMaxMs: 60_000 });
+    const other = new Libsql(store.path);
+    other.exec('BEGIN IMMEDIATE');
+    const first = supervisor.start({ argv: ['bash', '-c', 'echo locked-out'] });
+    expect(errors.map((e) => e.code)).toEqual(['SQLITE_BUSY']);
+    expect(errors[0]!.retryInMs).toBe(60_000);
+    // Backing off: starts and ends of more runs do not wait on the lock again.
+    const more = [1, 2, 3].map((i) => supervisor.start({ argv: ['bash', '-c', `echo more ${i}`] }).id);
+    const results = await Promise.all([first.id, ...more].map((id) => supervisor.wait(id)));
+    expect(results.every((r) => r.verdict === 'completed')).toBe(true);
+    expect(errors).toHaveLength(1);
+    expect(store.get(first.id)).toBeNull();
+    expect(recorder.status()).toMatchObject({ failing: true, pendingEnds: 4 });
+    other.exec('ROLLBACK');
+    other.close();
+    expect(recorder.flush()).toBe(true);
+    for (const r of results) expect(store.get(r.id)).toEqual(r);
+  });
+
+  it('keeps supervising when the database is closed under it, and reports', async () => {
+    const { store, supervisor, errors, recorder } = setup({ retryBaseMs: 20, retryMaxMs: 50 });
+    const first = supervisor.start({ argv: ['bash', '-c', 'sleep 0.2; echo after-close'] });
+    store.db.close();
+    const result: RunResult = await supervisor.wait(first.id);
+    expect(result.verdict).toBe('completed');
+    expect(result.stdout).toBe('after-close\n');
+    // A run started after the failure is supervised as usual.
+    const second = await supervisor.wait(supervisor.start({ argv: ['true'] }).id);
+    expect(second.verdict).toBe('completed');
+    await until(() => errors.length >= 2, 5000, 'reported errors');
+    expect(errors.every((e) => e.code === 'CLOSED' && e.retryInMs !== null)).toBe(true);
+    expect(errors[0]!.message).toContain('Supervision goes on.');
+    const left = await recorder.close(100);
+    expect(left.pendingEnds).toBe(2);
+  });
+
+  it('never lets a listener failure reach the engine', async () => {
+    const { store, supervisor } = setup({ onError: () => { throw new Error('reporter broke'); } });
+    store.db.close();
+    const result = await supervisor.wait(supervisor.start({ argv: ['true'] }).id);
+    expect(result.verdict).toBe('completed');
+  });
+});

@@ -1,0 +1,99 @@
+// Records a Supervisor's runs into the store: subscribe to its events and
+// hand each to the writer (writer.ts batches, retries and bounds them).
+// Nothing here can throw into the engine's emit: a listener that threw would
+// break the run that emitted.
+
+import type { RunEvent } from '../../shared/events';
+import type { StoreWriteError } from './errors';
+import { RETENTION_DEFAULTS, type PruneReport, type RetentionLimits } from './retention';
+import type { HistoryStore } from './store';
+import { RunWriter, type WriterOptions, type WriterStatus } from './writer';
+
+/** What the recorder needs of a Supervisor. */
+export interface RunSource {
+  readonly hostId: string;
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+export interface RecorderOptions extends Omit<WriterOptions, 'onEndWritten'> {
+  /**
+   * Prune after every `everyEnds` runs written (default: every 500, with the
+   * default limits); false: never (call store.prune yourself).
+   */
+  retention?: (RetentionLimits & { everyEnds?: number }) | false;
+  /** Called after an automatic prune that removed something. */
+  onPrune?: (report: PruneReport) => void;
+}
+
+export interface Recorder {
+  /** Writes what is pending now; true when nothing is left waiting. */
+  flush(): boolean;
+  status(): WriterStatus;
+  /** Stops recording; tries the pending writes for up to `timeoutMs` (default 2 s) and returns what is left. */
+  close(timeoutMs?: number): Promise<WriterStatus>;
+}
+
+export function attachRecorder(store: HistoryStore, source: RunSource, options: RecorderOptions = {}): Recorder {
+  store.registerHost(source.hostId);
+  const retention = options.retention === false ? null : { ...RETENTION_DEFAULTS, everyEnds: 500, ...options.retention };
+  let endsSincePrune = 0;
+  let pruneScheduled = false;
+  const reportError = (error: StoreWriteError) => {
+    // Damage seen while writing: the next open checks the file whole and moves it aside if it must.
+    store.noteDamage(error.cause);
+    options.onError?.(error);
+  };
+
+  const writer = new RunWriter(() => store.db, source.hostId, {
+    ...options,
+    onError: reportError,
+    onEndWritten: () => {
+      if (!retention || ++endsSincePrune < retention.everyEnds || pruneScheduled) return;
+      pruneScheduled = true;
+      // After the event that ended the run has been handled: pruning may take milliseconds.
+      setImmediate(() => {
+        pruneScheduled = false;
+        endsSincePrune = 0;
+        if (store.isClosed) return;
+        try {
+          const report = store.prune(retention);
+          if (report.removedRuns > 0) options.onPrune?.(report);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          reportError({ message: `Warden could not prune its history (${message}); it tries again after the next ${retention.everyEnds} runs.`, code: 'PRUNE', attempt: 1, retryInMs: null, pendingRuns: 0, cause: error });
+        }
+      });
+    },
+  });
+
+  const unsubscribe = source.subscribe((event) => {
+    try {
+      switch (event.type) {
+        case 'started':
+          writer.started(event.snapshot);
+          break;
+        case 'output':
+          writer.output(event.runId, event.stream, event.text);
+          break;
+        case 'signal-sent':
+          writer.event(event.runId, event.atMs, 'signal-sent', { signal: event.signal, step: event.step });
+          break;
+        case 'ended':
+          writer.ended(event.result);
+          break;
+      }
+    } catch (error) {
+      // A bug in the recorder must not break the run that emitted the event.
+      reportError({ message: `Warden's history recorder failed on a ${event.type} event: ${error instanceof Error ? error.message : String(error)}`, code: 'UNKNOWN', attempt: 1, retryInMs: null, pendingRuns: writer.status().pendingRuns, cause: error });
+    }
+  });
+
+  return {
+    flush: () => writer.flush(),
+    status: () => writer.status(),
+    close: async (timeoutMs?: number) => {
+      unsubscribe();
+      return writer.close(timeoutMs);
+    },
+  };
+}

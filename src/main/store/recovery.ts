@@ -1,0 +1,219 @@
+// Runs recorded as live whose host is gone become `lost`, once.
+//
+// A host that starts looks for runs not ended whose host is gone (hosts.ts),
+// claims them in one write transaction (claimed_by = its own host id, only
+// where no live host has claimed them), and only then looks at them: the
+// output stored before the host went down becomes the run's output, the
+// processes still carrying the run's WARDEN_SCOPE marker are found and torn
+// down (or only reported), and the advice says which. Two hosts starting at
+// the same moment serialize on the write lock; the second finds the runs
+// claimed by a live host and leaves them. A claimer that dies before it
+// finishes leaves claims that the next host takes over.
+
+import type { Proc, RunResult, TeardownReport } from '../../shared/result';
+import { DEFAULTS } from '../../shared/request';
+import { count, seconds } from '../supervisor/format';
+import { listScope, teardown } from '../supervisor/teardown';
+import { liveness, readHosts, type HostRow, type Liveness } from './hosts';
+import { indexRun, insertEvent, readStream, replaceOutput, upsertRun } from './rows';
+import { all, one, run, transaction, type Database } from './sql';
+
+export interface RecoverOptions {
+  /** End the processes still carrying a lost run's marker (true), or only report them (false). */
+  tearDown: boolean;
+  /** Where /proc is; null where there is none (nothing can be found by marker then). */
+  procRoot?: string | null;
+  /** Bound on each run's teardown (default: the engine's, 10 s). */
+  teardownBudgetMs?: number;
+}
+
+export interface RecoveredRun {
+  id: string;
+  hostId: string;
+  /** Characters of output recovered from the store. */
+  stdoutChars: number;
+  stderrChars: number;
+  /** Processes found carrying the run's marker. */
+  found: Proc[];
+  /** Present when they were torn down. */
+  teardown?: TeardownReport;
+  advice: string;
+}
+
+export interface RecoveryReport {
+  recovered: RecoveredRun[];
+  /** Runs not ended whose host is alive: left alone. */
+  liveElsewhere: number;
+}
+
+interface Candidate {
+  id: string;
+  host_id: string;
+  claimed_by: string | null;
+}
+
+/** Recovers the lost runs of every gone host; `me` is the registered host doing it. */
+export async function recoverLostRuns(db: Database, me: string, options: RecoverOptions): Promise<RecoveryReport> {
+  const procRoot = options.procRoot === undefined ? (process.platform === 'linux' ? '/proc' : null) : options.procRoot;
+  const candidates = all<Candidate>(db, `SELECT id, host_id, claimed_by FROM runs WHERE state != 'ended' AND host_id != ?`, me);
+  if (candidates.length === 0) return { recovered: [], liveElsewhere: 0 };
+  const hosts = readHosts(db, [...new Set(candidates.flatMap((c) => (c.claimed_by ? [c.host_id, c.claimed_by] : [c.host_id])))]);
+  const verdicts = new Map<string, Liveness>();
+  const check = (hostId: string): Liveness => {
+    let found = verdicts.get(hostId);
+    if (!found) verdicts.set(hostId, (found = liveness(hosts.get(hostId), procRoot)));
+    return found;
+  };
+  let liveElsewhere = 0;
+  const wanted: Candidate[] = [];
+  for (const c of candidates) {
+    if (check(c.host_id).alive) liveElsewhere++;
+    // Claimed by a live host (or by us, earlier): that host finishes it.
+    else if (c.claimed_by === null || (c.claimed_by !== me && !check(c.claimed_by).alive)) wanted.push(c);
+  }
+  if (wanted.length === 0) return { recovered: [], liveElsewhere };
+
+  const now = Date.now();
+  const claimed = transaction(db, () =>
+    wanted.filter(
+      (c) =>
+        run(db, `UPDATE runs SET claimed_by = ?, recovered_at = ? WHERE id = ? AND state != 'ended' AND claimed_by IS ?`, me, now, c.id, c.claimed_by)
+          .changes === 1,
+    ),
+  );
+
+  const recovered: RecoveredRun[] = [];
+  for (const c of claimed) {
+    recovered.push(await recoverOne(db, me, c, hosts.get(c.host_id), check(c.host_id), procRoot, options));
+  }
+  return { recovered, liveElsewhere };
+}
+
+async function recoverOne(
+  db: Database,
+  me: string,
+  c: Candidate,
+  host: HostRow | undefined,
+  gone: Liveness,
+  procRoot: string | null,
+  options: RecoverOptions,
+): Promise<RecoveredRun> {
+  const row = one<{ result: string; n: number }>(db, 'SELECT result, n FROM runs WHERE id = ?', c.id)!;
+  const snapshot = JSON.parse(row.result) as RunResult;
+  const stdout = readStream(db, c.id, 'stdout');
+  const stderr = readStream(db, c.id, 'stderr');
+
+  // After a reboot none of its processes can be running: no scan.
+  const target = {
+    scope: `${c.host_id}.${c.id}`,
+    pgid: null,
+    procRoot,
+    budgetMs: options.teardownBudgetMs ?? DEFAULTS.teardownBudgetMs,
+    passGapMs: DEFAULTS.teardownPassGapMs,
+  };
+  const canLook = gone.sameBoot && procRoot !== null && snapshot.state !== 'queued';
+  const found = canLook ? await listScope(target) : [];
+  const report = canLook && options.tearDown && found.length > 0 ? await teardown(target) : undefined;
+
+  const now = Date.now();
+  const startedAt = Date.parse(snapshot.startedAt);
+  const lastSeen = host ? Math.max(host.heartbeat_at, startedAt) : startedAt;
+  const advice = adviceFor(snapshot, host, gone, stdout.storedChars, stderr.storedChars, found, report, canLook, procRoot, options.tearDown);
+  const notes = [...snapshot.notes];
+  if (found.length > 0) notes.push(`Still running when the run was recovered: ${describe(found)}.`);
+  if (report && report.survivors.length > 0) notes.push(`Still alive after the teardown: ${describe(report.survivors)}.`);
+  const lost: RunResult = {
+    ...snapshot,
+    state: 'ended',
+    verdict: 'lost',
+    exitCode: null,
+    signal: null,
+    endedAt: new Date(now).toISOString(),
+    // It ran at least until its host was last seen.
+    elapsedMs: Math.max(snapshot.elapsedMs, Number.isFinite(startedAt) ? lastSeen - startedAt : 0),
+    advice,
+    notes,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    stdoutTruncated: stdout.dropped,
+    stderrTruncated: stderr.dropped,
+    ...(report ? { teardown: { ...report, elapsedMs: Math.round(report.elapsedMs) } } : {}),
+  };
+  delete lost.queuePosition;
+
+  transaction(db, () => {
+    // Only while the claim is still ours and nobody recorded an end meanwhile.
+    const current = one<{ state: string; claimed_by: string | null }>(db, 'SELECT state, claimed_by FROM runs WHERE id = ?', c.id);
+    if (!current || current.state === 'ended' || current.claimed_by !== me) return;
+    const n = upsertRun(db, c.host_id, lost, null);
+    const bytes = replaceOutput(db, c.id, lost.stdout, lost.stderr);
+    run(db, 'UPDATE runs SET output_bytes = ? WHERE n = ?', bytes, n);
+    indexRun(db, n, lost, lost.stdout, lost.stderr);
+    insertEvent(db, c.id, now, null, 'lost', {
+      hostId: c.host_id,
+      hostPid: host?.pid ?? null,
+      why: gone.why,
+      recoveredBy: me,
+      found: found.map((p) => p.pid),
+      tornDown: report !== undefined,
+      killed: report?.killed.map((p) => p.pid) ?? [],
+      survivors: report?.survivors.map((p) => p.pid) ?? [],
+    });
+  });
+
+  return {
+    id: c.id,
+    hostId: c.host_id,
+    stdoutChars: stdout.storedChars,
+    stderrChars: stderr.storedChars,
+    found,
+    ...(report ? { teardown: report } : {}),
+    advice,
+  };
+}
+
+function describe(procs: Proc[]): string {
+  const shown = procs.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command})`);
+  return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
+}
+
+function adviceFor(
+  snapshot: RunResult,
+  host: HostRow | undefined,
+  gone: Liveness,
+  stdoutChars: number,
+  stderrChars: number,
+  found: Proc[],
+  report: TeardownReport | undefined,
+  canLook: boolean,
+  procRoot: string | null,
+  tearDown: boolean,
+): string {
+  const parts: string[] = [];
+  const seen = host ? `, last seen ${new Date(host.heartbeat_at).toISOString()}` : '';
+  parts.push(
+    `This run was ${snapshot.state === 'queued' ? 'queued' : 'live'} when Warden lost it: ${gone.why}${seen}, and its end was never recorded, so its exit status is unknown.`,
+  );
+  if (snapshot.state === 'queued') parts.push('It had not started.');
+  parts.push(
+    stdoutChars + stderrChars > 0
+      ? `Recovered the ${count(stdoutChars)} characters of stdout and ${count(stderrChars)} of stderr stored before then; output of the last moments (up to the store's ${seconds(250)} batching) may be missing.`
+      : 'No output had been stored for it.',
+  );
+  if (!canLook) {
+    if (!gone.sameBoot) parts.push('None of its processes can still be running after the restart.');
+    else if (procRoot === null) parts.push('Without /proc its processes could not be looked for by their WARDEN_SCOPE marker: check for them yourself.');
+  } else if (found.length === 0) {
+    parts.push('No process carrying its WARDEN_SCOPE marker was still running.');
+  } else if (report) {
+    const killed = report.killed.length;
+    parts.push(
+      `${found.length === 1 ? '1 process' : `${found.length} processes`} still carrying its WARDEN_SCOPE marker ${found.length === 1 ? 'was' : 'were'} torn down: ${describe(found)}; ${killed} ended${report.survivors.length > 0 ? `, ${report.survivors.length} still alive: ${describe(report.survivors)}. End them with kill -9 ${report.survivors.map((p) => p.pid).join(' ')}` : ''}.`,
+    );
+  } else if (!tearDown) {
+    parts.push(
+      `${found.length === 1 ? '1 process' : `${found.length} processes`} still carrying its WARDEN_SCOPE marker ${found.length === 1 ? 'is' : 'are'} running and ${found.length === 1 ? 'was' : 'were'} left alone, as asked: ${describe(found)}. End them with kill ${found.map((p) => p.pid).join(' ')} if they are not wanted.`,
+    );
+  }
+  return parts.join(' ');
+}

@@ -1,0 +1,59 @@
+// Where Warden keeps its state (ARCHITECTURE.md, "Host, API and persistence"):
+// $WARDEN_STATE_DIR when set, else $XDG_STATE_HOME/warden, else
+// ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
+// The app, `warden serve` and the CLI all resolve it here, so they share it.
+
+import { mkdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { StoreOpenError } from './errors';
+
+export interface StateDirEnv {
+  WARDEN_STATE_DIR?: string;
+  XDG_STATE_HOME?: string;
+  LOCALAPPDATA?: string;
+  APPDATA?: string;
+}
+
+export function resolveStateDir(
+  env: StateDirEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (env.WARDEN_STATE_DIR) return resolve(env.WARDEN_STATE_DIR);
+  // The XDG spec ignores a relative value.
+  if (env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)) return join(env.XDG_STATE_HOME, 'warden');
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'warden');
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? env.APPDATA ?? join(home, 'AppData', 'Local'), 'warden');
+  return join(home, '.local', 'state', 'warden');
+}
+
+/**
+ * Creates the state dir (and missing parents) with mode 0700: the history
+ * holds commands, output and environments' traces that are the user's alone.
+ * An existing dir keeps its mode. Throws StoreOpenError with one line.
+ */
+export function ensureStateDir(dir: string): string {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EROFS'
+          ? 'the file system is read-only'
+          : code === 'ENOTDIR' || code === 'EEXIST'
+            ? 'a file is in the way of the directory'
+            : (error as Error).message;
+    throw new StoreOpenError(
+      dir,
+      code === 'EACCES' || code === 'EPERM' ? 'permission' : code === 'EROFS' ? 'read-only' : 'unusable',
+      `Warden cannot create its state directory ${dir}: ${why}. Set WARDEN_STATE_DIR to a directory you can write, or fix that path.`,
+    );
+  }
+  if (!statSync(dir).isDirectory()) {
+    throw new StoreOpenError(dir, 'unusable', `Warden's state directory ${dir} is not a directory. Move that file away, or set WARDEN_STATE_DIR to another directory.`);
+  }
+  return dir;
+}

@@ -1,0 +1,132 @@
+// Shared by the store's tests: temp state dirs, synthetic results, and
+// child processes running test-host.ts (a host to kill, a rival recoverer).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunResult } from '../../shared/result';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const TEST_HOST = join(here, 'test-host.ts');
+export const REPO = join(here, '..', '..', '..');
+
+const dirs: string[] = [];
+
+export function tempStateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-store-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+let counter = 0;
+
+/** An ended command run as the engine would report it. */
+export function fakeResult(overrides: Partial<RunResult> = {}): RunResult {
+  counter++;
+  const startedAt = overrides.startedAt ?? new Date(Date.UTC(2025, 0, 1) + counter * 1000).toISOString();
+  return {
+    id: `run${String(counter).padStart(9, '0')}`,
+    kind: 'command',
+    argv: ['echo', `hello ${counter}`],
+    cwd: '/tmp',
+    state: 'ended',
+    verdict: 'completed',
+    exitCode: 0,
+    signal: null,
+    startedAt,
+    endedAt: new Date(Date.parse(startedAt) + 10).toISOString(),
+    elapsedMs: 10,
+    limitMs: null,
+    advice: null,
+    notes: [],
+    stdout: `hello ${counter}\n`,
+    stderr: '',
+    stdoutTruncated: 0,
+    stderrTruncated: 0,
+    ...overrides,
+  };
+}
+
+export interface Child {
+  proc: ChildProcess;
+  /** Resolves with the next line the child prints that parses as JSON. */
+  nextJson<T>(timeoutMs?: number): Promise<T>;
+  exited: Promise<number | null>;
+}
+
+/** Runs test-host.ts in its own Node process (optionally as another user). */
+export function startChild(args: string[], options: { uid?: number; env?: Record<string, string> } = {}): Child {
+  const node = [process.execPath, '--import', 'tsx', TEST_HOST, ...args];
+  const [command, argv] =
+    options.uid === undefined ? [node[0]!, node.slice(1)] : ['setpriv', [`--reuid=${options.uid}`, `--regid=${options.uid}`, '--clear-groups', ...node]];
+  const proc = spawn(command, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  let buffer = '';
+  let stderr = '';
+  proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return {
+    proc,
+    exited,
+    nextJson<T>(timeoutMs = 30_000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`child printed nothing in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+        const take = (line: string) => {
+          clearTimeout(timer);
+          try {
+            resolve(JSON.parse(line) as T);
+          } catch {
+            reject(new Error(`child printed ${JSON.stringify(line)}; stderr: ${stderr}`));
+          }
+        };
+        const line = lines.shift();
+        if (line !== undefined) take(line);
+        else {
+          waiters.push(take);
+          void exited.then(() => setTimeout(() => reject(new Error(`child exited; stderr: ${stderr}`)), 50));
+        }
+      });
+    },
+  };
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie is dead.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+export async function until(condition: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,160 @@
+// Opening the history: pragmas, migrations, and every way the file can be bad.
+
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreOpenError } from './errors';
+import { SCHEMA_VERSION } from './schema';
+import { value } from './sql';
+import { DB_FILE, openStore } from './store';
+import { fakeResult, removeTempDirs, startChild, tempStateDir } from './store-testkit';
+
+afterEach(removeTempDirs);
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+
+describe('openStore', () => {
+  it('creates history.db in WAL mode with foreign keys on and the schema migrated', () => {
+    const dir = tempStateDir();
+    const store = openStore({ dir });
+    expect(store.path).toBe(join(dir, DB_FILE));
+    expect(value(store.db, 'PRAGMA journal_mode')).toBe('wal');
+    expect(value(store.db, 'PRAGMA foreign_keys')).toBe(1);
+    expect(value(store.db, 'PRAGMA busy_timeout')).toBe(250);
+    expect(value(store.db, 'PRAGMA user_version')).toBe(SCHEMA_VERSION);
+    expect(value(store.db, 'PRAGMA page_size')).toBe(16384);
+    expect(store.movedAside).toBeNull();
+    store.close();
+  });
+
+  it('keeps what is stored across a reopen, and migrates nothing twice', () => {
+    const dir = tempStateDir();
+    const first = openStore({ dir });
+    const result = fakeResult();
+    first.recordResult(result);
+    first.close();
+    const second = openStore({ dir });
+    expect(second.get(result.id)).toEqual(result);
+    expect(value(second.db, 'PRAGMA user_version')).toBe(SCHEMA_VERSION);
+    second.close();
+  });
+
+  it('refuses a database from a newer Warden with a clear line', () => {
+    const dir = tempStateDir();
+    const store = openStore({ dir });
+    store.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    store.close();
+    expect(() => openStore({ dir })).toThrow(/written by a newer Warden \(schema 2; this one knows 1\)\. Upgrade Warden, or set WARDEN_STATE_DIR/);
+  });
+
+  it('names the path and the fix when a directory is in the place of the database', () => {
+    const dir = tempStateDir();
+    mkdirSync(join(dir, DB_FILE));
+    let error: unknown;
+    try {
+      openStore({ dir });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as StoreOpenError).problem).toBe('directory');
+    expect((error as Error).message).toBe(
+      `Warden's history database ${join(dir, DB_FILE)} is a directory, not a file. Move or remove that directory, or set WARDEN_STATE_DIR to another directory than ${dir}.`,
+    );
+    // Nothing was moved or created.
+    expect(readdirSync(dir)).toEqual([DB_FILE]);
+  });
+
+  it('moves a file that is not a database aside, never deleting it, and starts afresh', () => {
+    const dir = tempStateDir();
+    const garbage = Buffer.alloc(8192, 'x');
+    writeFileSync(join(dir, DB_FILE), garbage);
+    const store = openStore({ dir });
+    expect(store.movedAside).not.toBeNull();
+    const { to, message } = store.movedAside!;
+    expect(to).toMatch(new RegExp(`^${join(dir, DB_FILE)}\\.corrupt-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z$`));
+    expect(readFileSync(to)).toEqual(garbage);
+    expect(message).toContain(`moved aside to ${to}`);
+    expect(message).toContain('file is not a database');
+    // The fresh history works.
+    const result = fakeResult();
+    store.recordResult(result);
+    expect(store.get(result.id)).toEqual(result);
+    store.close();
+  });
+
+  it('moves a database with a damaged schema aside', () => {
+    const dir = tempStateDir();
+    const store = openStore({ dir });
+    for (let i = 0; i < 50; i++) store.recordResult(fakeResult({ stdout: 'x'.repeat(5000) }));
+    store.close();
+    // Overwrite page 1 past the 100-byte header: the schema table's root.
+    const path = join(dir, DB_FILE);
+    const bytes = readFileSync(path);
+    bytes.fill(0xa5, 100, bytes.readUInt16BE(16));
+    writeFileSync(path, bytes);
+    const reopened = openStore({ dir });
+    expect(reopened.movedAside?.reason).toMatch(/malformed|not a database/);
+    expect(existsSync(reopened.movedAside!.to)).toBe(true);
+    expect(reopened.list().runs).toEqual([]);
+    reopened.close();
+  });
+
+  it('checks the whole file at the next open when damage was seen in use', () => {
+    const dir = tempStateDir();
+    const store = openStore({ dir });
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const r = fakeResult({ stdout: `${'y'.repeat(3000)} ${i}` });
+      ids.push(r.id);
+      store.recordResult(r);
+    }
+    store.close();
+    // Damage pages in the middle of the file (output blobs): opening does not touch them.
+    const path = join(dir, DB_FILE);
+    const bytes = readFileSync(path);
+    const pageSize = bytes.readUInt16BE(16);
+    const pages = bytes.length / pageSize;
+    bytes.fill(0x41, pageSize * Math.floor(pages * 0.4), pageSize * Math.floor(pages * 0.5));
+    writeFileSync(path, bytes);
+    const damaged = openStore({ dir });
+    expect(damaged.movedAside).toBeNull();
+    expect(() => {
+      for (const id of ids) damaged.get(id);
+    }).toThrow(/malformed/);
+    damaged.close();
+    expect(existsSync(`${path}-damaged`)).toBe(true);
+    const next = openStore({ dir });
+    expect(next.movedAside?.reason).toMatch(/malformed/);
+    expect(existsSync(`${path}-damaged`)).toBe(false);
+    next.close();
+  });
+
+  it.skipIf(!isRoot)('says which path and what to do when the state dir or the file cannot be written', async () => {
+    const dir = tempStateDir();
+    chmodSync(dir, 0o755);
+    // A read-only state dir (for this user), no database yet.
+    const readOnlyDir = join(dir, 'ro');
+    mkdirSync(readOnlyDir, { mode: 0o755 });
+    // A database file of another user's, mode 0600.
+    const theirs = join(dir, 'theirs');
+    mkdirSync(theirs, { mode: 0o777 });
+    chmodSync(theirs, 0o777);
+    openStore({ dir: theirs }).close();
+    chmodSync(join(theirs, DB_FILE), 0o600);
+
+    const ro = startChild(['open', readOnlyDir], { uid: NOBODY });
+    const roOut = await ro.nextJson<{ error: string; problem: string }>();
+    expect(roOut.problem).toBe('permission');
+    expect(roOut.error).toBe(
+      `Warden cannot open its history database ${join(readOnlyDir, DB_FILE)}: no permission to write the directory ${readOnlyDir} (SQLite creates ${join(readOnlyDir, DB_FILE)}-wal beside the database). Fix the permissions (chmod u+rwx ${readOnlyDir}) or set WARDEN_STATE_DIR to a directory you can write.`,
+    );
+
+    const file = startChild(['open', theirs], { uid: NOBODY });
+    const fileOut = await file.nextJson<{ error: string; problem: string }>();
+    expect(fileOut.problem).toBe('permission');
+    expect(fileOut.error).toContain(`no permission to write the file ${join(theirs, DB_FILE)}`);
+    expect(fileOut.error).toContain(`chmod u+rw ${join(theirs, DB_FILE)}`);
+  });
+});

@@ -1,0 +1,54 @@
+// A host or a recoverer in a process of its own, for the store's tests
+// (store-testkit.ts starts it). Each mode prints JSON lines on stdout.
+//
+//   host DIR ARGV_JSON...   record runs of these argv, print {hostId, pid, runs}
+//                           once each run's stdout holds "ready", then idle until killed
+//   recover DIR TEARDOWN BARRIER
+//                           register a new host, print {ready}, wait for the file
+//                           BARRIER, recover, print the report, exit
+//   open DIR [FILE]         open the store, print {ok} or {error, problem}
+
+import { existsSync } from 'node:fs';
+import { Supervisor } from '../supervisor/registry';
+import { attachRecorder } from './recorder';
+import { openStore } from './store';
+import { StoreOpenError } from './errors';
+
+const [mode, dir, ...rest] = process.argv.slice(2);
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+if (mode === 'host') {
+  const store = openStore({ dir: dir! });
+  const supervisor = new Supervisor();
+  const recorder = attachRecorder(store, supervisor);
+  const runs = rest.map((argv) => supervisor.start({ argv: JSON.parse(argv) as string[] }).id);
+  const timer = setInterval(() => {
+    recorder.flush();
+    if (runs.every((id) => store.get(id)?.stdout.includes('ready'))) {
+      clearInterval(timer);
+      print({ hostId: supervisor.hostId, pid: process.pid, runs });
+      setInterval(() => undefined, 1000);
+    }
+  }, 20);
+} else if (mode === 'recover') {
+  const [tearDown, barrier] = rest;
+  const store = openStore({ dir: dir! });
+  const hostId = new Supervisor().hostId;
+  store.registerHost(hostId);
+  print({ ready: true, hostId });
+  while (!existsSync(barrier!)) await new Promise((resolve) => setTimeout(resolve, 1));
+  const report = await store.recoverLostRuns({ tearDown: tearDown === 'true' });
+  print({ hostId, recovered: report.recovered.map((r) => r.id), liveElsewhere: report.liveElsewhere });
+  store.close();
+} else if (mode === 'open') {
+  try {
+    const store = openStore({ dir: dir!, ...(rest[0] ? { fileName: rest[0] } : {}) });
+    store.close();
+    print({ ok: true });
+  } catch (error) {
+    print({ error: (error as Error).message, problem: error instanceof StoreOpenError ? error.problem : null });
+  }
+} else {
+  process.stderr.write(`unknown mode ${mode}\n`);
+  process.exit(2);
+}
