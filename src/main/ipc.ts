@@ -23,7 +23,7 @@ function runId(value: unknown): string {
 }
 
 const REQUEST_KEYS = new Set([
-  'argv', 'shell', 'cwd', 'env', 'stdin', 'limitMs', 'graceMs', 'terminateAfterMs', 'drainMs', 'teardownBudgetMs', 'keepDescendants', 'outputCapChars',
+  'argv', 'shell', 'cwd', 'env', 'stdin', 'limitMs', 'graceMs', 'terminateAfterMs', 'drainMs', 'teardownBudgetMs', 'keepDescendants', 'outputCapChars', 'memory',
 ]);
 const PYTHON_REQUEST_KEYS = new Set(['code', 'session', 'onBusy', 'limitMs', 'graceMs', 'cwd', 'env', 'keepDescendants', 'outputCapChars']);
 

@@ -23,7 +23,7 @@ export interface PythonRunCommand {
 }
 
 /** Options a session script cannot take: they belong to command runs. */
-const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget']);
+const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget', '--memory']);
 
 /** `warden run` arguments: a command run, or a Python script with --python. */
 export function parseAnyRunArgs(args: string[]): RunCommand | PythonRunCommand {
@@ -174,6 +174,9 @@ export function parseRunArgs(args: string[]): RunCommand {
       env[pair.slice(0, eq)] = pair.slice(eq + 1);
     } else if (flag === '--stdin') {
       request.stdin = value(arg);
+    } else if (flag === '--memory') {
+      // Checked when the run starts (parseMemory), with the same one-line errors as the API.
+      request.memory = value(arg);
     } else if (flag === '--output-cap') {
       const text = value(arg);
       const n = Number(text);
@@ -214,6 +217,7 @@ Options:
   --cwd DIR               working directory
   --env NAME=VALUE        extra environment variable (repeatable)
   --stdin TEXT            text given on stdin (default: /dev/null)
+  --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source

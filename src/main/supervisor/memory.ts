@@ -31,7 +31,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { OomReport } from '../../shared/result';
 import { bytes } from './format';
-import { WardenInputError } from './options';
+import { WardenInputError } from './errors';
 
 // ---------------------------------------------------------------------------
 // --memory

@@ -5,9 +5,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION, DEFAULTS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
 
-export class WardenInputError extends Error {
-  override name = 'WardenInputError';
-}
+import { WardenInputError } from './errors';
+import { parseMemory } from './memory';
+
+export { WardenInputError };
 
 export interface RunOptions {
   id: string;
@@ -27,12 +28,16 @@ export interface RunOptions {
   keepDescendants: boolean;
   outputCapChars: number;
   procRoot: string | null;
+  /** The run's memory limit (its own cgroup), or null for none. */
+  memoryBytes: number | null;
 }
 
 export interface EngineSettings {
   hostId: string;
   /** Where /proc is; null forces the no-/proc paths (as on macOS). */
   procRoot: string | null;
+  /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it elsewhere. */
+  cgroupRoot?: string;
   baseEnv: Record<string, string | undefined>;
 }
 
@@ -83,6 +88,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     keepDescendants: request.keepDescendants === true,
     outputCapChars: cap,
     procRoot: settings.procRoot,
+    memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
   };
 }
 

@@ -8,6 +8,7 @@ import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
+import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
 import { CommandRun } from './run';
 
 /** What the registry needs of a run, command or Python script. */
@@ -27,6 +28,8 @@ export interface SupervisorOptions {
   baseEnv?: Record<string, string | undefined>;
   /** Ended runs kept in memory for get/wait; older ones are forgotten first. */
   keepEnded?: number;
+  /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it at an empty dir. */
+  cgroupRoot?: string;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -47,6 +50,7 @@ export class Supervisor {
   private readonly events = new EventEmitter();
   private readonly keepEnded: number;
   private closing = false;
+  private staleCgroupsSwept = false;
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -54,6 +58,7 @@ export class Supervisor {
       hostId: this.hostId,
       procRoot: options.procRoot === undefined ? DEFAULT_PROC_ROOT : options.procRoot,
       baseEnv: options.baseEnv ?? { ...process.env },
+      ...(options.cgroupRoot !== undefined ? { cgroupRoot: options.cgroupRoot } : {}),
     };
     // Each ended run holds up to two capped streams (a few MB): keep a bounded number.
     this.keepEnded = options.keepEnded ?? 200;
@@ -77,7 +82,8 @@ export class Supervisor {
     const id = newId();
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
-    const run = new CommandRun(options, (event) => this.events.emit('event', event));
+    const memory = options.memoryBytes !== null ? this.memoryBackend() : undefined;
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
@@ -96,6 +102,21 @@ export class Supervisor {
     this.runs.set(id, run);
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
+  }
+
+  /**
+   * The memory cgroup backend, found once. A run that asks for a limit where
+   * none can be set is refused: it never runs silently without its limit.
+   */
+  private memoryBackend(): MemoryBackend {
+    const detection = memoryBackendOnce(this.settings.cgroupRoot !== undefined ? { cgroupRoot: this.settings.cgroupRoot } : {});
+    if (!detection.ok) throw new MemoryLimitUnavailable(detection.reason);
+    if (!this.staleCgroupsSwept) {
+      // Cgroups a crashed Warden left behind: their processes are ended and the cgroups removed.
+      this.staleCgroupsSwept = true;
+      void detection.backend.removeStaleCgroups({ kill: true }).catch(() => undefined);
+    }
+    return detection.backend;
   }
 
   /** Every Python session: its interpreter, state and queue. */

@@ -19,7 +19,7 @@
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 
 import type { RunEvent, OutputStream } from '../../shared/events';
-import type { Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
+import type { OomReport, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
 import type { RunOptions } from './options';
 import { CappedOutput } from './output';
@@ -28,6 +28,7 @@ import { StopSequence } from './deadline';
 import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { judge } from './verdict';
+import type { MemoryBackend, RunCgroup } from './memory';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
@@ -57,9 +58,15 @@ export class CommandRun {
   private resolveDone!: (result: RunResult) => void;
   readonly done: Promise<RunResult>;
 
+  /** The run's own memory cgroup, when it has a memory limit. */
+  private cgroup?: RunCgroup;
+  private oomKillsBefore: number | null = null;
+  private oom?: OomReport;
+
   constructor(
     private readonly options: RunOptions,
     private readonly emit: (event: RunEvent) => void,
+    private readonly memory?: MemoryBackend,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -75,9 +82,21 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
+    if (this.memory && this.options.memoryBytes !== null) {
+      // Checked first: through the cgroup wrapper a missing command would read as the wrapper's exit 127.
+      const failure = checkSpawnable(this.options);
+      if (failure) return this.failSpawn(failure);
+      try {
+        this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
+      } catch (error) {
+        return this.failSpawn({ cause: `The memory limit could not be set up: ${error instanceof Error ? error.message : String(error)}`, status: 126 });
+      }
+      this.oomKillsBefore = this.cgroup.readOomKills();
+    }
     let subprocess: Subprocess;
     try {
-      subprocess = spawnCommand(this.options);
+      // The wrapper joins the cgroup and then execs the command: same pid, same group.
+      subprocess = spawnCommand(this.cgroup ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false } : this.options);
     } catch (error) {
       return this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error as { code?: string; message?: string }, this.options));
     }
@@ -176,6 +195,13 @@ export class CommandRun {
     clearTimeout(this.backstopTimer);
     this.stopper.cancel();
     await this.drain();
+    let spawnFailure: string | undefined;
+    if (this.cgroup) {
+      spawnFailure = this.cgroup.joinFailure(code, this.out.stderr.text());
+      if (spawnFailure !== undefined) this.exit.exitCode = 126;
+      // Read before teardown and removal, which end the processes and delete the counters.
+      else this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
+    }
     let report: TeardownReport | undefined;
     const target: TeardownTarget = {
       scope: this.options.scope,
@@ -196,7 +222,31 @@ export class CommandRun {
       if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
       else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
     }
-    this.finish(report);
+    if (this.cgroup) report = await this.closeCgroup(report);
+    this.finish(report, spawnFailure);
+  }
+
+  /** Nothing in the run's cgroup survives it (unless asked to keep descendants); then the cgroup goes. */
+  private async closeCgroup(report: TeardownReport | undefined): Promise<TeardownReport | undefined> {
+    const cgroup = this.cgroup!;
+    if (!this.options.keepDescendants) {
+      const started = performance.now();
+      const swept = await cgroup.killAll().catch(() => undefined);
+      if (swept && report) {
+        const known = new Set(report.killed.map((p) => p.pid));
+        const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: '(in the run\'s memory cgroup)' });
+        report = {
+          killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],
+          survivors: [...report.survivors.filter((p) => !swept.killed.includes(p.pid)), ...swept.survivors.map(member)],
+          elapsedMs: report.elapsedMs + (performance.now() - started),
+          complete: report.complete && swept.survivors.length === 0,
+        };
+      }
+    }
+    if (!(await cgroup.remove())) {
+      this.notes.push(`Its memory cgroup ${cgroup.path} still holds processes; it is removed once they are gone.`);
+    }
+    return report;
   }
 
   /** Reads what descendants still write, for at most the drain bound, then closes the pipes. */
@@ -217,6 +267,7 @@ export class CommandRun {
 
   private failSpawn(failure: SpawnFailure): void {
     this.exit = { exitCode: failure.status, signal: null, atMs: this.elapsedMs(), wallMs: Date.now() };
+    void this.cgroup?.remove();
     this.notes.push(`It never started; exit status ${failure.status} is what a shell reports for this.`);
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
     this.finish(undefined, failure.cause);
@@ -239,6 +290,7 @@ export class CommandRun {
       elapsedMs: exit.atMs,
       limitMs: this.options.limitMs,
       stop,
+      ...(this.oom ? { oom: this.oom } : {}),
       outputKept: `${stdout}\n${stderr}`,
       viaShell: isShell(this.argv),
     });
@@ -284,6 +336,7 @@ export class CommandRun {
       ...(stop
         ? { stop: { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
         : {}),
+      ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),

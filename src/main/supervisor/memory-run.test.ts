@@ -1,0 +1,91 @@
+// Memory limits on real runs: the run gets its own memory cgroup, the
+// out-of-memory killer's SIGKILL becomes a confirmed verdict with the figures,
+// nothing of the run's cgroup is left behind, and a limit that cannot be set
+// is refused rather than silently dropped.
+
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detectMemoryBackend, memoryBackendOnce } from './memory';
+import { Harness } from './proc-testkit';
+
+const detection = detectMemoryBackend();
+const available = detection.ok;
+if (!available) console.log(`memory-run tests skipped: ${detection.reason}`);
+
+let harness: Harness;
+afterEach(async () => {
+  await harness?.cleanup();
+});
+
+/** Cgroups this run left under Warden's parent (each run's is named <wardenPid>-<runId>). */
+function leftBehind(runId: string): string[] {
+  const backend = memoryBackendOnce();
+  if (!backend.ok) return [];
+  try {
+    return readdirSync(backend.backend.parent).filter((name) => name.endsWith(`-${runId}`));
+  } catch {
+    return [];
+  }
+}
+
+const ALLOCATE = 'b = bytearray(512 * 1024 * 1024)';
+
+describe.skipIf(!available)('runs with a memory limit', () => {
+  it('an out-of-memory kill is verdict killed, confirmed, with the peak and the limit in the advice', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['python3', '-c', ALLOCATE], memory: '64M', limitMs: 30_000 });
+    expect(r.verdict).toBe('killed');
+    expect(r.signal).toBe('SIGKILL');
+    expect(r.oom).toMatchObject({ confirmed: true, limitBytes: 64 * 1024 ** 2 });
+    expect(r.oom!.peakBytes).toBeGreaterThan(32 * 1024 ** 2);
+    expect(r.advice).toMatch(/64 MiB memory limit; its peak was [\d.]+ MiB/);
+    expect(leftBehind(r.id)).toEqual([]);
+  });
+
+  it('a shell reporting exit 137 for its killed child is confirmed too', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; exit $?`], memory: '64M' });
+    expect(r.exitCode).toBe(137);
+    expect(r.verdict).toBe('killed');
+    expect(r.oom?.confirmed).toBe(true);
+    expect(leftBehind(r.id)).toEqual([]);
+  });
+
+  it('a child killed under a shell that goes on leaves a note on a completed run', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; echo survived`], memory: '64M' });
+    expect(r.verdict).toBe('completed');
+    expect(r.stdout).toBe('survived\n');
+    expect(r.notes.join(' ')).toMatch(/out-of-memory killer ended a process of this run at its 64 MiB limit/);
+  });
+
+  it('a run under its limit completes with no out-of-memory report, and its cgroup is removed', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['python3', '-c', 'b = bytearray(8 * 1024 * 1024); print(len(b))'], memory: '256M' });
+    expect(r.verdict).toBe('completed');
+    expect(r.oom?.confirmed ?? false).toBe(false);
+    expect(leftBehind(r.id)).toEqual([]);
+  });
+
+  it('a missing command under a limit is still spawn-failed with its cause', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['warden-no-such-command-xyz'], memory: '64M' });
+    expect(r.verdict).toBe('spawn-failed');
+    expect(r.exitCode).toBe(127);
+  });
+});
+
+describe('a memory limit that cannot be set', () => {
+  it('is refused with one line naming what is missing, never run without it', () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    expect(() => harness.supervisor.start({ argv: ['true'], memory: '64M' })).toThrow(/No writable memory cgroup/);
+    expect(harness.supervisor.list()).toEqual([]);
+  });
+
+  it('a bad size is refused with one line', () => {
+    harness = new Harness();
+    expect(() => harness.supervisor.start({ argv: ['true'], memory: 'lots' })).toThrow(/memory must be a size/);
+  });
+});
