@@ -10,9 +10,13 @@ import type { RunResult } from '../../shared/result';
 
 const BIN = resolve(__dirname, '../../../bin/warden.mjs');
 
+// The history of these runs goes to a directory of this file's own, not the user's.
+const STATE_DIR = mkdtempSync(join(tmpdir(), 'warden-cli-state-'));
+
 function warden(args: string[], options: { cwd?: string; input?: string } = {}) {
   return execa(process.execPath, [BIN, ...args], {
     reject: false,
+    env: { WARDEN_STATE_DIR: STATE_DIR },
     ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
     cwd: options.cwd,
     timeout: 60_000,

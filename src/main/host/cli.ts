@@ -8,6 +8,7 @@ import { Supervisor } from '../supervisor/registry';
 import type { RunResult } from '../../shared/result';
 import type { RunRequest } from '../../shared/request';
 import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './cli-args';
+import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP } from './history-cli';
 import { exitStatusFor, humanSummary, shellResults } from './render-result';
 
 export const HELP = `Usage: warden <command> [options]
@@ -16,6 +17,13 @@ Commands:
   run [options] -- COMMAND [ARGS...]   run a command under supervision (see warden run --help)
   run --python [options] (-c CODE | FILE)
                                        run a Python script in an interpreter session
+  list [--verdict V] [--since 1h] [--search TEXT] [--json]
+                                       past and live runs from the history
+  show ID [--json]                     one run from the history, whole
+  history prune [--max-runs N] [--max-bytes SIZE]
+                                       delete the oldest runs beyond the limits
+
+The history is a SQLite file in $WARDEN_STATE_DIR (default ~/.local/state/warden).
 
 Options:
   --help      show this help
@@ -88,6 +96,13 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       }
       return await run(rest, io);
     }
+    const help = rest[0] === '--help' || rest[0] === '-h';
+    if (command === 'list') return help ? (io.out(`${LIST_HELP}\n`), 0) : list(rest, io.out);
+    if (command === 'show') return help ? (io.out(`${SHOW_HELP}\n`), 0) : show(rest, io.out);
+    if (command === 'history') {
+      if (rest[0] !== 'prune') throw new UsageError('warden history takes: prune (see warden --help).');
+      return rest[1] === '--help' || rest[1] === '-h' ? (io.out(`${PRUNE_HELP}\n`), 0) : prune(rest.slice(1), io.out);
+    }
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
     if (error instanceof UsageError || error instanceof WardenInputError) {
@@ -104,7 +119,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const { format } = command;
   const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   const supervisor = new Supervisor();
-  const snapshot = supervisor.start(request);
+  // Recorded in the shared history, so `warden list` and the app see it.
+  const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
+  let snapshot: RunResult;
+  try {
+    snapshot = supervisor.start(request);
+  } catch (error) {
+    await history?.close();
+    throw error;
+  }
   const id = snapshot.id;
   const unsubscribe = format === 'human'
     ? supervisor.subscribe((event) => {
@@ -128,6 +151,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     unsubscribe();
     // Closes a Python session's interpreter, so nothing outlives the command.
     await supervisor.shutdown();
+    await history?.close();
   }
 }
 
