@@ -25,7 +25,7 @@ function runId(value: unknown): string {
 const REQUEST_KEYS = new Set([
   'argv', 'shell', 'cwd', 'env', 'stdin', 'limitMs', 'graceMs', 'terminateAfterMs', 'drainMs', 'teardownBudgetMs', 'keepDescendants', 'outputCapChars', 'memory',
 ]);
-const PYTHON_REQUEST_KEYS = new Set(['code', 'session', 'onBusy', 'limitMs', 'graceMs', 'cwd', 'env', 'keepDescendants', 'outputCapChars']);
+const PYTHON_REQUEST_KEYS = new Set(['code', 'session', 'onBusy', 'limitMs', 'graceMs', 'cwd', 'env', 'keepDescendants', 'outputCapChars', 'memory']);
 
 function runRequest(value: unknown): RunRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new IpcInputError('A run request is an object.');

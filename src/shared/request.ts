@@ -43,6 +43,8 @@ export interface PythonRunRequest {
   /** Used when the session's interpreter starts; a running interpreter keeps its own. */
   env?: Record<string, string>;
   /** Leave processes the script started running after it ends. */
+  /** A memory limit for the session's interpreter (its own cgroup), set when an interpreter starts. */
+  memory?: string | number;
   keepDescendants?: boolean;
   /** Characters kept per stream (head and tail). */
   outputCapChars?: number;

@@ -23,7 +23,7 @@ export interface PythonRunCommand {
 }
 
 /** Options a session script cannot take: they belong to command runs. */
-const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget', '--memory']);
+const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget']);
 
 /** `warden run` arguments: a command run, or a Python script with --python. */
 export function parseAnyRunArgs(args: string[]): RunCommand | PythonRunCommand {
@@ -90,6 +90,8 @@ function parsePythonArgs(args: string[]): PythonRunCommand {
         throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
       }
       format = text;
+    } else if (flag === '--memory') {
+      request.memory = value(arg);
     } else if (flag === '--keep-descendants') {
       request.keepDescendants = true;
     } else if (flag === '--cwd') {

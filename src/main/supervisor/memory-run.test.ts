@@ -89,3 +89,31 @@ describe('a memory limit that cannot be set', () => {
     expect(() => harness.supervisor.start({ argv: ['true'], memory: 'lots' })).toThrow(/memory must be a size/);
   });
 });
+
+describe.skipIf(!available)('Python sessions with a memory limit', () => {
+  it('an interpreter killed by the out-of-memory killer under a script gets the confirmed verdict, and the next script a fresh one', async () => {
+    harness = new Harness();
+    const session = `mem${process.pid}`;
+    await harness.run({ code: 'x = 1', session, memory: '64M' });
+    const r = await harness.run({ code: ALLOCATE, session });
+    expect(r.kind).toBe('python');
+    expect(r.verdict).toBe('killed');
+    expect(r.oom).toMatchObject({ confirmed: true, limitBytes: 64 * 1024 ** 2 });
+    expect(r.advice).toMatch(/64 MiB memory limit/);
+    const next = await harness.run({ code: 'print(x)', session });
+    expect(next.verdict).toBe('failed');
+    expect(next.stderr).toContain('NameError');
+    await harness.supervisor.closeSession(session);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const backend = memoryBackendOnce();
+    const mine = backend.ok ? readdirSync(backend.backend.parent).filter((name) => name.includes(`-session-${session}-`)) : [];
+    expect(mine).toEqual([]);
+  });
+});
+
+describe('a Python memory limit that cannot be set', () => {
+  it('is refused with one line', () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    expect(() => harness.supervisor.start({ code: 'x = 1', memory: '64M' })).toThrow(/No writable memory cgroup/);
+  });
+});

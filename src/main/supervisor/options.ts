@@ -119,6 +119,8 @@ export interface PythonRunOptions {
   /** Base environment plus the request's; for a fresh interpreter only. */
   env: Record<string, string | undefined>;
   envGiven: boolean;
+  /** The interpreter's memory limit, for a fresh interpreter only; null for none. */
+  memoryBytes: number | null;
   limitMs: number | null;
   graceMs: number;
   drainMs: number;
@@ -169,6 +171,7 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
     teardownPassGapMs: DEFAULTS.teardownPassGapMs,
     keepDescendants: request.keepDescendants === true,
     outputCapChars: cap,
+    memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
     procRoot: settings.procRoot,
   };
 }

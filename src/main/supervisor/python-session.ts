@@ -31,9 +31,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputStream, RunEvent } from '../../shared/events';
-import type { Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
+import type { OomReport, Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
 import { MarkerSplitter } from './marker';
+import { oomReport, type MemoryBackend, type RunCgroup } from './memory';
 import { WardenInputError, type PythonRunOptions } from './options';
 import { CappedOutput } from './output';
 import { readLastPid, readStat } from './procfs';
@@ -61,6 +62,8 @@ export interface SessionSettings {
   /** Bound on the interpreter's exit after the close op, before SIGKILL. */
   closeTimeoutMs: number;
   emit: (event: RunEvent) => void;
+  /** The memory cgroup backend, for interpreters with a memory limit; throws MemoryLimitUnavailable where there is none. */
+  memoryBackend?: () => MemoryBackend;
 }
 
 export const SESSION_DEFAULTS = {
@@ -132,6 +135,8 @@ class Interpreter {
   startFailed = false;
   /** Warden sent it SIGKILL (after the grace, a restart, a close): its death needs no "died" note. */
   killedByUs = false;
+  /** The memory cgroup's counters as the interpreter exited, before the cgroup was removed. */
+  countersAtExit?: { oomKills: number | null; peakBytes: number | null };
   closing = false;
   /** The script the output is for now, per stream (until its end marker); without one, output waits for the next script. */
   readonly owners: Partial<Record<OutputStream, PythonRun>> = {};
@@ -161,6 +166,8 @@ class Interpreter {
     env: Record<string, string | undefined>,
     private readonly settings: SessionSettings,
     private readonly onLog: (text: string) => void,
+    /** The interpreter's memory cgroup, when its session has a memory limit. */
+    readonly cgroup?: RunCgroup,
   ) {
     this.ready = new Promise((r) => (this.resolveReady = r));
     void this.ready.then((ready) => (this.startFailed = !ready.ok));
@@ -171,7 +178,10 @@ class Interpreter {
       failure = { ok: false, cause: `The Python runtime was not found at ${runtime}.`, status: 126 };
     } else {
       try {
-        child = spawn(settings.pythonCommand, ['-X', 'faulthandler', '-u', runtime], {
+        const argv = [settings.pythonCommand, '-X', 'faulthandler', '-u', runtime];
+        // The wrapper joins the cgroup and execs the interpreter: same pid, same group.
+        const [file, ...args] = cgroup ? cgroup.wrap(argv) : argv;
+        child = spawn(file!, args, {
           cwd,
           env,
           detached: true,
@@ -531,11 +541,28 @@ export class PythonRun {
     interp.owners.stderr = this;
     interp.underScript = this.id;
     interp.lastRunId = this.id;
+    this.oomKillsBefore = interp.cgroup?.readOomKills() ?? null;
     interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope });
     if (armDeadline && this.options.limitMs !== null) this.armDeadline(this.options.limitMs);
   }
 
   private deadlineTimer?: NodeJS.Timeout;
+  private oomKillsBefore: number | null = null;
+  private oom?: OomReport;
+
+  /** The interpreter's cgroup counter across this script: the out-of-memory killer's work, when it rose. */
+  private readOom(): OomReport | undefined {
+    const cgroup = this.interp?.cgroup;
+    if (!cgroup) return undefined;
+    const atExit = this.interp?.countersAtExit;
+    const peakBytes = atExit ? atExit.peakBytes : cgroup.readPeakBytes();
+    return oomReport({
+      killsBefore: this.oomKillsBefore,
+      killsAfter: atExit ? atExit.oomKills : cgroup.readOomKills(),
+      ...(peakBytes !== null && peakBytes !== undefined ? { peakBytes } : {}),
+      limitBytes: cgroup.limitBytes,
+    });
+  }
 
   /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
   private armDeadline(delayMs: number): void {
@@ -642,6 +669,7 @@ export class PythonRun {
     }
     if (outcome.type === 'exit') {
       const { exitCode, signal } = outcome.exit;
+      this.oom = this.readOom();
       const judgement = judge({
         kind: 'python',
         exitCode,
@@ -649,6 +677,7 @@ export class PythonRun {
         elapsedMs: outcome.atMs,
         limitMs,
         ...(stop ? { stop } : {}),
+        ...(this.oom ? { oom: this.oom } : {}),
         outputKept,
         viaShell: false,
       });
@@ -756,6 +785,7 @@ export class PythonRun {
       ...(stop
         ? { stop: { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
         : {}),
+      ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),
@@ -925,9 +955,26 @@ export class PythonSession {
   private startInterpreter(run: PythonRun): Interpreter {
     this.generation += 1;
     const env = { ...run.options.env, WARDEN_SCOPE: `${this.settings.hostId}.session-${this.name}-${this.generation}` };
+    let cgroup: RunCgroup | undefined;
+    if (run.options.memoryBytes !== null && this.settings.memoryBackend) {
+      try {
+        cgroup = this.settings.memoryBackend().createRunCgroup(`session-${this.name}-${this.generation}`, run.options.memoryBytes);
+      } catch (error) {
+        run.addNote(`The interpreter runs without its memory limit: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     const interp = new Interpreter(this.generation, run.options.cwd, env, this.settings, (text) => {
       interp.owner?.addNote(`The Python runtime warned: ${text}`);
-    });
+    }, cgroup);
+    if (cgroup) {
+      // Nothing of the interpreter's cgroup outlives it.
+      void interp.exited.then(async () => {
+        // Kept for the judgement of the script it died under, which comes after the cgroup is gone.
+        interp.countersAtExit = { oomKills: cgroup.readOomKills(), peakBytes: cgroup.readPeakBytes() ?? null };
+        await cgroup.killAll().catch(() => undefined);
+        await cgroup.remove();
+      });
+    }
     void interp.exited.then((exit) => {
       if (interp.underScript !== undefined || interp.killedByUs || interp.closing || !interp.isReady) return;
       // It died between scripts: the next script gets a note and a fresh interpreter.

@@ -69,6 +69,7 @@ export class Supervisor {
       hostId: this.hostId,
       procRoot: this.settings.procRoot,
       emit: (event) => this.events.emit('event', event),
+      memoryBackend: () => this.memoryBackend(),
     };
   }
 
@@ -92,6 +93,8 @@ export class Supervisor {
 
   private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string): RunResult {
     const options = normalizePythonRequest(request, id, this.settings);
+    // Refused now, never run without its limit, when no memory cgroup can be used.
+    if (options.memoryBytes !== null) this.memoryBackend();
     let session = this.pythonSessions.get(options.session);
     if (!session) {
       session = new PythonSession(options.session, this.sessionSettings);
