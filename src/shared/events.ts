@@ -1,3 +1,4 @@
+import type { ProcTreeSnapshot } from './proc-tree';
 import type { RunResult, StopStep } from './result';
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -6,4 +7,5 @@ export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
   | { type: 'output'; runId: string; stream: OutputStream; text: string }
   | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown' }
+  | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }
   | { type: 'ended'; runId: string; result: RunResult };

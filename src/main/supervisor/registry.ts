@@ -9,6 +9,7 @@ import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
+import { ProcessSampler } from './proc-tree';
 import { CommandRun } from './run';
 
 /** What the registry needs of a run, command or Python script. */
@@ -28,6 +29,8 @@ export interface SupervisorOptions {
   baseEnv?: Record<string, string | undefined>;
   /** Ended runs kept in memory for get/wait; older ones are forgotten first. */
   keepEnded?: number;
+  /** Process-tree samples per second while runs are live (default 2); 0 turns sampling off. */
+  sampleRateHz?: number;
   /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it at an empty dir. */
   cgroupRoot?: string;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
@@ -51,6 +54,8 @@ export class Supervisor {
   private readonly keepEnded: number;
   private closing = false;
   private staleCgroupsSwept = false;
+  private sampler?: ProcessSampler;
+  private readonly sampleRateHz: number;
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -63,6 +68,7 @@ export class Supervisor {
     // Each ended run holds up to two capped streams (a few MB): keep a bounded number.
     this.keepEnded = options.keepEnded ?? 200;
     this.events.setMaxListeners(0);
+    this.sampleRateHz = options.sampleRateHz ?? 2;
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
       ...options.python,
@@ -84,7 +90,7 @@ export class Supervisor {
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
     const memory = options.memoryBytes !== null ? this.memoryBackend() : undefined;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory);
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler());
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
@@ -105,6 +111,18 @@ export class Supervisor {
     this.runs.set(id, run);
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
+  }
+
+  /** One sampler for every run, made on first use; it samples only while some run is tracked. */
+  private processSampler(): ProcessSampler | undefined {
+    if (this.sampleRateHz === 0) return undefined;
+    if (!this.sampler) {
+      this.sampler = new ProcessSampler({ procRoot: this.settings.procRoot, rateHz: this.sampleRateHz });
+      this.sampler.onSample((snapshots) => {
+        for (const snapshot of snapshots) this.events.emit('event', { type: 'tree', runId: snapshot.runId, snapshot });
+      });
+    }
+    return this.sampler;
   }
 
   /**
@@ -186,7 +204,9 @@ export class Supervisor {
     for (const run of live) if (run instanceof CommandRun) run.stop('shutdown');
     // Sessions stop their queued and running scripts, then close their interpreters.
     await Promise.all([...this.pythonSessions.keys()].map((name) => this.closeSession(name, 'shutdown')));
-    return Promise.all(live.map((run) => run.done));
+    const results = await Promise.all(live.map((run) => run.done));
+    this.sampler?.close();
+    return results;
   }
 
   private find(id: string): SupervisedRun {

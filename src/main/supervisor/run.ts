@@ -19,7 +19,7 @@
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 
 import type { RunEvent, OutputStream } from '../../shared/events';
-import type { OomReport, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
+import type { OomReport, PeakFigures, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
 import type { RunOptions } from './options';
 import { CappedOutput } from './output';
@@ -29,9 +29,13 @@ import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnComman
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
+import type { ProcessSampler } from './proc-tree';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
+
+/** How long after its start a run's process tree is first sampled. */
+const TRACK_AFTER_MS = 25;
 
 interface Exit {
   exitCode: number | null;
@@ -62,11 +66,15 @@ export class CommandRun {
   private cgroup?: RunCgroup;
   private oomKillsBefore: number | null = null;
   private oom?: OomReport;
+  private peak?: PeakFigures;
+  private trackTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly options: RunOptions,
     private readonly emit: (event: RunEvent) => void,
     private readonly memory?: MemoryBackend,
+    /** Samples the run's process tree while it lives (peak figures, tree events). */
+    private readonly sampler?: ProcessSampler,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -116,6 +124,15 @@ export class CommandRun {
     this.capture('stdout', subprocess.stdout);
     this.capture('stderr', subprocess.stderr);
     subprocess.on('exit', (code, signal) => void this.onExit(code, signal, notBeforeTicks));
+    if (this.sampler) {
+      // Tracked a moment after the start: a command that ends at once (most of
+      // an agent's) costs no sample, and the spawn stays as cheap as a plain one.
+      const sampler = this.sampler;
+      const rootPid = subprocess.pid;
+      this.trackTimer = setTimeout(() => {
+        if (this.exit === undefined) sampler.track(this.id, { rootPid, scope: this.options.scope, ...(notBeforeTicks !== undefined ? { notBeforeTicks } : {}) });
+      }, TRACK_AFTER_MS);
+    }
     if (this.options.limitMs !== null) {
       // The run's clock started before the spawn; the limit counts from there too.
       this.armDeadline(Math.max(0, this.options.limitMs - this.elapsedMs()));
@@ -195,6 +212,9 @@ export class CommandRun {
     clearTimeout(this.backstopTimer);
     this.stopper.cancel();
     await this.drain();
+    // The tree is sampled until the pipes are closed: descendants that held them count.
+    clearTimeout(this.trackTimer);
+    this.peak = this.sampler?.untrack(this.id);
     let spawnFailure: string | undefined;
     if (this.cgroup) {
       spawnFailure = this.cgroup.joinFailure(code, this.out.stderr.text());
@@ -224,6 +244,17 @@ export class CommandRun {
     }
     if (this.cgroup) report = await this.closeCgroup(report);
     this.finish(report, spawnFailure);
+  }
+
+  /**
+   * The tree's peak from the sampler; for a run too short to be sampled, the
+   * memory cgroup's peak when it has one. Live runs show the peak so far.
+   */
+  private peakFigures(): PeakFigures | undefined {
+    const sampled = this.peak ?? this.sampler?.latest(this.id)?.peak;
+    if (sampled) return sampled;
+    const cgroupPeak = this.oom?.peakBytes;
+    return cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: 1 } : undefined;
   }
 
   /** Nothing in the run's cgroup survives it (unless asked to keep descendants); then the cgroup goes. */
@@ -344,6 +375,7 @@ export class CommandRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) } } : {}),
+      ...(this.peakFigures() ? { peak: this.peakFigures()! } : {}),
     };
     return result;
   }

@@ -1,0 +1,835 @@
+// The process sampler against REAL process trees (bash, python3, sleep,
+// setsid) and against a crafted proc root. Processes are found by their
+// WARDEN_SCOPE marker and killed after each test. PID 1 on the test machines
+// does not reap orphans, so a killed orphan stays a zombie: the sampler (and
+// these tests) count 'Z' as gone.
+
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+
+import type { ProcNode, ProcTreeSnapshot } from '../../shared/proc-tree';
+import { kernelConstants, ProcessSampler, scopesIn } from './proc-tree';
+import { parsePs, psTimeSeconds } from './ps-table';
+import { environHas, parseStatUsage, readAllBounded, TIMED_OUT } from './procfs';
+
+// The real readAllBounded, watched: which environ and cmdline files a tick reads.
+vi.mock('./procfs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('./procfs')>();
+  return { ...real, readAllBounded: vi.fn(real.readAllBounded) };
+});
+
+/** Pids whose environ and cmdline were read since the `mark`-th call. */
+function readsSince(mark: number): { environ: number[]; cmdline: number[] } {
+  const paths = vi.mocked(readAllBounded).mock.calls.slice(mark).flatMap(([batch]) => batch);
+  const pidsOf = (file: string) => paths.filter((p) => p.endsWith(`/${file}`)).map((p) => Number(p.split('/').at(-2)));
+  return { environ: pidsOf('environ'), cmdline: pidsOf('cmdline') };
+}
+
+const byNumber = (a: number, b: number) => a - b;
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const HAS_PROC = existsSync('/proc/self/stat');
+const HAS_PS = spawnSync('ps', ['-o', 'pid=', '-p', String(process.pid)]).status === 0;
+/** Bound on waiting for a test tree to report ready: guards a hang, never a speed assertion. */
+const READY_GUARD_MS = 20_000;
+
+const hostId = `pt${randomBytes(4).toString('hex')}`;
+let runCounter = 0;
+const newScope = () => `${hostId}.${++runCounter}`;
+
+/** The state letter, or undefined when gone. */
+function procState(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function ppidOf(pid: number): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+function commOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'latin1').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const isGone = (pid: number) => {
+  const state = procState(pid);
+  return state === undefined || state === 'Z' || state === 'X';
+};
+
+async function until(what: string, condition: () => boolean, guardMs = 5_000): Promise<void> {
+  const end = performance.now() + guardMs;
+  while (!condition()) {
+    if (performance.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Every live process carrying a marker of this file's host id. */
+function pidsOfThisFile(): number[] {
+  const needle = Buffer.from(`WARDEN_SCOPE=${hostId}.`);
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || isGone(Number(name))) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      const at = environ.indexOf(needle);
+      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+interface Tree {
+  child: ChildProcess;
+  pid: number;
+  scope: string;
+  /** `name pid...` lines the tree printed before `ready`. */
+  printed: Record<string, number[]>;
+  /** Writes a line to the tree's stdin. */
+  say(line: string): void;
+  /** Resolves at the next line the tree prints that starts with `word`. */
+  next(word: string): Promise<string>;
+}
+
+const trees: Tree[] = [];
+
+/**
+ * Starts `bash -c script` detached (its own group, as a run's main process),
+ * with WARDEN_SCOPE set, and waits for it to print `ready`. Lines before it
+ * like `name 123 456` record pids.
+ */
+async function startTree(script: string, args: string[] = [], scope = newScope()): Promise<Tree> {
+  const child = spawn('bash', ['-c', script, 'tree', ...args], {
+    detached: true,
+    env: { ...process.env, WARDEN_SCOPE: scope, PYTHON },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: { word: string; resolve: (line: string) => void }[] = [];
+  const printed: Record<string, number[]> = {};
+  lines.on('line', (line) => {
+    const at = waiting.findIndex((w) => line.startsWith(w.word));
+    if (at >= 0) waiting.splice(at, 1)[0]!.resolve(line);
+    const [name, ...pids] = line.split(' ');
+    if (pids.length > 0 && pids.every((p) => /^\d+$/.test(p))) printed[name!] = pids.map(Number);
+  });
+  const next = (word: string) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the tree never printed ${word}`)), READY_GUARD_MS);
+      waiting.push({ word, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+    });
+  const tree: Tree = { child, pid: child.pid!, scope, printed, say: (line) => child.stdin!.write(`${line}\n`), next };
+  trees.push(tree);
+  await next('ready');
+  // `$!` is known at fork: wait until each printed process runs its own program.
+  const wrappers = new Set(['bash', 'setsid']);
+  await until('the printed processes to exec', () => Object.values(printed).flat().every((pid) => !wrappers.has(commOf(pid) ?? '')));
+  return tree;
+}
+
+afterEach(async () => {
+  if (!HAS_PROC) return;
+  for (const tree of trees.splice(0)) {
+    try {
+      process.kill(-tree.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
+  const left = pidsOfThisFile();
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await until('every test process to end', () => pidsOfThisFile().length === 0);
+});
+
+/** Python that starts `n` sleeps, prints their pids, then sleeps. One line: ps shows it as /proc does. */
+const PY_SLEEPS =
+  "import subprocess, sys, time; kids = [subprocess.Popen(['sleep', '60']) for _ in range(int(sys.argv[1]))]; " +
+  "print('sleeps', *[k.pid for k in kids], flush=True); print('ready', flush=True); time.sleep(60)";
+
+/**
+ * The interpreter itself: `python3` may be a wrapper (pyenv's shim) that takes
+ * a while to exec it, and a sample in between would see the wrapper.
+ */
+const PYTHON = HAS_PROC ? execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() : 'python3';
+
+/** bash -> python3 -> N sleeps; bash forks python (it has more to do after), so the links are real. */
+const BASH_PYTHON = '"$PYTHON" -c "$1" "$2" & echo "python $!"; wait';
+
+const all = (roots: ProcNode[]): ProcNode[] => roots.flatMap((n) => [n, ...all(n.children)]);
+
+function only(snapshots: ProcTreeSnapshot[], runId: string): ProcTreeSnapshot {
+  const snapshot = snapshots.find((s) => s.runId === runId);
+  if (snapshot === undefined) throw new Error(`no snapshot for ${runId}`);
+  return snapshot;
+}
+
+const samplers: ProcessSampler[] = [];
+function newSampler(options: ConstructorParameters<typeof ProcessSampler>[0] = {}): ProcessSampler {
+  const sampler = new ProcessSampler(options);
+  samplers.push(sampler);
+  return sampler;
+}
+afterEach(() => {
+  for (const s of samplers.splice(0)) s.close();
+});
+
+describe.runIf(HAS_PROC)('ProcessSampler on real processes (/proc)', () => {
+  it('reports bash -> python3 -> 3 sleeps with the right parent links, commands and non-zero RSS', async () => {
+    const tree = await startTree(BASH_PYTHON, [PY_SLEEPS, '3']);
+    const sampler = newSampler();
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const snapshot = only(await sampler.sample(), 'r1');
+
+    expect(snapshot.source).toBe('proc');
+    expect(snapshot.rootPid).toBe(tree.pid);
+    expect(snapshot.roots).toHaveLength(1);
+    const bash = snapshot.roots[0]!;
+    expect(bash.pid).toBe(tree.pid);
+    expect(bash.command).toMatch(/^bash -c "\$PYTHON" -c /);
+    expect(bash.children.map((n) => n.pid)).toEqual(tree.printed.python);
+    const python = bash.children[0]!;
+    expect(python.ppid).toBe(bash.pid);
+    expect(python.command).toMatch(/python3(\.\d+)? -c import subprocess/);
+    expect(python.children.map((n) => n.pid)).toEqual([...tree.printed.sleeps!].sort((a, b) => a - b));
+    for (const sleep of python.children) {
+      expect(sleep.ppid).toBe(python.pid);
+      expect(sleep.command).toBe('sleep 60');
+      expect(sleep.children).toEqual([]);
+    }
+    for (const node of all(snapshot.roots)) {
+      expect(node.rssBytes).toBeGreaterThan(0);
+      expect(node.escaped).toBe(false);
+      expect(node.pgid).toBe(tree.pid);
+      expect(node.state).toMatch(/^[RSD]$/);
+    }
+    expect(snapshot.processes).toBe(5);
+    expect(snapshot.rssBytes).toBe(all(snapshot.roots).reduce((sum, n) => sum + n.rssBytes, 0));
+    expect(new Date(snapshot.sampledAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('shows setsid children in the run\'s tree marked escaped: one under its parent, one reparented away', async () => {
+    const tree = await startTree(
+      [
+        'setsid sleep 60 & echo "sibling $!"', // setsid: own session and group, parent still bash
+        '(setsid sleep 61 & echo "orphan $!")', // its parent exits: reparented to init or a subreaper
+        '(WARDEN_SCOPE="$1" setsid sleep 62 & echo "stranger $!")', // reparented too, with another run's marker
+        'echo ready; wait',
+      ].join('\n'),
+      [newScope()],
+    );
+    const [sibling, orphan, stranger] = [tree.printed.sibling![0]!, tree.printed.orphan![0]!, tree.printed.stranger![0]!];
+    await until('the orphan to be reparented', () => ppidOf(orphan) !== tree.pid);
+    const sampler = newSampler();
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const snapshot = only(await sampler.sample(), 'r1');
+
+    const bash = snapshot.roots[0]!;
+    expect(bash.pid).toBe(tree.pid);
+    expect(bash.escaped).toBe(false);
+    const nested = bash.children.find((n) => n.pid === sibling);
+    expect(nested).toMatchObject({ ppid: tree.pid, command: 'sleep 60', escaped: true });
+    expect(nested!.pgid).not.toBe(tree.pid);
+    const away = snapshot.roots.find((n) => n.pid === orphan);
+    expect(away).toMatchObject({ command: 'sleep 61', escaped: true });
+    expect(away!.ppid).not.toBe(tree.pid);
+    expect(all(snapshot.roots).map((n) => n.pid)).not.toContain(stranger);
+    expect(snapshot.processes).toBe(3);
+  });
+
+  it('reads no environment of processes older than the run, and none twice, not even on a full scan', async () => {
+    // A marked process started before the run's main process: not the run's.
+    const scope = newScope();
+    const elder = spawn('sleep', ['60'], { env: { ...process.env, WARDEN_SCOPE: scope }, stdio: 'ignore' });
+    try {
+      await until('the elder to start', () => procState(elder.pid!) !== undefined);
+      await new Promise((resolve) => setTimeout(resolve, 30)); // a later clock tick for the run's start
+      const tree = await startTree('sleep 60 & (setsid sleep 61 & echo "orphan $!"); echo ready; wait', [], scope);
+      const sampler = newSampler({ rateHz: 0.001 }); // no timer tick in between: only the ticks asked for
+      const start = vi.mocked(readAllBounded).mock.calls.length;
+      sampler.track('r1', { rootPid: tree.pid, scope });
+      const first = only(await sampler.sample(), 'r1');
+      const pids = all(first.roots).map((n) => n.pid);
+      expect(pids).toContain(tree.printed.orphan![0]);
+      expect(pids).not.toContain(elder.pid);
+      const firstReads = readsSince(start);
+      expect(firstReads.environ).toContain(tree.printed.orphan![0]); // how the escapee was found
+      expect(firstReads.environ).not.toContain(elder.pid); // older than the run: never read
+      for (const pid of pids) {
+        if (pid !== tree.printed.orphan![0]) expect(firstReads.environ).not.toContain(pid); // in the tree by parent links
+      }
+      expect([...firstReads.cmdline].sort(byNumber)).toEqual([...pids].sort(byNumber));
+
+      const mark = vi.mocked(readAllBounded).mock.calls.length;
+      const second = only(await sampler.sample(), 'r1');
+      expect(all(second.roots).map((n) => n.pid).sort(byNumber)).toEqual([...pids].sort(byNumber));
+      // Other processes on the machine may have started since; nothing read before is read again.
+      const secondReads = readsSince(mark);
+      expect(secondReads.environ.filter((pid) => firstReads.environ.includes(pid) || pids.includes(pid))).toEqual([]);
+      expect(secondReads.cmdline).toEqual([]);
+
+      // Tracking another run makes the next tick read every process's stat again, but no environment twice.
+      sampler.track('other', { rootPid: tree.pid, scope: null });
+      const fullMark = vi.mocked(readAllBounded).mock.calls.length;
+      const fulls = sampler.stats.fullScans;
+      await sampler.sample();
+      expect(sampler.stats.fullScans).toBe(fulls + 1);
+      const fullReads = readsSince(fullMark);
+      expect(fullReads.environ.filter((pid) => firstReads.environ.includes(pid) || pids.includes(pid))).toEqual([]);
+    } finally {
+      elder.kill('SIGKILL');
+    }
+  });
+
+  it('drops a process that exits, and a zombie nobody reaped, from the next snapshot', async () => {
+    const tree = await startTree(BASH_PYTHON, [PY_SLEEPS, '3']);
+    const sampler = newSampler();
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const before = only(await sampler.sample(), 'r1');
+    const [first, second] = tree.printed.sleeps!;
+    expect(all(before.roots).map((n) => n.pid)).toEqual(expect.arrayContaining([first, second]));
+
+    // python never waits for its children: a killed one stays a zombie.
+    process.kill(first!, 'SIGKILL');
+    await until('the sleep to be a zombie', () => procState(first!) === 'Z');
+    const after = only(await sampler.sample(), 'r1');
+    expect(all(after.roots).map((n) => n.pid)).not.toContain(first);
+    expect(after.processes).toBe(before.processes - 1);
+
+    // python killed too: bash, which waited only for it, ends; the sleeps left
+    // are reparented away and found by their marker alone.
+    const python = tree.printed.python![0]!;
+    process.kill(python, 'SIGKILL');
+    await until('python and bash to be gone', () => isGone(python) && isGone(tree.pid));
+    const later = only(await sampler.sample(), 'r1');
+    const left = all(later.roots);
+    expect(left.map((n) => n.pid).sort(byNumber)).toEqual(tree.printed.sleeps!.slice(1).sort(byNumber));
+    expect(left.every((n) => n.escaped && n.children.length === 0)).toBe(true);
+  });
+
+  it('does not take a new thread, which /proc/TID answers for too, for a new process', async () => {
+    const py =
+      "import sys, threading, time; print('ready', flush=True); sys.stdin.readline(); " +
+      "[threading.Thread(target=time.sleep, args=(60,), daemon=True).start() for _ in range(3)]; print('threads', flush=True); time.sleep(60)";
+    const tree = await startTree('"$PYTHON" -c "$1" 0<&0 & echo "python $!"; wait', [py]);
+    const sampler = newSampler({ rateHz: 0.001 });
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    expect(only(await sampler.sample(), 'r1').processes).toBe(2);
+    const started = tree.next('threads');
+    tree.say('go');
+    await started;
+    const after = only(await sampler.sample(), 'r1');
+    expect(sampler.stats.lastListed).toBe(false); // the new thread ids were read one by one
+    expect(all(after.roots).map((n) => n.pid).sort(byNumber)).toEqual([tree.pid, tree.printed.python![0]!].sort(byNumber));
+  });
+
+  it('keeps the peak RSS of the whole tree and the peak process count', async () => {
+    // 64 MiB touched (not calloc'd zeros, which would not count), freed on request.
+    const py =
+      "import subprocess, sys, time; kids = [subprocess.Popen(['sleep', '60']) for _ in range(3)]; " +
+      "b = b'x' * (64 << 20); print('sleeps', *[k.pid for k in kids], flush=True); print('ready', flush=True); " +
+      "sys.stdin.readline(); [k.kill() for k in kids]; [k.wait() for k in kids]; del b; print('small', flush=True); time.sleep(60)";
+    // An asynchronous command's stdin is /dev/null unless redirected: keep the tree's.
+    const tree = await startTree('"$PYTHON" -c "$1" 0<&0 & echo "python $!"; wait', [py]);
+    const sampler = newSampler();
+    expect(sampler.untrack('never-tracked')).toBeUndefined();
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const big = only(await sampler.sample(), 'r1');
+    expect(big.processes).toBe(5);
+    expect(big.rssBytes).toBeGreaterThan(64 * 2 ** 20);
+    expect(big.peak).toEqual({ rssBytes: big.rssBytes, processes: 5 });
+
+    const small = tree.next('small');
+    tree.say('free');
+    await small;
+    const after = only(await sampler.sample(), 'r1');
+    expect(after.processes).toBe(2);
+    expect(after.rssBytes).toBeLessThan(big.rssBytes - 32 * 2 ** 20);
+    expect(after.peak).toEqual({ rssBytes: big.rssBytes, processes: 5 });
+    expect(sampler.untrack('r1')).toEqual({ rssBytes: big.rssBytes, processes: 5 });
+    expect(sampler.latest('r1')).toBeUndefined();
+  });
+
+  it('gives the same node object again for a process whose subtree did not change', async () => {
+    const tree = await startTree('sleep 60 & echo "a $!"; sleep 60 & echo "b $!"; echo ready; wait');
+    const sampler = newSampler({ rateHz: 0.001 });
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 150)); // past the shortest CPU window
+    await sampler.sample(); // first sight: CPU averaged since start
+    await settle();
+    const second = only(await sampler.sample(), 'r1');
+    await settle();
+    const third = only(await sampler.sample(), 'r1');
+    expect(third).not.toBe(second);
+    expect(third.roots[0]).toBe(second.roots[0]); // bash and both sleeps unchanged: shared whole
+
+    process.kill(tree.printed.a![0]!, 'SIGKILL');
+    await until('the sleep to be gone', () => isGone(tree.printed.a![0]!));
+    await settle();
+    const fourth = only(await sampler.sample(), 'r1');
+    expect(fourth.roots[0]).not.toBe(third.roots[0]); // its children changed
+    const b = tree.printed.b![0]!;
+    expect(fourth.roots[0]!.children.find((n) => n.pid === b)).toBe(third.roots[0]!.children.find((n) => n.pid === b));
+    expect(third.roots[0]!.children).toHaveLength(2); // the older snapshot is left as it was
+  });
+
+  it('measures CPU per process from tick to tick', async () => {
+    const tree = await startTree('"$PYTHON" -c "$1" & echo "busy $!"; sleep 60 & echo "idle $!"; echo ready; wait', ['while True: pass']);
+    const sampler = newSampler();
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    await sampler.sample();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const snapshot = only(await sampler.sample(), 'r1');
+    const nodes = all(snapshot.roots);
+    const busy = nodes.find((n) => n.pid === tree.printed.busy![0])!;
+    const idle = nodes.find((n) => n.pid === tree.printed.idle![0])!;
+    // Loose bounds: a shared machine gives the loop only part of a core.
+    expect(busy.cpuPercent).toBeGreaterThan(20);
+    expect(busy.cpuPercent).toBeLessThan(150);
+    expect(idle.cpuPercent).toBeLessThan(5);
+    expect(snapshot.cpuPercent).toBeCloseTo(nodes.reduce((sum, n) => sum + n.cpuPercent, 0), 6);
+  });
+
+  it('samples on its own while a run is tracked, at the configured rate, and stops after the last untrack', async () => {
+    const a = await startTree('sleep 60 & echo "s $!"; echo ready; wait');
+    const b = await startTree('sleep 60 & sleep 60 & echo ready; wait');
+    const sampler = newSampler({ rateHz: 20 });
+    const ticks: ProcTreeSnapshot[][] = [];
+    sampler.onSample((snapshots) => ticks.push(snapshots));
+    expect(sampler.sampling).toBe(false);
+    sampler.track('a', { rootPid: a.pid, scope: a.scope });
+    sampler.track('b', { rootPid: b.pid, scope: b.scope });
+    expect(sampler.sampling).toBe(true);
+    await until('three ticks', () => ticks.length >= 3);
+    const last = ticks[ticks.length - 1]!;
+    expect(only(last, 'a').processes).toBe(2);
+    expect(only(last, 'b').processes).toBe(3);
+    expect(sampler.latest('a')?.processes).toBe(2);
+
+    expect(sampler.untrack('a')).toEqual({ rssBytes: expect.any(Number), processes: 2 });
+    const afterA = ticks.length;
+    await until('a tick without a', () => ticks.length > afterA + 1);
+    expect(ticks[ticks.length - 1]!.map((s) => s.runId)).toEqual(['b']);
+
+    sampler.untrack('b');
+    expect(sampler.sampling).toBe(false);
+    const stoppedAt = ticks.length;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // six intervals at 20 Hz
+    // Not even a tick under way when it stopped reports: it has no run left.
+    expect(ticks.length).toBe(stoppedAt);
+  });
+
+  it('reports nothing for a run untracked while its tick was reading files', async () => {
+    const tree = await startTree('sleep 60 & echo ready; wait');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const real = vi.mocked(readAllBounded).getMockImplementation()!;
+    // The first batch (the new tree's command lines) waits until the run is untracked.
+    vi.mocked(readAllBounded).mockImplementationOnce(async (paths, timeoutMs) => {
+      await gate;
+      return real(paths, timeoutMs);
+    });
+    const sampler = newSampler({ rateHz: 0.001 });
+    const reported: ProcTreeSnapshot[][] = [];
+    sampler.onSample((snapshots) => reported.push(snapshots));
+    const mark = vi.mocked(readAllBounded).mock.calls.length;
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const tick = sampler.sample();
+    await until('the tick to wait on its reads', () => vi.mocked(readAllBounded).mock.calls.length > mark);
+    sampler.untrack('r1');
+    release();
+    expect(await tick).toEqual([]);
+    expect(reported).toEqual([]);
+  });
+
+  it.runIf(process.getuid?.() === 0 && existsSync('/usr/bin/setpriv'))(
+    'skips what another user\'s processes do not let it read, and never crashes (sampling as nobody)',
+    async () => {
+      // Root's tree, sampled by a sampler running as nobody: stat and cmdline
+      // are readable, environ is not, so the escaped orphan cannot be found.
+      const tree = await startTree('sleep 60 & echo "kid $!"; (setsid sleep 61 & echo "orphan $!"); echo ready; wait');
+      const code = [
+        `const { ProcessSampler } = await import(${JSON.stringify(join(HERE, 'proc-tree.ts'))});`,
+        'const sampler = new ProcessSampler();',
+        `sampler.track('r1', { rootPid: ${tree.pid}, scope: ${JSON.stringify(tree.scope)} });`,
+        'const [snapshot] = await sampler.sample();',
+        'sampler.close();',
+        'console.log(JSON.stringify({ snapshot, stats: sampler.stats }));',
+      ].join('\n');
+      const out = execFileSync(
+        'setpriv',
+        ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', '--input-type=module', '-e', code],
+        { cwd: join(HERE, '../../..'), encoding: 'utf8', timeout: READY_GUARD_MS },
+      );
+      const { snapshot, stats } = JSON.parse(out) as { snapshot: ProcTreeSnapshot; stats: ProcessSampler['stats'] };
+      expect(stats.environReads).toBeGreaterThan(0); // it tried, and was refused
+      expect(snapshot.roots.map((n) => n.pid)).toEqual([tree.pid]);
+      expect(snapshot.roots[0]!.children.map((n) => [n.pid, n.command])).toEqual([[tree.printed.kid![0], 'sleep 60']]);
+      expect(all(snapshot.roots).map((n) => n.pid)).not.toContain(tree.printed.orphan![0]);
+    },
+  );
+});
+
+describe.runIf(HAS_PROC && HAS_PS)('ProcessSampler without /proc (the ps fallback, forced)', () => {
+  /** The tree's shape: who is under whom, and what each runs. */
+  const shape = (nodes: ProcNode[]): unknown[] =>
+    nodes.map((n) => ({ pid: n.pid, ppid: n.ppid, pgid: n.pgid, command: n.command, escaped: n.escaped, children: shape(n.children) }));
+
+  it('gives the same tree shape as /proc', async () => {
+    const tree = await startTree(`setsid sleep 59 & echo "sibling $!"; ${BASH_PYTHON}`, [PY_SLEEPS, '3']);
+    const viaProc = newSampler();
+    const viaPs = newSampler({ procRoot: null });
+    viaProc.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    viaPs.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    const fromProc = only(await viaProc.sample(), 'r1');
+    const fromPs = only(await viaPs.sample(), 'r1');
+
+    expect(fromPs.source).toBe('ps');
+    expect(fromProc.processes).toBe(6);
+    expect(shape(fromPs.roots)).toEqual(shape(fromProc.roots));
+    expect(all(fromPs.roots).find((n) => n.pid === tree.printed.sibling![0])?.escaped).toBe(true);
+    for (const node of all(fromPs.roots)) {
+      expect(node.rssBytes).toBeGreaterThan(0);
+      expect(node.state).toMatch(/^[RSD]$/);
+    }
+    expect(fromPs.peak.processes).toBe(6);
+  });
+
+});
+
+/** A whole stat line (52 fields): start is field 22, rss (pages) field 24, exit signal field 38. */
+function statLine(
+  pid: number,
+  o: { comm?: string; state?: string; ppid: number; pgid?: number; start?: number; utime?: number; stime?: number; rss?: number; exitSignal?: number },
+): string {
+  const fields = [o.state ?? 'S', o.ppid, o.pgid ?? pid, o.pgid ?? pid, 0, -1, 4194304, 0, 0, 0, 0, o.utime ?? 0, o.stime ?? 0, 0, 0, 20, 0, 1, 0, o.start ?? 1000, 1234567, o.rss ?? 10];
+  // Fields 25-37 (limits, addresses, signal masks, wchan), 38 exit signal, 39-52.
+  const rest = ['18446744073709551615', 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, o.exitSignal ?? 17, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+  return `${pid} (${o.comm ?? 'proc'}) ${[...fields, ...rest].join(' ')}\n`;
+}
+
+describe('ProcessSampler on a crafted proc root', () => {
+  const root = mkdtempSync(join(tmpdir(), 'warden-proc-tree-'));
+  afterAll(() => {
+    chmodSync(join(root, '103', 'stat'), 0o644);
+    rmSync(root, { recursive: true, force: true });
+  });
+  const scope = 'host.run1';
+
+  const stat = statLine;
+  function proc(pid: number, files: { stat?: string; cmdline?: string; environ?: string }): void {
+    mkdirSync(join(root, String(pid)), { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(root, String(pid), name), text);
+  }
+  const marker = `PATH=/bin\0WARDEN_SCOPE=${scope}\0`;
+
+  proc(100, { stat: stat(100, { comm: 'bash', ppid: 1, rss: 100 }), cmdline: 'bash\0-c\0work\0' });
+  proc(101, { stat: stat(101, { comm: 'worker (x)', ppid: 100, pgid: 100, start: 1500, rss: 20 }), cmdline: 'worker\0' });
+  // 102: its stat is a directory: opening works, reading fails.
+  mkdirSync(join(root, '102', 'stat'), { recursive: true });
+  // 103: a stat file nobody may read (effective only for a non-root user).
+  proc(103, { stat: stat(103, { ppid: 100, pgid: 100, start: 1500 }) });
+  chmodSync(join(root, '103', 'stat'), 0);
+  proc(104, { stat: 'garbage\n' });
+  proc(105, {}); // exited between the listing and the read: no stat
+  proc(106, { stat: stat(106, { state: 'Z', ppid: 100, pgid: 100, start: 1500 }) });
+  proc(107, { stat: stat(107, { comm: 'daemon', ppid: 1, start: 2000, rss: 5 }), environ: marker }); // escaped, no cmdline
+  proc(108, { stat: stat(108, { ppid: 1, start: 2000 }) });
+  mkdirSync(join(root, '108', 'environ')); // an unreadable environment
+  proc(109, { stat: stat(109, { ppid: 1, start: 500 }), environ: marker }); // older than the run
+  proc(110, { stat: stat(110, { ppid: 1, start: 2000 }), environ: 'WARDEN_SCOPE=host.run2\0' });
+  proc(111, { stat: stat(111, { ppid: 107, pgid: 107, start: 2100 }), environ: 'PATH=/bin\0' }); // under the escapee, marker dropped
+  mkdirSync(join(root, 'self'));
+  writeFileSync(join(root, 'uptime'), '30.00 50.00\n'); // 3000 ticks after boot
+
+  it('skips every unreadable or malformed entry and still builds the tree', async () => {
+    const sampler = newSampler({ procRoot: root, pageSizeBytes: 4096, clockTicksPerSecond: 100 });
+    sampler.track('r1', { rootPid: 100, scope });
+    const snapshot = only(await sampler.sample(), 'r1');
+    const shape = (nodes: ProcNode[]): unknown[] => nodes.map((n) => [n.pid, n.command, n.escaped, shape(n.children)]);
+    const readable103 = process.getuid?.() === 0;
+    expect(shape(snapshot.roots)).toEqual([
+      [100, 'bash -c work', false, [[101, 'worker', false, []], ...(readable103 ? [[103, '[proc]', false, []]] : [])]],
+      [107, '[daemon]', true, [[111, '[proc]', true, []]]],
+    ]);
+    expect(snapshot.rssBytes).toBe((100 + 20 + 5 + 10 + (readable103 ? 10 : 0)) * 4096);
+    expect(sampler.stats.failedScans).toBe(0);
+    // 107, 108, 110, 111 are candidates; 109 is older than the run; the tree's own are never read.
+    expect(sampler.stats.environReads).toBe(4);
+  });
+
+  it('reads a stat line from its bytes, whatever the command name holds', () => {
+    for (const comm of ['bash', 'a b', ') R 7 7 7 (', '((x)) y)', '']) {
+      const bytes = Buffer.from(stat(4242, { comm, state: 'R', ppid: 17, pgid: 4240, start: 5550001, utime: 12, stime: 30, rss: 345 }), 'latin1');
+      expect(parseStatUsage(bytes)).toEqual({ pid: 4242, comm, state: 'R', ppid: 17, pgid: 4240, sid: 4240, startTicks: 5550001, cpuTicks: 42, rssPages: 345, exitSignal: 17 });
+    }
+    expect(parseStatUsage(Buffer.from(stat(77, { ppid: 1, exitSignal: -1 })))?.exitSignal).toBe(-1); // a thread
+    expect(parseStatUsage(Buffer.from(stat(77, { ppid: 1, exitSignal: 0 })))?.exitSignal).toBe(0);
+    expect(parseStatUsage(Buffer.from('garbage'))).toBeUndefined();
+    expect(parseStatUsage(Buffer.from('12 (x) S 1 1'))).toBeUndefined(); // cut short
+    // Only the first `length` bytes count: the shared read buffer holds an older, longer line after them.
+    const line = stat(7, { ppid: 1, rss: 9 });
+    const shared = Buffer.from(line + stat(8888888, { comm: 'longer name', ppid: 2, rss: 99999 }), 'latin1');
+    expect(parseStatUsage(shared, Buffer.byteLength(line))?.rssPages).toBe(9);
+  });
+
+  it.runIf(HAS_PROC)('reads this process from the real /proc as the kernel reports it', () => {
+    const usage = parseStatUsage(readFileSync('/proc/self/stat'));
+    expect(usage).toMatchObject({ pid: process.pid, ppid: process.ppid, state: 'R' });
+    expect(usage!.rssPages * 4096).toBeGreaterThan(10 * 2 ** 20);
+  });
+});
+
+describe('ProcessSampler between full scans (a crafted proc root with ns_last_pid)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'warden-proc-tree-incr-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const stat = (pid: number, ppid: number, start: number) =>
+    `${pid} (p${pid}) S ${ppid} ${pid} ${pid} 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 ${start} 1000 7 0 0 0\n`;
+  const write = (pid: number, text: string) => {
+    mkdirSync(join(root, String(pid)), { recursive: true });
+    writeFileSync(join(root, String(pid), 'stat'), text); // in place: a kept descriptor sees the new text
+  };
+  const lastPid = (pid: number) => writeFileSync(join(root, 'sys', 'kernel', 'ns_last_pid'), `${pid}\n`);
+  mkdirSync(join(root, 'sys', 'kernel'), { recursive: true });
+
+  it('reads tree members every tick, other processes only when their pid is handed out anew', async () => {
+    write(200, stat(200, 1, 1000));
+    write(201, stat(201, 200, 1100));
+    write(300, stat(300, 1, 100)); // outsiders, older than the run
+    write(301, stat(301, 1, 100));
+    lastPid(301);
+    const sampler = newSampler({ procRoot: root, rateHz: 0.001, pageSizeBytes: 4096, clockTicksPerSecond: 100 });
+    sampler.track('r1', { rootPid: 200, scope: null });
+    const pidsIn = (snapshots: ProcTreeSnapshot[]) => all(only(snapshots, 'r1').roots).map((n) => n.pid).sort(byNumber);
+
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201]);
+    expect(sampler.stats.fullScans).toBe(1);
+    expect(sampler.stats.lastStatReads).toBe(4);
+
+    // Nothing handed out: only the two members are read, and /proc is not listed.
+    write(301, stat(301, 200, 1200)); // a change no process could make without a new pid: not seen
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201]);
+    expect(sampler.stats.lastStatReads).toBe(2);
+    expect(sampler.stats.fullScans).toBe(1);
+    expect(sampler.stats.lastRelinked).toBe(false); // the trees' shape from the last tick stands
+
+    // 302 is new (after 301), a child of a member: found by its number, without listing /proc.
+    // 303 is a thread of 201: /proc/303/stat answers (exit signal -1), but it is no process.
+    write(302, stat(302, 201, 1300));
+    write(303, `${stat(303, 200, 1350).trimEnd()} 0 0 0 0 0 0 0 0 0 0 -1\n`); // fields 28-37, then 38
+    lastPid(303);
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201, 302]);
+    expect(sampler.stats.lastListed).toBe(false);
+    expect(sampler.stats.lastRelinked).toBe(true);
+    expect(sampler.stats.lastStatReads).toBe(4);
+    rmSync(join(root, '303'), { recursive: true });
+
+    // A new process elsewhere is read once and leaves the trees' shape alone.
+    write(304, stat(304, 1, 1500));
+    lastPid(304);
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201, 302]);
+    expect(sampler.stats.lastRelinked).toBe(false);
+    expect(sampler.stats.lastStatReads).toBe(4); // three members and 304
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201, 302]);
+    expect(sampler.stats.lastStatReads).toBe(3); // 304 is not read again
+
+    // The pid space wrapped round to 300: /proc is listed, and 300, handed out anew, is read again.
+    write(300, stat(300, 200, 1400));
+    lastPid(300);
+    expect(pidsIn(await sampler.sample())).toEqual([200, 201, 300, 302]);
+    expect(sampler.stats.lastListed).toBe(true);
+
+    // A member that ends: its kept stat reads as nothing (a real one fails with ESRCH).
+    write(201, '');
+    rmSync(join(root, '201'), { recursive: true });
+    // 302 left the tree with it (reparented): with no marker to look for, nothing finds it.
+    expect(pidsIn(await sampler.sample())).toEqual([200, 300]);
+
+    // Tracking a run scans everything again: 301's change is seen now.
+    sampler.track('r2', { rootPid: 301, scope: null });
+    const both = await sampler.sample();
+    expect(sampler.stats.fullScans).toBe(2);
+    expect(pidsIn(both)).toEqual([200, 300, 301]);
+    rmSync(join(root, '304'), { recursive: true });
+    expect(all(only(both, 'r2').roots).map((n) => n.pid)).toEqual([301]);
+  });
+});
+
+describe('ProcessSampler on a large tree of sleepers (a crafted proc root)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'warden-proc-tree-large-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const write = (pid: number, text: string) => {
+    mkdirSync(join(root, String(pid)), { recursive: true });
+    writeFileSync(join(root, String(pid), 'stat'), text);
+  };
+  mkdirSync(join(root, 'sys', 'kernel'), { recursive: true });
+  writeFileSync(join(root, 'sys', 'kernel', 'ns_last_pid'), '600\n');
+  write(500, statLine(500, { ppid: 1, start: 1000 }));
+  for (let pid = 501; pid <= 569; pid++) write(pid, statLine(pid, { ppid: 500, pgid: 500, start: 1100 }));
+
+  it('reads a sleeper once a second, a changing process every tick, and sees a sleeper end within that second', async () => {
+    // 4 ticks a second, as far as the spreading goes; samples are taken by hand.
+    const sampler = newSampler({ procRoot: root, rateHz: 0.001, sleepingReadMs: 4_000_000, pageSizeBytes: 4096, clockTicksPerSecond: 100 });
+    sampler.track('r1', { rootPid: 500, scope: null });
+    let utime = 0;
+    const busy = () => write(501, statLine(501, { state: 'R', ppid: 500, pgid: 500, start: 1100, utime: ++utime, rss: 10 + utime }));
+    const rssOf501 = (snapshots: ProcTreeSnapshot[]) => all(only(snapshots, 'r1').roots).find((n) => n.pid === 501)!.rssBytes / 4096;
+    for (let i = 0; i < 3; i++) {
+      busy();
+      await sampler.sample(); // the first reads, then two that find the sleepers unchanged
+    }
+    for (let i = 0; i < 4; i++) {
+      busy();
+      const snapshot = await sampler.sample();
+      expect(rssOf501(snapshot)).toBe(10 + utime); // read on every tick
+      expect(only(snapshot, 'r1').processes).toBe(70);
+      expect(sampler.stats.lastCarried).toBeGreaterThan(45); // about three quarters of 69 sleepers stood
+      expect(sampler.stats.lastStatReads).toBeLessThan(25);
+    }
+    write(502, statLine(502, { state: 'Z', ppid: 500, pgid: 500, start: 1100 }));
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) counts.push(only(await sampler.sample(), 'r1').processes);
+    expect(counts.at(-1)).toBe(69); // gone within four ticks: a second at 4 Hz
+  });
+
+  it('reads every process on every tick when asked to (sleepingReadMs 0)', async () => {
+    // At 4 Hz the default would read a sleeper on one tick in four; timer ticks come in between, as in a host.
+    const sampler = newSampler({ procRoot: root, rateHz: 4, sleepingReadMs: 0, pageSizeBytes: 4096, clockTicksPerSecond: 100 });
+    sampler.track('r1', { rootPid: 500, scope: null });
+    for (let i = 0; i < 6; i++) await sampler.sample();
+    expect(sampler.stats.lastCarried).toBe(0);
+    write(503, statLine(503, { state: 'Z', ppid: 500, pgid: 500, start: 1100 }));
+    const next = only(await sampler.sample(), 'r1');
+    expect(all(next.roots).map((n) => n.pid)).not.toContain(503);
+  });
+});
+
+describe.runIf(HAS_PROC)('ProcessSampler descriptors', () => {
+  const statFds = () =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return /^\/proc\/\d+\/stat$/.test(readlinkSync(`/proc/self/fd/${fd}`));
+      } catch {
+        return false; // closed while listing
+      }
+    }).length;
+
+  it('keeps each member\'s stat open while sampling and closes every one when sampling stops', async () => {
+    const tree = await startTree('sleep 60 & sleep 60 & echo ready; wait');
+    const before = statFds();
+    const sampler = newSampler({ rateHz: 0.001 });
+    sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    await sampler.sample();
+    expect(statFds() - before).toBe(3);
+    sampler.untrack('r1');
+    expect(statFds()).toBe(before);
+  });
+});
+
+describe('the sampler\'s small parts', () => {
+  it('parses ps rows: RSS in KiB, every time format, zombies left out', () => {
+    const table = parsePs(
+      [
+        '    1     0     1 Ss     11696 00:00:02 /sbin/init splash',
+        '  200     1   200 R+       512 1-02:03:04 python3 -c while True: pass',
+        '  201   200   200 Z          0 00:00:00 [sleep] <defunct>',
+        '  202   200   200 S<l      100 0:01.50 node  two  spaces ',
+        'garbage line',
+        '',
+      ].join('\n'),
+      { pageSizeBytes: 4096, clockTicksPerSecond: 100 },
+    );
+    expect([...table.keys()]).toEqual([1, 200, 202]);
+    expect(table.get(200)).toMatchObject({ ppid: 1, pgid: 200, state: 'R', rssPages: 128, cpuTicks: 9_378_400, command: 'python3 -c while True: pass' });
+    expect(table.get(202)).toMatchObject({ state: 'S', cpuTicks: 150, command: 'node  two  spaces' });
+  });
+
+  it.each([
+    ['00:00:02', 2],
+    ['02:03:04', 7_384],
+    ['1-02:03:04', 93_784],
+    ['3:04', 184],
+    ['0:00.03', 0.03],
+    ['12:34.56', 754.56],
+    ['?', NaN],
+  ])('reads ps time %s as %s s', (text, seconds) => {
+    if (Number.isNaN(seconds)) expect(psTimeSeconds(text)).toBeNaN();
+    else expect(psTimeSeconds(text)).toBeCloseTo(seconds, 6);
+  });
+
+  it.each([
+    ['first', `WARDEN_SCOPE=h.r\0PATH=/bin\0`],
+    ['last without NUL', `PATH=/bin\0WARDEN_SCOPE=h.r`],
+    ['a longer value', `WARDEN_SCOPE=h.rx\0`],
+    ['a longer name', `XWARDEN_SCOPE=h.r\0`],
+    ['inside a value', `FOO=WARDEN_SCOPE=h.r\0`],
+    ['twice', `WARDEN_SCOPE=h.q\0WARDEN_SCOPE=h.r\0`],
+    ['empty', ''],
+  ])('finds a scope exactly where environHas does (%s)', (_what, text) => {
+    const environ = Buffer.from(text, 'latin1');
+    expect(scopesIn(environ).includes('h.r')).toBe(environHas(environ, 'WARDEN_SCOPE=h.r'));
+  });
+
+  it.runIf(HAS_PROC)('reads the page size and clock tick rate getconf prints, without spawning it', () => {
+    const getconf = (name: string) => Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim());
+    expect(kernelConstants()).toEqual({ pageSizeBytes: getconf('PAGESIZE'), clockTicksPerSecond: getconf('CLK_TCK') });
+    expect(kernelConstants('/nonexistent')).toEqual({});
+  });
+
+  it('reads a batch of files under one time bound: whole, missing, and one that hangs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-read-all-'));
+    const fifo = join(dir, 'hangs');
+    try {
+      writeFileSync(join(dir, 'small'), 'a\0b\0');
+      const big = Buffer.alloc(100_000, 7);
+      writeFileSync(join(dir, 'big'), big);
+      execFileSync('mkfifo', [fifo]); // opening it for reading waits for a writer that never comes
+      const started = performance.now();
+      const [small, whole, missing, hung] = await readAllBounded([join(dir, 'small'), join(dir, 'big'), join(dir, 'nothing'), fifo], 300);
+      expect(performance.now() - started).toBeLessThan(5_000); // bounded (guard only)
+      expect(small).toEqual(Buffer.from('a\0b\0'));
+      expect(Buffer.isBuffer(whole) && whole.equals(big)).toBe(true);
+      expect(missing).toBeUndefined();
+      expect(hung).toBe(TIMED_OUT);
+    } finally {
+      // Let the stuck open finish, so no thread of the pool stays blocked.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // no reader waiting any more
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a rate it cannot keep', () => {
+    expect(() => new ProcessSampler({ rateHz: 0 })).toThrow(/rateHz/);
+    expect(() => new ProcessSampler({ rateHz: Number.NaN })).toThrow(/rateHz/);
+  });
+});

@@ -1,0 +1,75 @@
+// A run's live process tree through the engine: tree events while it runs
+// (parent links, commands, RSS, an escaped setsid child marked), and the
+// peak figures in its result.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProcNode, ProcTreeSnapshot } from '../../shared/proc-tree';
+import { Harness } from './proc-testkit';
+
+let harness: Harness;
+afterEach(async () => {
+  await harness?.cleanup();
+});
+
+function walk(nodes: ProcNode[], out: ProcNode[] = []): ProcNode[] {
+  for (const node of nodes) {
+    out.push(node);
+    walk(node.children, out);
+  }
+  return out;
+}
+
+describe.skipIf(process.platform !== 'linux')('a run\'s process tree', () => {
+  it('is reported live with parent links, commands and RSS, and its peak is in the result', async () => {
+    harness = new Harness();
+    const snapshots: ProcTreeSnapshot[] = [];
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree') snapshots.push(event.snapshot);
+    });
+    const script = 'import subprocess, time\nps = [subprocess.Popen(["sleep", "2"]) for _ in range(3)]\ntime.sleep(1.5)\n[p.kill() for p in ps]';
+    const r = await harness.run({ argv: ['bash', '-c', `python3 -c '${script}'; echo done`] });
+    expect(r.verdict).toBe('completed');
+    const mine = snapshots.filter((s) => s.runId === r.id);
+    const full = mine.find((s) => walk(s.roots).filter((n) => n.command.startsWith('sleep 2')).length === 3);
+    expect(full, 'a snapshot with bash -> python3 -> 3 sleeps').toBeDefined();
+    const [bash] = full!.roots;
+    expect(bash!.command).toMatch(/^bash -c/);
+    const python = bash!.children.find((c) => /python3/.test(c.command.split(' ')[0]!));
+    expect(python).toBeDefined();
+    expect(python!.children.map((c) => c.command)).toEqual(['sleep 2', 'sleep 2', 'sleep 2']);
+    for (const node of walk(full!.roots)) {
+      expect(node.rssBytes).toBeGreaterThan(0);
+      expect(node.escaped).toBe(false);
+    }
+    expect(r.peak!.processes).toBeGreaterThanOrEqual(5);
+    expect(r.peak!.rssBytes).toBeGreaterThan(0);
+  });
+
+  it('marks a setsid child that left the tree as escaped', async () => {
+    harness = new Harness();
+    const snapshots: ProcTreeSnapshot[] = [];
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree') snapshots.push(event.snapshot);
+    });
+    // The intermediate bash exits at once, so the setsid sleep is reparented out of the run's tree.
+    const r = await harness.run({ argv: ['bash', '-c', '(setsid sleep 30 &); sleep 1.2'] });
+    const escaped = snapshots
+      .filter((s) => s.runId === r.id)
+      .flatMap((s) => walk(s.roots))
+      .filter((n) => n.command === 'sleep 30');
+    expect(escaped.length).toBeGreaterThan(0);
+    expect(escaped.every((n) => n.escaped)).toBe(true);
+    expect(r.teardown!.killed.map((p) => p.command)).toContain('sleep 30');
+  });
+
+  it('samples nothing with sampling turned off', async () => {
+    harness = new Harness({ sampleRateHz: 0 });
+    let trees = 0;
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree') trees += 1;
+    });
+    const r = await harness.run({ argv: ['sleep', '0.3'] });
+    expect(trees).toBe(0);
+    expect(r.peak).toBeUndefined();
+  });
+});
