@@ -40,6 +40,7 @@ import { CappedOutput } from './output';
 import { readLastPid, readStat } from './procfs';
 import { checkSpawnable, describeSpawnError } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
+import { assembleResult, listProcs } from './result-shape';
 import { judge, type Judgement } from './verdict';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
@@ -767,7 +768,7 @@ export class PythonRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = fields.stop ?? this.stopper.record();
-    return {
+    return assembleResult({
       id: this.id,
       kind: 'python',
       code: this.options.code,
@@ -778,13 +779,11 @@ export class PythonRun {
       ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),
       exitCode: fields.exitCode,
       signal: fields.signal,
-      startedAt: new Date(this.startedWallMs ?? this.queuedWallMs).toISOString(),
+      startedWallMs: this.startedWallMs ?? this.queuedWallMs,
       ...(fields.endedAt !== undefined ? { endedAt: fields.endedAt } : {}),
-      elapsedMs: Math.round(fields.elapsedMs),
+      elapsedMs: fields.elapsedMs,
       limitMs: this.options.limitMs,
-      ...(stop
-        ? { stop: { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
-        : {}),
+      ...(stop ? { stop } : {}),
       ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
@@ -792,15 +791,11 @@ export class PythonRun {
       stderr: fields.stderr ?? this.out.stderr.text(),
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
-      ...(fields.teardown ? { teardown: { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) } } : {}),
-    };
+      ...(fields.teardown ? { teardown: fields.teardown } : {}),
+    });
   }
 }
 
-function listProcs(procs: Proc[]): string {
-  const shown = procs.slice(0, 5).map((p) => `${p.pid} ${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command}`);
-  return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
-}
 
 const GONE = 'the variables from earlier scripts are gone';
 

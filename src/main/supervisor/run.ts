@@ -27,6 +27,7 @@ import { readStat } from './procfs';
 import { StopSequence } from './deadline';
 import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
+import { assembleResult, listProcs } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree';
@@ -350,8 +351,8 @@ export class CommandRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = fields.stop ?? this.stopper.record();
-    // Keys in the order of the result contract; absent optional fields are left out.
-    const result: RunResult = {
+    const peak = this.peakFigures();
+    return assembleResult({
       id: this.id,
       kind: 'command',
       argv: this.argv,
@@ -360,13 +361,11 @@ export class CommandRun {
       ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),
       exitCode: fields.exitCode,
       signal: fields.signal,
-      startedAt: new Date(this.startedWallMs).toISOString(),
+      startedWallMs: this.startedWallMs,
       ...(fields.endedAt !== undefined ? { endedAt: fields.endedAt } : {}),
-      elapsedMs: Math.round(fields.elapsedMs),
+      elapsedMs: fields.elapsedMs,
       limitMs: this.options.limitMs,
-      ...(stop
-        ? { stop: { ...stop, requestedAtMs: Math.round(stop.requestedAtMs), signals: stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
-        : {}),
+      ...(stop ? { stop } : {}),
       ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
@@ -374,14 +373,9 @@ export class CommandRun {
       stderr: fields.stderr ?? this.out.stderr.text(),
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
-      ...(fields.teardown ? { teardown: { ...fields.teardown, elapsedMs: Math.round(fields.teardown.elapsedMs) } } : {}),
-      ...(this.peakFigures() ? { peak: this.peakFigures()! } : {}),
-    };
-    return result;
+      ...(fields.teardown ? { teardown: fields.teardown } : {}),
+      ...(peak ? { peak } : {}),
+    });
   }
 }
 
-function listProcs(procs: Proc[]): string {
-  const shown = procs.slice(0, 5).map((p) => `${p.pid} ${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command}`);
-  return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
-}

@@ -1,0 +1,56 @@
+// A result in the contract's shape, for command runs and Python scripts alike:
+// keys in the contract's order, times rounded, absent optional fields left out.
+
+import type { OomReport, PeakFigures, Proc, RunResult, StopRecord, TeardownReport } from '../../shared/result';
+
+export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
+  argv?: string[];
+  code?: string;
+  session?: string;
+  queuePosition?: number;
+  verdict?: RunResult['verdict'];
+  startedWallMs: number;
+  endedAt?: string;
+  stop?: StopRecord;
+  oom?: OomReport;
+  teardown?: TeardownReport;
+  peak?: PeakFigures;
+}
+
+export function assembleResult(p: ResultParts): RunResult {
+  return {
+    id: p.id,
+    kind: p.kind,
+    ...(p.argv !== undefined ? { argv: p.argv } : {}),
+    ...(p.code !== undefined ? { code: p.code } : {}),
+    ...(p.session !== undefined ? { session: p.session } : {}),
+    cwd: p.cwd,
+    state: p.state,
+    ...(p.queuePosition !== undefined ? { queuePosition: p.queuePosition } : {}),
+    ...(p.verdict !== undefined ? { verdict: p.verdict } : {}),
+    exitCode: p.exitCode,
+    signal: p.signal,
+    startedAt: new Date(p.startedWallMs).toISOString(),
+    ...(p.endedAt !== undefined ? { endedAt: p.endedAt } : {}),
+    elapsedMs: Math.round(p.elapsedMs),
+    limitMs: p.limitMs,
+    ...(p.stop
+      ? { stop: { ...p.stop, requestedAtMs: Math.round(p.stop.requestedAtMs), signals: p.stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
+      : {}),
+    ...(p.oom ? { oom: p.oom } : {}),
+    advice: p.advice,
+    notes: p.notes,
+    stdout: p.stdout,
+    stderr: p.stderr,
+    stdoutTruncated: p.stdoutTruncated,
+    stderrTruncated: p.stderrTruncated,
+    ...(p.teardown ? { teardown: { ...p.teardown, elapsedMs: Math.round(p.teardown.elapsedMs) } } : {}),
+    ...(p.peak ? { peak: p.peak } : {}),
+  };
+}
+
+/** "1234 sleep 300, 1240 python3 x.py and 3 more", for notes. */
+export function listProcs(procs: Proc[]): string {
+  const shown = procs.slice(0, 5).map((p) => `${p.pid} ${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command}`);
+  return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
+}
