@@ -64,6 +64,12 @@ function parsePythonArgs(args: string[]): PythonRunCommand {
     const flag = arg.startsWith('--') && arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
     if (COMMAND_ONLY.has(flag)) throw new UsageError(`${flag} is for commands, not with --python.`);
     if (flag === '--python') continue;
+    const shared = sharedOption(flag, () => value(arg), request, env);
+    if (shared === true) continue;
+    if (shared !== false) {
+      format = shared;
+      continue;
+    }
     if (flag === '--limit' || flag === '--grace') {
       const text = value(arg);
       const ms = parseDuration(text);
@@ -82,30 +88,6 @@ function parsePythonArgs(args: string[]): PythonRunCommand {
       const text = value(arg);
       if (text !== 'queue' && text !== 'refuse') throw new UsageError(`--on-busy takes queue or refuse, not ${JSON.stringify(text)}.`);
       request.onBusy = text;
-    } else if (flag === '--json') {
-      format = 'json';
-    } else if (flag === '--format') {
-      const text = value(arg);
-      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
-        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
-      }
-      format = text;
-    } else if (flag === '--memory') {
-      request.memory = value(arg);
-    } else if (flag === '--keep-descendants') {
-      request.keepDescendants = true;
-    } else if (flag === '--cwd') {
-      request.cwd = value(arg);
-    } else if (flag === '--env') {
-      const pair = value(arg);
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
-    } else if (flag === '--output-cap') {
-      const text = value(arg);
-      const n = Number(text);
-      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
-      request.outputCapChars = n;
     } else {
       throw new UsageError(`Unknown option ${flag} for warden run --python (see warden run --help).`);
     }
@@ -115,6 +97,55 @@ function parsePythonArgs(args: string[]): PythonRunCommand {
   if (code === undefined && files.length === 0) throw new UsageError('No script given: warden run --python [options] (-c CODE | FILE)');
   if (Object.keys(env).length > 0) request.env = env;
   return { request, source: code !== undefined ? { code } : { file: files[0]! }, format };
+}
+
+/**
+ * The options a command run and a Python script both take. Returns true when
+ * it took the flag, the output format for --json and --format, false otherwise.
+ */
+function sharedOption(
+  flag: string,
+  value: () => string,
+  request: { memory?: string | number; keepDescendants?: boolean; cwd?: string; outputCapChars?: number },
+  env: Record<string, string>,
+): boolean | OutputFormat {
+  switch (flag) {
+    case '--json':
+      return 'json';
+    case '--format': {
+      const text = value();
+      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
+        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
+      }
+      return text;
+    }
+    case '--memory':
+      // Checked when the run starts (parseMemory), with the same one-line errors as the API.
+      request.memory = value();
+      return true;
+    case '--keep-descendants':
+      request.keepDescendants = true;
+      return true;
+    case '--cwd':
+      request.cwd = value();
+      return true;
+    case '--env': {
+      const pair = value();
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+      return true;
+    }
+    case '--output-cap': {
+      const text = value();
+      const n = Number(text);
+      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
+      request.outputCapChars = n;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 const DURATION_FLAGS: Record<string, keyof CommandRunRequest> = {
@@ -149,41 +180,22 @@ export function parseRunArgs(args: string[]): RunCommand {
       break;
     }
     const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    const shared = sharedOption(flag, () => value(arg), request, env);
+    if (shared === true) continue;
+    if (shared !== false) {
+      format = shared;
+      continue;
+    }
     if (flag in DURATION_FLAGS) {
       const text = value(arg);
       const ms = parseDuration(text);
       if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
       if (flag === '--limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
       (request as unknown as Record<string, number>)[DURATION_FLAGS[flag]!] = ms;
-    } else if (flag === '--json') {
-      format = 'json';
-    } else if (flag === '--format') {
-      const text = value(arg);
-      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
-        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
-      }
-      format = text;
     } else if (flag === '--shell') {
       request.shell = true;
-    } else if (flag === '--keep-descendants') {
-      request.keepDescendants = true;
-    } else if (flag === '--cwd') {
-      request.cwd = value(arg);
-    } else if (flag === '--env') {
-      const pair = value(arg);
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
     } else if (flag === '--stdin') {
       request.stdin = value(arg);
-    } else if (flag === '--memory') {
-      // Checked when the run starts (parseMemory), with the same one-line errors as the API.
-      request.memory = value(arg);
-    } else if (flag === '--output-cap') {
-      const text = value(arg);
-      const n = Number(text);
-      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
-      request.outputCapChars = n;
     } else if (flag === '-c' || flag === '--session' || flag === '--on-busy') {
       throw new UsageError(`${flag} is for Python scripts: add --python.`);
     } else {
