@@ -31,7 +31,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputStream, RunEvent } from '../../shared/events';
-import type { OomReport, Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
+import type { OomReport, PeakFigures, Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
 import { MarkerSplitter } from './marker';
 import { oomReport, type MemoryBackend, type RunCgroup } from './memory';
@@ -41,6 +41,8 @@ import { readLastPid, readStat } from './procfs';
 import { checkSpawnable, describeSpawnError } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
+import type { ProcessSampler } from './proc-tree';
+import { TRACK_AFTER_MS } from './run';
 import { judge, type Judgement } from './verdict';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
@@ -65,6 +67,8 @@ export interface SessionSettings {
   emit: (event: RunEvent) => void;
   /** The memory cgroup backend, for interpreters with a memory limit; throws MemoryLimitUnavailable where there is none. */
   memoryBackend?: () => MemoryBackend;
+  /** The process sampler for script trees (the interpreter and what the script starts); none when sampling is off. */
+  sampler?: () => ProcessSampler | undefined;
 }
 
 export const SESSION_DEFAULTS = {
@@ -544,11 +548,22 @@ export class PythonRun {
     interp.lastRunId = this.id;
     this.oomKillsBefore = interp.cgroup?.readOomKills() ?? null;
     interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope });
+    const sampler = this.session.sampler();
+    const rootPid = interp.pid;
+    if (sampler && rootPid !== undefined) {
+      // As for commands: a script that ends at once costs no sample.
+      this.trackTimer = setTimeout(() => {
+        if (!this.result) sampler.track(this.id, { rootPid, scope: this.options.scope });
+      }, TRACK_AFTER_MS);
+    }
     if (armDeadline && this.options.limitMs !== null) this.armDeadline(this.options.limitMs);
   }
 
   private deadlineTimer?: NodeJS.Timeout;
   private oomKillsBefore: number | null = null;
+  private trackTimer?: NodeJS.Timeout;
+  /** The tree's peak (the interpreter and what the script started) while the script ran. */
+  private peak?: PeakFigures;
   private oom?: OomReport;
 
   /** The interpreter's cgroup counter across this script: the out-of-memory killer's work, when it rose. */
@@ -612,6 +627,8 @@ export class PythonRun {
     if (this.result) return;
     this.clearDeadline();
     this.stopper.settle();
+    clearTimeout(this.trackTimer);
+    this.peak = this.session.sampler()?.untrack(this.id) ?? this.peak;
     let report: TeardownReport | undefined;
     if (this.begun && this.interp?.pid !== undefined) report = await this.teardown(this.interp);
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -792,6 +809,7 @@ export class PythonRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
+      ...((this.peak ?? this.session.sampler()?.latest(this.id)?.peak) ? { peak: (this.peak ?? this.session.sampler()?.latest(this.id)?.peak)! } : {}),
     });
   }
 }
@@ -821,6 +839,11 @@ export class PythonSession {
     readonly name: string,
     private readonly settings: SessionSettings,
   ) {}
+
+  /** The sampler for this session's script trees, when sampling is on. */
+  sampler(): ProcessSampler | undefined {
+    return this.settings.sampler?.();
+  }
 
   /** Queues a script, or refuses it at once when busy and the request says so. */
   submit(run: PythonRun): void {

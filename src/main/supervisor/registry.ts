@@ -76,6 +76,7 @@ export class Supervisor {
       procRoot: this.settings.procRoot,
       emit: (event) => this.events.emit('event', event),
       memoryBackend: () => this.memoryBackend(),
+      sampler: () => this.processSampler(),
     };
   }
 

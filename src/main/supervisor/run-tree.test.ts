@@ -62,6 +62,24 @@ describe.skipIf(process.platform !== 'linux')('a run\'s process tree', () => {
     expect(r.teardown!.killed.map((p) => p.command)).toContain('sleep 30');
   });
 
+  it('a Python script\'s tree is its interpreter and what the script started, with the peak in its result', async () => {
+    harness = new Harness();
+    const snapshots: ProcTreeSnapshot[] = [];
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree') snapshots.push(event.snapshot);
+    });
+    const session = `tree${process.pid}`;
+    const r = await harness.run({ code: 'import subprocess, time\nps = [subprocess.Popen(["sleep", "3"]) for _ in range(2)]\ntime.sleep(1)\n[p.kill() for p in ps]\n[p.wait() for p in ps]', session });
+    expect(r.verdict).toBe('completed');
+    const interpreterPid = harness.supervisor.sessions().find((s) => s.name === session)!.pid;
+    const full = snapshots.filter((s) => s.runId === r.id).find((s) => walk(s.roots).filter((n) => n.command === 'sleep 3').length === 2);
+    expect(full, 'a snapshot with the interpreter and its 2 sleeps').toBeDefined();
+    expect(full!.roots[0]!.pid).toBe(interpreterPid);
+    expect(full!.roots[0]!.children.map((c) => c.command)).toEqual(['sleep 3', 'sleep 3']);
+    expect(r.peak!.processes).toBeGreaterThanOrEqual(3);
+    await harness.supervisor.closeSession(session);
+  });
+
   it('samples nothing with sampling turned off', async () => {
     harness = new Harness({ sampleRateHz: 0 });
     let trees = 0;

@@ -36,7 +36,7 @@ import type { ProcessSampler } from './proc-tree';
 const KILL_BACKSTOP_MS = 5_000;
 
 /** How long after its start a run's process tree is first sampled. */
-const TRACK_AFTER_MS = 25;
+export const TRACK_AFTER_MS = 25;
 
 interface Exit {
   exitCode: number | null;
