@@ -36,25 +36,33 @@ export function isPythonCommand(command: RunCommand | PythonRunCommand): command
   return 'source' in command;
 }
 
+/** Walks the words of `warden run`; an option's value is `--flag=value` or the next word. */
+class ArgCursor {
+  i = 0;
+  constructor(private readonly args: string[]) {}
+
+  value(flag: string): string {
+    const inline = flag.indexOf('=');
+    if (inline >= 0 && flag.startsWith('--')) return flag.slice(inline + 1);
+    const next = this.args[this.i + 1];
+    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
+    this.i += 1;
+    return next;
+  }
+}
+
 function parsePythonArgs(args: string[]): PythonRunCommand {
   const request: Omit<PythonRunRequest, 'code'> = {};
   let format: OutputFormat = 'human';
   const env: Record<string, string> = {};
   let code: string | undefined;
   const files: string[] = [];
-  let i = 0;
-  const value = (flag: string): string => {
-    const inline = flag.indexOf('=');
-    if (inline >= 0 && flag.startsWith('--')) return flag.slice(inline + 1);
-    const next = args[i + 1];
-    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
-    i += 1;
-    return next;
-  };
-  for (; i < args.length; i += 1) {
-    const arg = args[i]!;
+  const cursor = new ArgCursor(args);
+  const value = (flag: string) => cursor.value(flag);
+  for (; cursor.i < args.length; cursor.i += 1) {
+    const arg = args[cursor.i]!;
     if (arg === '--') {
-      files.push(...args.slice(i + 1));
+      files.push(...args.slice(cursor.i + 1));
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
@@ -160,23 +168,16 @@ export function parseRunArgs(args: string[]): RunCommand {
   const request: CommandRunRequest = { argv: [] };
   let format: OutputFormat = 'human';
   const env: Record<string, string> = {};
-  let i = 0;
-  const value = (flag: string): string => {
-    const inline = flag.indexOf('=');
-    if (inline >= 0) return flag.slice(inline + 1);
-    const next = args[i + 1];
-    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
-    i += 1;
-    return next;
-  };
-  for (; i < args.length; i += 1) {
-    const arg = args[i]!;
+  const cursor = new ArgCursor(args);
+  const value = (flag: string) => cursor.value(flag);
+  for (; cursor.i < args.length; cursor.i += 1) {
+    const arg = args[cursor.i]!;
     if (arg === '--') {
-      request.argv = args.slice(i + 1);
+      request.argv = args.slice(cursor.i + 1);
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
-      request.argv = args.slice(i);
+      request.argv = args.slice(cursor.i);
       break;
     }
     const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;

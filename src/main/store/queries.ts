@@ -31,27 +31,14 @@ export interface ListQuery {
 }
 
 /** A run as a list shows it: no output, code cut to its first 500 characters. */
-export interface RunSummary {
-  id: string;
+export interface RunSummary
+  extends Pick<
+    RunResult,
+    'id' | 'kind' | 'argv' | 'code' | 'session' | 'cwd' | 'state' | 'verdict' | 'exitCode' | 'signal' | 'startedAt' | 'endedAt' | 'elapsedMs' | 'limitMs' | 'advice' | 'stdoutTruncated' | 'stderrTruncated'
+  > {
   hostId: string;
-  kind: RunKind;
-  argv?: string[];
   /** argv as one shell-quoted line. */
   command: string | null;
-  code?: string;
-  session?: string;
-  cwd: string;
-  state: RunState;
-  verdict?: Verdict;
-  exitCode: number | null;
-  signal: string | null;
-  startedAt: string;
-  endedAt?: string;
-  elapsedMs: number;
-  limitMs: number | null;
-  advice: string | null;
-  stdoutTruncated: number;
-  stderrTruncated: number;
   peakRssBytes: number | null;
   peakProcesses: number | null;
   /** UTF-8 bytes of output stored for it. */

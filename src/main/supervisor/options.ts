@@ -10,26 +10,30 @@ import { parseMemory } from './memory';
 
 export { WardenInputError };
 
-export interface RunOptions {
+/** What every run has once checked, a command or a Python script. */
+interface CheckedRun {
   id: string;
-  /** The marker value, `hostId.runId`, in WARDEN_SCOPE. */
+  /** The marker value, `hostId.runId`, in WARDEN_SCOPE (for a script, the runtime sets it while it runs). */
   scope: string;
-  argv: string[];
-  shell: boolean;
   cwd: string;
   env: Record<string, string | undefined>;
-  stdin?: string;
   limitMs: number | null;
   graceMs: number;
-  terminateAfterMs: number;
   drainMs: number;
   teardownBudgetMs: number;
   teardownPassGapMs: number;
   keepDescendants: boolean;
   outputCapChars: number;
   procRoot: string | null;
-  /** The run's memory limit (its own cgroup), or null for none. */
+  /** The memory limit (its own cgroup; for a script, its interpreter's, set when one starts), or null for none. */
   memoryBytes: number | null;
+}
+
+export interface RunOptions extends CheckedRun {
+  argv: string[];
+  shell: boolean;
+  stdin?: string;
+  terminateAfterMs: number;
 }
 
 export interface EngineSettings {
@@ -106,29 +110,13 @@ function mergeEnv(base: Record<string, string | undefined>, extra: unknown): Rec
   return env;
 }
 
-export interface PythonRunOptions {
-  id: string;
-  /** The script's marker value, `hostId.runId`: the runtime sets it while the script runs. */
-  scope: string;
+export interface PythonRunOptions extends CheckedRun {
   code: string;
   session: string;
   onBusy: 'queue' | 'refuse';
-  /** For a fresh interpreter only; a running one keeps its own. */
-  cwd: string;
+  /** cwd and env apply to a fresh interpreter only; a running one keeps its own. */
   cwdGiven: boolean;
-  /** Base environment plus the request's; for a fresh interpreter only. */
-  env: Record<string, string | undefined>;
   envGiven: boolean;
-  /** The interpreter's memory limit, for a fresh interpreter only; null for none. */
-  memoryBytes: number | null;
-  limitMs: number | null;
-  graceMs: number;
-  drainMs: number;
-  teardownBudgetMs: number;
-  teardownPassGapMs: number;
-  keepDescendants: boolean;
-  outputCapChars: number;
-  procRoot: string | null;
 }
 
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

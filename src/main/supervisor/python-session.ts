@@ -785,6 +785,8 @@ export class PythonRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = fields.stop ?? this.stopper.record();
+    // Live snapshots show the peak so far.
+    const peak = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
     return assembleResult({
       id: this.id,
       kind: 'python',
@@ -809,7 +811,7 @@ export class PythonRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
-      ...((this.peak ?? this.session.sampler()?.latest(this.id)?.peak) ? { peak: (this.peak ?? this.session.sampler()?.latest(this.id)?.peak)! } : {}),
+      ...(peak ? { peak } : {}),
     });
   }
 }
