@@ -52,7 +52,7 @@ describe('IPC handlers', () => {
   it('wait with a timeout yields the running snapshot, and stop ends the run', async () => {
     const { call } = setup();
     const started = (await call(IPC.start, { argv: ['sleep', '30'] })) as RunResult;
-    const yielded = (await call(IPC.wait, started.id, 50)) as RunResult;
+    const yielded = (await call(IPC.wait, started.id, { timeoutMs: 50 })) as RunResult;
     expect(yielded.state).toBe('running');
     await call(IPC.stop, started.id, {});
     const result = (await call(IPC.wait, started.id)) as RunResult;
@@ -63,18 +63,23 @@ describe('IPC handlers', () => {
   it.each([
     [IPC.start, ['not an object'], /object/],
     [IPC.start, [{ argv: ['true'], evil: 1 }], /no field "evil"/],
-    [IPC.start, [{ argv: [] }], /non-empty array/],
+    [IPC.start, [{ argv: [] }], /argv: needs at least the command/],
     [IPC.start, [{ argv: ['true'], limitMs: -5 }], /limitMs/],
     [IPC.start, [{ code: 'pass', argv: ['true'] }], /not both/],
     [IPC.start, [{ code: 'pass', shell: true }], /Python run request has no field "shell"/],
-    [IPC.start, [{ code: 42 }], /code must be a string/],
+    [IPC.start, [{ code: 42 }], /code: must be a string/],
     [IPC.start, [{ code: 'pass', session: '../x' }], /session name/],
     [IPC.start, [{ code: 'pass', onBusy: 'wait' }], /onBusy/],
     [IPC.restartSession, ['a b'], /session name/],
     [IPC.closeSession, [7], /session name/],
     [IPC.closeSession, ['nope'], /No session named "nope"/],
     [IPC.wait, ['../../etc'], /hex/],
-    [IPC.wait, ['abcdef012345', 'soon'], /milliseconds/],
+    [IPC.wait, ['abcdef012345', 'soon'], /wait options/],
+    [IPC.wait, ['abcdef012345', { timeoutMs: 'soon' }], /timeoutMs: must be a number of milliseconds/],
+    [IPC.extend, ['abcdef012345', 0], /byMs: must be more than 0/],
+    [IPC.history, [{ verdict: 'great' }], /verdict: must be one or more of/],
+    [IPC.history, [{ evil: 1 }], /no field "evil"/],
+    [IPC.timeline, ['zz'], /hex/],
     [IPC.get, [42], /hex/],
     [IPC.stop, ['abcdef012345'], /No run/],
   ])('%s refuses bad input %j', async (channel, args, message) => {

@@ -20,11 +20,15 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['closeSession', 'get', 'list', 'restartSession', 'sessions', 'start', 'stop', 'subscribe', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'list', 'restartSession', 'sessions', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
     await api.start({ argv: ['true'] });
     await api.start({ code: 'print(1)', session: 'work' });
     await api.stop('abc123', { force: true });
-    await api.wait('abc123', 500);
+    await api.wait('abc123', { timeoutMs: 500, output: 'unseen' });
+    await api.extend('abc123', 30_000);
+    await api.history({ verdict: 'failed', limit: 5 });
+    await api.timeline('abc123');
+    await api.host();
     await api.sessions();
     await api.restartSession('work');
     await api.closeSession('work');
@@ -32,7 +36,11 @@ describe('the preload', () => {
       ['warden:start', { argv: ['true'] }],
       ['warden:start', { code: 'print(1)', session: 'work' }],
       ['warden:stop', 'abc123', { force: true }],
-      ['warden:wait', 'abc123', 500],
+      ['warden:wait', 'abc123', { timeoutMs: 500, output: 'unseen' }],
+      ['warden:extend', 'abc123', 30_000],
+      ['warden:history', { verdict: 'failed', limit: 5 }],
+      ['warden:timeline', 'abc123'],
+      ['warden:host'],
       ['warden:sessions'],
       ['warden:restart-session', 'work'],
       ['warden:close-session', 'work'],

@@ -1,9 +1,49 @@
-// The one API every client uses: the renderer through the preload, the CLI and
-// tests in process. Later the HTTP client implements the same interface.
+// The one API every client uses: the renderer through the preload (IPC) or
+// over HTTP + SSE in web mode, the CLI over the control socket or in process,
+// agents over the control socket or loopback TCP, and tests. The engine
+// implements it once (src/main/supervisor/api.ts); the HTTP client
+// (src/shared/http-api.ts) implements it over any transport.
 
 import type { RunEvent } from './events';
+import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
+
+/** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
+export interface OutputOffsets {
+  stdout: number;
+  stderr: number;
+}
+
+export interface WaitOptions {
+  /** Return the running snapshot when this passes before the run ends (a yield). */
+  timeoutMs?: number;
+  /**
+   * Which output the result carries: 'all' (default); 'unseen': only what no
+   * earlier 'unseen' wait of this run returned (and marks it returned), so a
+   * yielded run continued by another client repeats nothing; or explicit
+   * offsets to start each stream from (also marks what it returns).
+   */
+  output?: 'all' | 'unseen' | OutputOffsets;
+}
+
+/** History queries as they travel: times as ms since the epoch or ISO 8601. */
+export type HistoryQuery = Omit<ListQuery, 'since' | 'until'> & { since?: number | string; until?: number | string };
+
+export interface HostInfo {
+  hostId: string;
+  pid: number;
+  version: string;
+  stateDir: string;
+  /** ISO 8601. */
+  startedAt: string;
+  /** Whether new runs are taken (false while the host shuts down). */
+  accepting: boolean;
+  /** Whether a history store is attached. */
+  history: boolean;
+  /** The loopback TCP port when the host listens on one (token in <stateDir>/run/token), else null. */
+  port: number | null;
+}
 
 export interface WardenApi {
   /**
@@ -16,9 +56,21 @@ export interface WardenApi {
   /** Runs the stop sequence now; `force` sends SIGKILL at once. Resolves with the current snapshot. */
   stop(id: string, options?: { force?: boolean }): Promise<RunResult>;
   /** The final result, or the running snapshot when `timeoutMs` passes first. */
-  wait(id: string, timeoutMs?: number): Promise<RunResult>;
+  wait(id: string, options?: WaitOptions): Promise<RunResult>;
+  /**
+   * Moves a live run's deadline `byMs` later (a run with no limit gets one of
+   * its elapsed time plus `byMs`). Refused once the stop sequence has begun.
+   * Resolves with the snapshot carrying the new limitMs.
+   */
+  extend(id: string, byMs: number): Promise<RunResult>;
+  /** A live run's snapshot, else its stored result from the history, else null. */
   get(id: string): Promise<RunResult | null>;
+  /** The runs this host holds in memory: live ones and the most recently ended. */
   list(): Promise<RunResult[]>;
+  /** A page of past and live runs from the history, newest first. */
+  history(query?: HistoryQuery): Promise<RunPage>;
+  /** One run's recorded timeline (start, signals, limit changes, end). */
+  timeline(id: string): Promise<EventRecord[]>;
   /** Live events of every run; returns the unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
   /** Every Python session. */
@@ -27,6 +79,8 @@ export interface WardenApi {
   restartSession(name: string): Promise<SessionInfo>;
   /** Stops its scripts (queued and running), closes its interpreter and forgets the session. */
   closeSession(name: string): Promise<SessionInfo>;
+  /** Who answers: the host's id, pid, version and state dir. */
+  host(): Promise<HostInfo>;
 }
 
 /** IPC channel names shared by the main process and the preload. */
@@ -34,10 +88,14 @@ export const IPC = {
   start: 'warden:start',
   stop: 'warden:stop',
   wait: 'warden:wait',
+  extend: 'warden:extend',
   get: 'warden:get',
   list: 'warden:list',
+  history: 'warden:history',
+  timeline: 'warden:timeline',
   sessions: 'warden:sessions',
   restartSession: 'warden:restart-session',
   closeSession: 'warden:close-session',
+  host: 'warden:host',
   event: 'warden:event',
 } as const;

@@ -5,7 +5,10 @@ export type OutputStream = 'stdout' | 'stderr';
 
 export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
-  | { type: 'output'; runId: string; stream: OutputStream; text: string }
+  /** `offset`: characters of this stream before `text` (so a client knows exactly what it has). */
+  | { type: 'output'; runId: string; stream: OutputStream; text: string; offset: number }
   | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown' }
+  /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */
+  | { type: 'limit-extended'; runId: string; limitMs: number; byMs: number; atMs: number }
   | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }
   | { type: 'ended'; runId: string; result: RunResult };

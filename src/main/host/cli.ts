@@ -1,6 +1,8 @@
-// The `warden` command line. For now every command runs embedded in this
-// process (a later issue adds the shared host). Never a stack trace for the
-// user: bad input is one line and status 125.
+// The `warden` command line. With a host running for the state dir (warden
+// serve, or the app), run / wait / stop / extend / list / show / sessions go
+// through its control socket, so the runs appear live there; with none, runs
+// are supervised embedded in this process and still recorded in the shared
+// history. Never a stack trace for the user: bad input is one line and 125.
 
 import { readFileSync } from 'node:fs';
 import { WardenInputError } from '../supervisor/options';
@@ -8,8 +10,13 @@ import { Supervisor } from '../supervisor/registry';
 import type { RunResult } from '../../shared/result';
 import type { RunRequest } from '../../shared/request';
 import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './cli-args';
-import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP } from './history-cli';
+import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP, storeSource, type HistorySource } from './history-cli';
 import { exitStatusFor, humanSummary, shellResults } from './render-result';
+import { connectToHost } from './client';
+import { EXTEND_HELP, extendCommand, parseYield, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote-cli';
+import { serve, SERVE_HELP } from './serve-cli';
+import { resolveStateDir } from '../store/state-dir';
+import type { HttpWardenApi } from '../../shared/http-api';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -17,13 +24,24 @@ Commands:
   run [options] -- COMMAND [ARGS...]   run a command under supervision (see warden run --help)
   run --python [options] (-c CODE | FILE)
                                        run a Python script in an interpreter session
+  wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result
+  stop ID [--force]                    stop a live run with the stop sequence; print its result
+  extend ID DURATION                   move a live run's deadline later
   list [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
-  show ID [--json]                     one run from the history, whole
+  show ID [--json]                     one run, live or from the history, whole
+  sessions [--json]                    the host's Python sessions
+  serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
 
-The history is a SQLite file in $WARDEN_STATE_DIR (default ~/.local/state/warden).
+With a host running (warden serve, or the app), commands go through its control
+socket and runs appear live there; without one, warden run supervises in this
+process. The history is a SQLite file in $WARDEN_STATE_DIR (default
+~/.local/state/warden), shared by all of them.
+
+Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
+before the run ended (it goes on: warden wait ID); 125 for Warden's own errors.
 
 Options:
   --help      show this help
@@ -97,8 +115,24 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       return await run(rest, io);
     }
     const help = rest[0] === '--help' || rest[0] === '-h';
-    if (command === 'list') return help ? (io.out(`${LIST_HELP}\n`), 0) : list(rest, io.out);
-    if (command === 'show') return help ? (io.out(`${SHOW_HELP}\n`), 0) : show(rest, io.out);
+    const helps: Record<string, string> = { list: LIST_HELP, show: SHOW_HELP, wait: WAIT_HELP, stop: STOP_HELP, extend: EXTEND_HELP, sessions: SESSIONS_HELP, serve: SERVE_HELP };
+    if (help && command in helps) {
+      io.out(`${helps[command]}\n`);
+      return 0;
+    }
+    if (command === 'serve') return await serve(rest, io, version());
+    if (['list', 'show', 'wait', 'stop', 'extend', 'sessions'].includes(command)) {
+      const stateDir = resolveStateDir();
+      const host = await connectToHost(stateDir);
+      const source: HistorySource = host ? { page: (q) => host.history(q), get: (id) => host.get(id) } : storeSource;
+      const readStored = (id: string) => storeSource.get(id);
+      if (command === 'list') return await list(rest, io.out, source);
+      if (command === 'show') return await show(rest, io.out, source);
+      if (command === 'wait') return await waitCommand(rest, io, host, stateDir, readStored);
+      if (command === 'stop') return await stopCommand(rest, io, host, readStored);
+      if (command === 'extend') return await extendCommand(rest, io, host);
+      return await sessionsCommand(rest, io, host);
+    }
     if (command === 'history') {
       if (rest[0] !== 'prune') throw new UsageError('warden history takes: prune (see warden --help).');
       return rest[1] === '--help' || rest[1] === '-h' ? (io.out(`${PRUNE_HELP}\n`), 0) : prune(rest.slice(1), io.out);
@@ -114,10 +148,37 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
+/** `--yield D` taken out of the options (before `--`): it is the client's, not the run's. */
+function takeYield(args: string[]): { args: string[]; yieldMs: number | undefined } {
+  const end = args.indexOf('--');
+  const options = end >= 0 ? args.slice(0, end) : args;
+  const rest = end >= 0 ? args.slice(end) : [];
+  const kept: string[] = [];
+  let yieldMs: number | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i]!;
+    if (arg === '--yield' || arg.startsWith('--yield=')) {
+      const text = arg === '--yield' ? options[++i] : arg.slice('--yield='.length);
+      if (text === undefined) throw new UsageError('--yield needs a value.');
+      yieldMs = parseYield(text);
+    } else {
+      kept.push(arg);
+    }
+  }
+  return { args: [...kept, ...rest], yieldMs };
+}
+
 async function run(args: string[], io: CliIo): Promise<number> {
-  const command = parseAnyRunArgs(args);
+  const taken = takeYield(args);
+  const command = parseAnyRunArgs(taken.args);
   const { format } = command;
   const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
+  const stateDir = resolveStateDir();
+  const host: HttpWardenApi | null = await connectToHost(stateDir);
+  if (host) return runRemote({ api: host, stateDir, request, format, ...(taken.yieldMs !== undefined ? { yieldMs: taken.yieldMs } : {}) }, io);
+  if (taken.yieldMs !== undefined) {
+    throw new UsageError('--yield needs a Warden host, so the run can go on after this command returns: start one with warden serve (or the app), then run again.');
+  }
   const supervisor = new Supervisor();
   // Recorded in the shared history, so `warden list` and the app see it.
   const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));

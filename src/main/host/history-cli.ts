@@ -2,6 +2,8 @@
 // `warden list`, `warden show` and `warden history prune` read it. A store
 // that cannot be used never stops a run: the user is told in one line.
 
+import type { HistoryQuery } from '../../shared/api';
+import type { RunPage } from '../../shared/history';
 import type { RunResult, Verdict } from '../../shared/result';
 import { parseDuration } from '../../shared/duration';
 import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../store';
@@ -86,7 +88,33 @@ export const LIST_HELP = `Usage: warden list [--verdict V] [--since 1h] [--searc
 
 Past and live runs from the history, newest first.`;
 
-export function list(args: string[], out: (text: string) => void): number {
+/** Where list and show read: a live host's API, or the store directly. */
+export interface HistorySource {
+  page(query: HistoryQuery): Promise<RunPage>;
+  get(id: string): Promise<RunResult | null>;
+}
+
+/** The store read directly (no host running): opened for the one call. */
+export const storeSource: HistorySource = {
+  page: async (query) => {
+    const store = openForReading();
+    try {
+      return store.list(query);
+    } finally {
+      store.close();
+    }
+  },
+  get: async (id) => {
+    const store = openForReading();
+    try {
+      return store.get(id);
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export async function list(args: string[], out: (text: string) => void, source: HistorySource = storeSource): Promise<number> {
   const f = flags(args, ['--verdict', '--since', '--search', '--limit'], ['--json']);
   if (f.words.length > 0) throw new UsageError(`warden list takes no words (${JSON.stringify(f.words[0])}); see warden list --help.`);
   const verdict = f.values.get('--verdict');
@@ -97,9 +125,8 @@ export function list(args: string[], out: (text: string) => void): number {
   const limitText = f.values.get('--limit');
   const limit = limitText === undefined ? 50 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit takes a number from 1 to 1000, not ${JSON.stringify(limitText)}.`);
-  const store = openForReading();
-  try {
-    const page = store.list({
+  {
+    const page = await source.page({
       ...(verdict !== undefined ? { verdict: verdict as Verdict } : {}),
       ...(sinceMs !== undefined ? { since: Date.now() - sinceMs } : {}),
       ...(f.values.has('--search') ? { text: f.values.get('--search')! } : {}),
@@ -119,8 +146,6 @@ export function list(args: string[], out: (text: string) => void): number {
     }
     if (page.nextCursor) out(`(more: narrow with --since, --verdict or --search, or raise --limit)\n`);
     return 0;
-  } finally {
-    store.close();
   }
 }
 
@@ -128,17 +153,11 @@ export const SHOW_HELP = `Usage: warden show ID [--json]
 
 One run from the history, whole: the result contract with --json.`;
 
-export function show(args: string[], out: (text: string) => void): number {
+export async function show(args: string[], out: (text: string) => void, source: HistorySource = storeSource): Promise<number> {
   const f = flags(args, [], ['--json']);
   if (f.words.length !== 1) throw new UsageError('warden show takes one run id (see warden list).');
   const id = f.words[0]!;
-  const store = openForReading();
-  let result: RunResult | null;
-  try {
-    result = store.get(id);
-  } finally {
-    store.close();
-  }
+  const result = await source.get(id);
   if (!result) throw new UsageError(`No run with id ${JSON.stringify(id)} in the history.`);
   if (f.switches.has('--json')) {
     out(`${JSON.stringify(result, null, 2)}\n`);

@@ -8,50 +8,8 @@ import type { RunKind, RunResult, RunState, Verdict } from '../../shared/result'
 import { readEvents, readStream, type EventRecord } from './rows';
 import { all, one, type Database, type SqlValue } from './sql';
 
-export type TimeBound = number | Date | string;
-
-export interface ListQuery {
-  /** One verdict or any of several. */
-  verdict?: Verdict | Verdict[];
-  /** 'live': not ended yet (no verdict); 'ended': has a verdict. */
-  state?: 'live' | 'ended';
-  kind?: RunKind;
-  session?: string;
-  /** Started at or after (ms since the epoch, a Date or ISO 8601). */
-  since?: TimeBound;
-  /** Started before. */
-  until?: TimeBound;
-  exitCode?: number;
-  /** Words that must all appear in the command, code, or the end of stdout or stderr (FTS5; words of 3+ characters match as prefixes). */
-  text?: string;
-  /** Runs per page: default 50, at most 1,000. */
-  limit?: number;
-  /** The `nextCursor` of the previous page. */
-  cursor?: string | null;
-}
-
-/** A run as a list shows it: no output, code cut to its first 500 characters. */
-export interface RunSummary
-  extends Pick<
-    RunResult,
-    'id' | 'kind' | 'argv' | 'code' | 'session' | 'cwd' | 'state' | 'verdict' | 'exitCode' | 'signal' | 'startedAt' | 'endedAt' | 'elapsedMs' | 'limitMs' | 'advice' | 'stdoutTruncated' | 'stderrTruncated'
-  > {
-  hostId: string;
-  /** argv as one shell-quoted line. */
-  command: string | null;
-  peakRssBytes: number | null;
-  peakProcesses: number | null;
-  /** UTF-8 bytes of output stored for it. */
-  outputBytes: number;
-}
-
-export interface RunPage {
-  runs: RunSummary[];
-  /** Pass as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-}
-
-export type VerdictCounts = Partial<Record<Verdict | 'live', number>> & { total: number };
+export type { TimeBound, ListQuery, RunSummary, RunPage, VerdictCounts } from '../../shared/history';
+import type { TimeBound, ListQuery, RunSummary, RunPage, VerdictCounts } from '../../shared/history';
 
 /** A query the store cannot run as asked: a bad cursor, time or limit. */
 export class StoreQueryError extends Error {

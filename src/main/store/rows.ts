@@ -81,6 +81,11 @@ export function upsertRun(db: Database, hostId: string, result: RunResult, outpu
   return one<{ n: number }>(db, 'SELECT n FROM runs WHERE id = ?', result.id)!.n;
 }
 
+/** A live run's limit moved: its row and stored snapshot show the new one. A row already ended keeps the limit it ended with. */
+export function setLiveLimit(db: Database, runId: string, limitMs: number): void {
+  run(db, "UPDATE runs SET limit_ms = ?, result = json_set(result, '$.limitMs', ?) WHERE id = ? AND state != 'ended'", limitMs, limitMs, runId);
+}
+
 /** The end of a stream, cut at a character boundary. */
 export function tailOf(value: string, chars: number): string {
   if (value.length <= chars) return value;
@@ -160,15 +165,8 @@ export function droppedMarker(chars: number): string {
   return `\n[warden: ${count(chars)} characters dropped here]\n`;
 }
 
-export interface EventRecord {
-  runId: string;
-  /** Wall clock, ISO 8601. */
-  at: string;
-  /** Milliseconds since the run started, on its own clock, where known. */
-  atMs: number | null;
-  kind: string;
-  detail: Record<string, unknown>;
-}
+export type { EventRecord } from '../../shared/history';
+import type { EventRecord } from '../../shared/history';
 
 export function insertEvent(db: Database, runId: string, at: number, atMs: number | null, kind: string, detail: Record<string, unknown>): void {
   run(db, 'INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, ?, ?, ?)', runId, at, atMs, kind, JSON.stringify(detail));

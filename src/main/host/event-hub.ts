@@ -1,0 +1,210 @@
+// Live events for SSE clients. Every engine event gets an id (`<epoch>-<seq>`,
+// the epoch naming this host's life) and is kept in a bounded buffer, so a
+// client that reconnects with Last-Event-ID gets what it missed. Events are
+// serialised once and written to each client in one write per event-loop turn;
+// a client that cannot keep up is buffered, and past its bound disconnected
+// (it reconnects and resumes from the buffer): the engine never waits for a
+// client, and a slow client never costs another one anything.
+
+import type { ServerResponse } from 'node:http';
+import type { RunEvent } from '../../shared/events';
+import { GAP_EVENT } from '../../shared/http-api';
+
+export interface EventSource {
+  subscribe(listener: (event: RunEvent) => void): () => void;
+}
+
+export interface EventHubLimits {
+  /** Events kept for resuming (default 200,000). */
+  maxEvents?: number;
+  /** Bytes of serialised events kept for resuming (default 64 MiB). */
+  maxBytes?: number;
+  /** Bytes waiting for one slow client before it is disconnected (default 16 MiB). */
+  maxClientBacklog?: number;
+  /** A comment line to each client this often, so proxies and clients see the stream alive (default 15 s). */
+  keepAliveMs?: number;
+}
+
+interface Buffered {
+  runId: string;
+  frame: string;
+}
+
+interface Client {
+  res: ServerResponse;
+  run: string | null;
+  pending: string[];
+  pendingBytes: number;
+  blocked: boolean;
+}
+
+export interface HubStats {
+  /** Events the hub has numbered since it started. */
+  emitted: number;
+  buffered: number;
+  bufferedBytes: number;
+  clients: number;
+  /** Clients disconnected because they fell too far behind. */
+  slowDisconnects: number;
+}
+
+export class EventHub {
+  private readonly ring: Buffered[] = [];
+  private head = 0;
+  /** Sequence number of ring[head]. */
+  private firstSeq = 1;
+  private nextSeq = 1;
+  private bytes = 0;
+  private readonly clients = new Set<Client>();
+  private flushScheduled = false;
+  private slowDisconnects = 0;
+  private readonly maxEvents: number;
+  private readonly maxBytes: number;
+  private readonly maxClientBacklog: number;
+  private readonly unsubscribe: () => void;
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    source: EventSource,
+    /** Names this host's life: ids from another life are not resumed. */
+    readonly epoch: string,
+    limits: EventHubLimits = {},
+  ) {
+    this.maxEvents = limits.maxEvents ?? 200_000;
+    this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
+    this.maxClientBacklog = limits.maxClientBacklog ?? 16 * 1024 * 1024;
+    this.unsubscribe = source.subscribe((event) => this.push(event));
+    this.keepAlive = setInterval(() => {
+      for (const client of this.clients) this.enqueue(client, ': keepalive\n\n');
+      this.scheduleFlush();
+    }, limits.keepAliveMs ?? 15_000);
+    this.keepAlive.unref();
+  }
+
+  stats(): HubStats {
+    return {
+      emitted: this.nextSeq - 1,
+      buffered: this.ring.length - this.head,
+      bufferedBytes: this.bytes,
+      clients: this.clients.size,
+      slowDisconnects: this.slowDisconnects,
+    };
+  }
+
+  private push(event: RunEvent): void {
+    const seq = this.nextSeq++;
+    const frame = `id: ${this.epoch}-${seq}\ndata: ${JSON.stringify(event)}\n\n`;
+    this.ring.push({ runId: event.runId, frame });
+    this.bytes += frame.length;
+    while (this.ring.length - this.head > this.maxEvents || (this.bytes > this.maxBytes && this.ring.length - this.head > 1)) {
+      this.bytes -= this.ring[this.head]!.frame.length;
+      this.ring[this.head] = undefined as unknown as Buffered;
+      this.head += 1;
+      this.firstSeq += 1;
+    }
+    if (this.head > 65_536 && this.head * 2 > this.ring.length) {
+      this.ring.splice(0, this.head);
+      this.head = 0;
+    }
+    if (this.clients.size === 0) return;
+    for (const client of this.clients) {
+      if (client.run === null || client.run === event.runId) this.enqueue(client, frame);
+    }
+    this.scheduleFlush();
+  }
+
+  /**
+   * Serves the stream on `res` (headers not yet sent). `lastEventId` resumes
+   * after that event when it is still buffered; otherwise the client is told
+   * of the gap first. `run` limits the stream to one run's events;
+   * `fromRunStart` (with `run`, without `lastEventId`) first replays that run's
+   * events still buffered, so a client that learns a run's id from starting it
+   * misses none of its output.
+   */
+  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean } = {}): void {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.socket?.setNoDelay(true);
+    const client: Client = { res, run: options.run ?? null, pending: [], pendingBytes: 0, blocked: false };
+    let opening = 'retry: 1000\n\n';
+    let resume = this.resumePoint(options.lastEventId ?? null);
+    if (resume === null && options.fromRunStart && client.run !== null) resume = this.firstSeq;
+    if (resume === 'gap') opening += `event: ${GAP_EVENT}\ndata: {}\n\n`;
+    res.write(opening);
+    if (typeof resume === 'number') {
+      for (let seq = resume; seq < this.nextSeq; seq++) {
+        const buffered = this.ring[this.head + (seq - this.firstSeq)]!;
+        if (client.run === null || client.run === buffered.runId) this.enqueue(client, buffered.frame);
+      }
+      this.scheduleFlush();
+    }
+    this.clients.add(client);
+    const forget = () => this.clients.delete(client);
+    res.on('close', forget);
+    res.on('error', forget);
+  }
+
+  /** The first sequence number to replay, 'gap' when some are gone, or null to start from now. */
+  private resumePoint(lastEventId: string | null): number | 'gap' | null {
+    if (lastEventId === null || lastEventId === '') return null;
+    const dash = lastEventId.lastIndexOf('-');
+    const epoch = lastEventId.slice(0, dash);
+    const seq = Number(lastEventId.slice(dash + 1));
+    if (dash <= 0 || epoch !== this.epoch || !Number.isInteger(seq) || seq < 0 || seq >= this.nextSeq) return 'gap';
+    if (seq + 1 < this.firstSeq) return 'gap';
+    return seq + 1;
+  }
+
+  private enqueue(client: Client, frame: string): void {
+    client.pending.push(frame);
+    client.pendingBytes += frame.length;
+    if (client.pendingBytes > this.maxClientBacklog) {
+      // Too far behind: it reconnects with its Last-Event-ID and resumes from the buffer.
+      this.slowDisconnects += 1;
+      this.clients.delete(client);
+      client.pending = [];
+      client.pendingBytes = 0;
+      client.res.destroy();
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const client of this.clients) this.flushClient(client);
+  }
+
+  private flushClient(client: Client): void {
+    if (client.blocked || client.pending.length === 0) return;
+    const text = client.pending.length === 1 ? client.pending[0]! : client.pending.join('');
+    client.pending = [];
+    client.pendingBytes = 0;
+    if (!client.res.write(text)) {
+      client.blocked = true;
+      client.res.once('drain', () => {
+        client.blocked = false;
+        this.flushClient(client);
+      });
+    }
+  }
+
+  /** Ends every stream and stops listening to the engine. */
+  close(): void {
+    this.unsubscribe();
+    clearInterval(this.keepAlive);
+    for (const client of this.clients) {
+      this.flushClient(client);
+      client.res.end();
+    }
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,289 @@
+// A host: the engine, the history store and the control API in one process
+// (`warden serve`, and the desktop app). One host per state dir:
+//
+//   lock     an abstract unix socket named after the user and the state dir's
+//            real path: the kernel frees it when the process dies, so a crashed
+//            host never leaves a lock behind and two hosts starting at once
+//            cannot both win.
+//   socket   <state dir>/run/warden.sock, 0600 in a 0700 dir: the CLI and agents.
+//   tcp      optional, 127.0.0.1 only, bearer token in <state dir>/run/token (0600).
+//
+// Shutdown takes no new runs, stops live ones with the stop sequence, records
+// them, and only then closes the store and the listeners.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HostInfo, WardenApi } from '../../shared/api';
+import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
+import { engineApi } from '../supervisor/api';
+import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
+import { connectToHost } from './client';
+import { EventHub, type EventHubLimits } from './event-hub';
+import { createControlHandler, type ControlHandler } from './server';
+
+export const SOCKET_NAME = 'warden.sock';
+export const TOKEN_NAME = 'token';
+
+export function runDirOf(stateDir: string): string {
+  return join(stateDir, 'run');
+}
+
+export function socketPathOf(stateDir: string): string {
+  return join(runDirOf(stateDir), SOCKET_NAME);
+}
+
+export function tokenPathOf(stateDir: string): string {
+  return join(runDirOf(stateDir), TOKEN_NAME);
+}
+
+/** A unix socket path must fit in sun_path (108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107;
+
+export class HostError extends Error {
+  override name = 'HostError';
+}
+
+/** Another host already serves this state dir. */
+export class HostRunningError extends HostError {
+  override name = 'HostRunningError';
+  constructor(
+    message: string,
+    readonly other: HostInfo | null,
+  ) {
+    super(message);
+  }
+}
+
+export interface HostOptions {
+  /** Default: resolveStateDir() ($WARDEN_STATE_DIR, $XDG_STATE_HOME/warden, ~/.local/state/warden). */
+  stateDir?: string;
+  /** Also listen on 127.0.0.1 at this port (0: any free port); null or absent: the unix socket only. */
+  port?: number | null;
+  /** The built renderer for web mode; default out/renderer of this checkout when built; null: none. */
+  webRoot?: string | null;
+  /** Record runs in the history (default true). */
+  history?: boolean;
+  supervisor?: SupervisorOptions;
+  events?: EventHubLimits;
+  log?: (line: string) => void;
+  version?: string;
+}
+
+export interface Host {
+  readonly stateDir: string;
+  readonly socketPath: string;
+  readonly supervisor: Supervisor;
+  readonly api: WardenApi;
+  readonly hub: EventHub;
+  readonly store: HistoryStore | null;
+  /** The TCP listener, when asked for. */
+  readonly tcp: { port: number; url: string; tokenPath: string; token: string } | null;
+  info(): HostInfo;
+  /** A URL with a one-time token that logs a browser in (null without TCP). */
+  loginUrl(): string | null;
+  /** Stops live runs with the stop sequence, records them, closes everything. Idempotent. */
+  shutdown(): Promise<void>;
+  readonly closed: Promise<void>;
+}
+
+function defaultWebRoot(): string | null {
+  const dir = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+  return existsSync(join(dir, 'index.html')) ? dir : null;
+}
+
+function lockName(stateDir: string): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  let real = stateDir;
+  try {
+    real = realpathSync(stateDir);
+  } catch {
+    // ensureStateDir made it; a race removing it shows up when the socket is made.
+  }
+  return `\0warden-host-${uid}-${createHash('sha256').update(real).digest('hex').slice(0, 32)}`;
+}
+
+function listenNet(server: NetServer | Server, target: string | { port: number; host: string }): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    const done = () => {
+      server.off('error', onError);
+      resolvePromise();
+    };
+    if (typeof target === 'string') server.listen(target, done);
+    else server.listen(target.port, target.host, done);
+  });
+}
+
+async function takeLock(stateDir: string): Promise<NetServer> {
+  const lock = createNetServer((socket) => socket.destroy());
+  try {
+    await listenNet(lock, lockName(stateDir));
+    return lock;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  }
+  const other = await connectToHost(stateDir, { timeoutMs: 2000 });
+  const info = other ? await other.host().catch(() => null) : null;
+  throw new HostRunningError(
+    info
+      ? `A Warden host is already running for ${stateDir} (pid ${info.pid}, since ${info.startedAt}); the CLI uses it. Stop it first to start another.`
+      : `Another Warden host holds the lock for ${stateDir} but does not answer on ${socketPathOf(stateDir)}; stop it first.`,
+    info,
+  );
+}
+
+export async function startHost(options: HostOptions = {}): Promise<Host> {
+  const log = options.log ?? (() => undefined);
+  const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
+  const runDir = runDirOf(stateDir);
+  mkdirSync(runDir, { recursive: true, mode: 0o700 });
+  chmodSync(runDir, 0o700);
+  const socketPath = socketPathOf(stateDir);
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+    throw new HostError(`The control socket path ${socketPath} is longer than a unix socket allows (${MAX_SOCKET_PATH} bytes); set WARDEN_STATE_DIR to a shorter directory.`);
+  }
+  const lock = await takeLock(stateDir);
+
+  const supervisor = new Supervisor(options.supervisor);
+  let store: HistoryStore | null = null;
+  let recorder: Recorder | null = null;
+  if (options.history !== false) {
+    try {
+      store = openStore({ dir: stateDir });
+      if (store.movedAside) log(store.movedAside.message);
+      recorder = attachRecorder(store, supervisor, { onError: (e) => log(`history: ${e.message}`) });
+      const report = await store.recoverLostRuns({ tearDown: true });
+      if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
+    } catch (error) {
+      log(`history is off: ${error instanceof Error ? error.message : String(error)}`);
+      await recorder?.close().catch(() => undefined);
+      store?.close();
+      store = null;
+      recorder = null;
+    }
+  }
+
+  const startedAt = new Date().toISOString();
+  let accepting = true;
+  let tcpPort: number | null = null;
+  const info = (): HostInfo => ({
+    hostId: supervisor.hostId,
+    pid: process.pid,
+    version: options.version ?? 'unknown',
+    stateDir,
+    startedAt,
+    accepting,
+    history: store !== null,
+    port: tcpPort,
+  });
+  const api = engineApi(supervisor, { ...(store ? { store } : {}), host: info });
+  const hub = new EventHub(supervisor, `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
+  const token = randomBytes(32).toString('base64url');
+  const handler: ControlHandler = createControlHandler({
+    api,
+    hub,
+    token,
+    webRoot: options.webRoot === undefined ? defaultWebRoot() : options.webRoot,
+    port: () => tcpPort,
+    log,
+  });
+
+  const unixServer = createHttpServer((req, res) => handler(req, res, 'unix'));
+  const servers: Server[] = [unixServer];
+  // Runs may wait for hours: no request or idle timeouts on long polls and streams.
+  unixServer.requestTimeout = 0;
+  unixServer.on('clientError', (_error, socket) => socket.destroy());
+  try {
+    // The lock is ours: whatever is at the socket path is a dead host's.
+    rmSync(socketPath, { force: true });
+    await listenNet(unixServer, socketPath);
+    chmodSync(socketPath, 0o600);
+  } catch (error) {
+    lock.close();
+    hub.close();
+    await supervisor.shutdown();
+    await recorder?.close();
+    store?.close();
+    throw new HostError(`Cannot listen on ${socketPath}: ${(error as Error).message}`);
+  }
+
+  let tcp: Host['tcp'] = null;
+  if (options.port !== undefined && options.port !== null) {
+    const tcpServer = createHttpServer((req, res) => handler(req, res, 'tcp'));
+    tcpServer.requestTimeout = 0;
+    tcpServer.on('clientError', (_error, socket) => socket.destroy());
+    try {
+      await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
+    } catch (error) {
+      unixServer.close();
+      rmSync(socketPath, { force: true });
+      lock.close();
+      hub.close();
+      await supervisor.shutdown();
+      await recorder?.close();
+      store?.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new HostError(
+        code === 'EADDRINUSE' ? `Port ${options.port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}`,
+      );
+    }
+    servers.push(tcpServer);
+    const address = tcpServer.address();
+    tcpPort = typeof address === 'object' && address !== null ? address.port : options.port;
+    const tokenPath = tokenPathOf(stateDir);
+    writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
+    chmodSync(tokenPath, 0o600);
+    tcp = { port: tcpPort, url: `http://127.0.0.1:${tcpPort}`, tokenPath, token };
+  }
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let shuttingDown: Promise<void> | null = null;
+  const shutdown = () => {
+    shuttingDown ??= (async () => {
+      accepting = false;
+      // The stop sequence for every live run; their ends are recorded before the store closes.
+      await supervisor.shutdown();
+      await recorder?.close();
+      store?.close();
+      hub.close();
+      for (const server of servers) {
+        server.close();
+        server.closeAllConnections();
+      }
+      rmSync(socketPath, { force: true });
+      if (tcp) rmSync(tcp.tokenPath, { force: true });
+      lock.close();
+      resolveClosed();
+    })();
+    return shuttingDown;
+  };
+
+  return {
+    stateDir,
+    socketPath,
+    supervisor,
+    api,
+    hub,
+    store,
+    tcp,
+    info,
+    loginUrl: () => (tcp ? `${tcp.url}${handler.oneTimeLogin()}` : null),
+    shutdown,
+    closed,
+  };
+}
+
+/** The token a TCP client needs, from the host's token file. */
+export function readToken(stateDir: string): string | null {
+  try {
+    return readFileSync(tokenPathOf(stateDir), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}

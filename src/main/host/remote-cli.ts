@@ -1,0 +1,308 @@
+// The CLI as a client of a live host: run, wait, stop, extend and sessions
+// over the control socket, so what agents start appears live in the app.
+//
+// Yield: `--yield D` returns when the run ends or after D, whichever is first.
+// A yielded result has state 'running' and the output so far, and exits with
+// YIELDED_STATUS; `warden wait ID` continues with only the output not returned
+// yet (the host marks what each yielded answer carried).
+
+import type { WardenApi } from '../../shared/api';
+import { parseDuration } from '../../shared/duration';
+import type { OutputStream } from '../../shared/events';
+import { type HttpWardenApi, ROUTES, WardenApiError } from '../../shared/http-api';
+import type { RunRequest } from '../../shared/request';
+import type { RunResult, SessionInfo } from '../../shared/result';
+import { seconds } from '../supervisor/format';
+import type { CliIo } from './cli';
+import { UsageError, type OutputFormat } from './cli-args';
+import { HostUnreachableError, NodeTransport, socketPathFor } from './client';
+import { exitStatusFor, humanSummary, shellResults } from './render-result';
+
+/** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
+export const YIELDED_STATUS = 75;
+
+export function parseYield(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new UsageError(`--yield takes a duration such as 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
+  return ms;
+}
+
+/** The exit status for a result a client got: a yielded one has its own. */
+export function statusOf(result: RunResult): number {
+  return result.state === 'ended' ? exitStatusFor(result) : YIELDED_STATUS;
+}
+
+export function renderResult(result: RunResult, format: OutputFormat): string {
+  if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
+  const block = shellResults(result);
+  if (format === 'shell-results') {
+    if (result.state === 'ended') return `${block}\n`;
+    // A yielded run: say how to go on, inside the block the model reads.
+    return `${block.replace('</shell_results>', `<next>still running after ${seconds(result.elapsedMs)}; continue with: warden wait ${result.id}</next>\n</shell_results>`)}\n`;
+  }
+  return '';
+}
+
+/** What a person sees when a run yields: where it stands and how to go on. */
+function yieldedSummary(result: RunResult): string {
+  const limit = result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : '';
+  return `warden: still ${result.state} after ${seconds(result.elapsedMs)}${limit} [run ${result.id}]; continue with: warden wait ${result.id}`;
+}
+
+/** Prints a result in the chosen format; a person gets the output then a summary line. */
+function printResult(result: RunResult, format: OutputFormat, io: CliIo, options: { outputShown?: boolean } = {}): number {
+  if (format === 'human') {
+    if (!options.outputShown) {
+      if (result.stdout) io.out(result.stdout);
+      if (result.stderr) io.err(result.stderr);
+    }
+    io.err(`${result.state === 'ended' ? humanSummary(result) : yieldedSummary(result)}\n`);
+  } else {
+    io.out(renderResult(result, format));
+  }
+  return statusOf(result);
+}
+
+/** The host's errors as the CLI's: bad input is a usage error (125), not an internal one. */
+export function clientError(error: unknown): never {
+  if (error instanceof WardenApiError) throw new UsageError(error.message);
+  if (error instanceof HostUnreachableError) throw new UsageError(`Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
+  throw error;
+}
+
+/**
+ * Live output of one run for a person: printed as the events arrive, in
+ * order per stream, remembering how much of each stream was printed, so the
+ * final catch-up prints exactly the rest.
+ */
+class LiveOutput {
+  readonly printed: Record<OutputStream, number> = { stdout: 0, stderr: 0 };
+  private close: (() => void) | null = null;
+
+  constructor(
+    private readonly io: CliIo,
+    stateDir: string,
+    id: string,
+  ) {
+    const transport = new NodeTransport({ socketPath: socketPathFor(stateDir) });
+    // since=start: the run's events still buffered from its start, so nothing printed before we connected is missed.
+    this.close = transport.events(`${ROUTES.events}?run=${id}&since=start`, {
+      onEvent: (event) => {
+        if (event.type !== 'output') return;
+        const at = this.printed[event.stream];
+        if (event.offset > at) return; // a gap: the catch-up at the end fills it
+        const text = event.text.slice(at - event.offset);
+        if (text.length === 0) return;
+        (event.stream === 'stdout' ? io.out : io.err)(text);
+        this.printed[event.stream] = event.offset + event.text.length;
+      },
+    });
+  }
+
+  /** Stops printing; then prints what the final result holds beyond what was printed. */
+  finish(result: RunResult, from: Record<OutputStream, number>): void {
+    this.close?.();
+    this.close = null;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      // The result's text starts at `from`; skip what the live stream already printed.
+      const skip = Math.max(0, this.printed[stream] - from[stream]);
+      const truncated = stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated;
+      const text = result[stream];
+      const rest = truncated > 0 && skip > 0 ? '' : text.slice(skip);
+      if (rest) (stream === 'stdout' ? this.io.out : this.io.err)(rest);
+    }
+  }
+}
+
+export interface RemoteRun {
+  api: HttpWardenApi;
+  stateDir: string;
+  request: RunRequest;
+  format: OutputFormat;
+  yieldMs?: number;
+}
+
+/** `warden run` through a host. Ctrl-C stops the run (a second kills it); a yield leaves it running. */
+export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> {
+  const { api, format } = options;
+  let started: RunResult;
+  try {
+    started = await api.start(options.request);
+  } catch (error) {
+    clientError(error);
+  }
+  return follow(api, started.id, { stateDir: options.stateDir, format, yieldMs: options.yieldMs, all: false, io, ended: started.state === 'ended' });
+}
+
+async function follow(
+  api: WardenApi,
+  id: string,
+  options: { stateDir: string; format: OutputFormat; yieldMs: number | undefined; all: boolean; io: CliIo; ended?: boolean },
+): Promise<number> {
+  const { io, format } = options;
+  const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id) : null;
+  let interrupts = 0;
+  const unregister = io.onSignal((signal) => {
+    interrupts += 1;
+    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping run ${id} (again to kill it now)\n`);
+    void api.stop(id, { force: interrupts > 1 }).catch(() => undefined);
+  });
+  try {
+    let result: RunResult;
+    try {
+      if (live) {
+        // A person: output streamed live, then what the stream had not shown yet.
+        const from = { ...live.printed };
+        result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        live.finish(result, from);
+        return printResult(result, format, io, { outputShown: true });
+      }
+      result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' });
+    } catch (error) {
+      clientError(error);
+    }
+    return printResult(result, format, io);
+  } finally {
+    unregister();
+  }
+}
+
+function parseIdCommand(args: string[], name: string, valueFlags: string[], switches: string[]) {
+  const values = new Map<string, string>();
+  const set = new Set<string>();
+  const words: string[] = [];
+  let format: OutputFormat = 'human';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    const value = () => {
+      const v = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : args[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value.`);
+      return v;
+    };
+    if (flag === '--json') format = 'json';
+    else if (flag === '--format') {
+      const v = value();
+      if (v !== 'shell-results' && v !== 'json' && v !== 'human') throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(v)}.`);
+      format = v;
+    } else if (valueFlags.includes(flag)) values.set(flag, value());
+    else if (switches.includes(flag)) set.add(flag);
+    else if (arg.startsWith('-')) throw new UsageError(`Unknown option ${flag} for warden ${name} (see warden ${name} --help).`);
+    else words.push(arg);
+  }
+  return { values, set, words, format };
+}
+
+function runIdWord(words: string[], name: string, usage: string): string {
+  if (words.length === 0) throw new UsageError(`warden ${name} needs a run id: ${usage}`);
+  const id = words[0]!;
+  if (!/^[0-9a-f]{6,32}$/.test(id)) throw new UsageError(`${JSON.stringify(id)} is not a run id (6 to 32 hex characters; see warden list).`);
+  return id;
+}
+
+export const WAIT_HELP = `Usage: warden wait ID [--yield DURATION] [--all-output] [--json | --format shell-results]
+
+Waits for a run to end and prints its result. With --yield, returns after
+DURATION if it is still running (state running, exit status ${YIELDED_STATUS}); wait again to go on.
+Output an earlier yielded answer already returned is not repeated; --all-output
+prints all of it. Exit status as warden run's.`;
+
+export async function waitCommand(args: string[], io: CliIo, api: HttpWardenApi | null, stateDir: string, readStored: (id: string) => Promise<RunResult | null>): Promise<number> {
+  const { values, set, words, format } = parseIdCommand(args, 'wait', ['--yield'], ['--all-output']);
+  const id = runIdWord(words, 'wait', 'warden wait ID');
+  if (words.length > 1) throw new UsageError('warden wait takes one run id.');
+  const yieldMs = values.has('--yield') ? parseYield(values.get('--yield')!) : undefined;
+  if (!api) return printStoredOrFail(id, format, io, await readStored(id));
+  return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io });
+}
+
+export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]
+
+Stops a live run with the stop sequence (SIGINT, SIGTERM, then SIGKILL at the
+grace; --force: SIGKILL now) and prints its final result.`;
+
+export async function stopCommand(args: string[], io: CliIo, api: HttpWardenApi | null, readStored: (id: string) => Promise<RunResult | null>): Promise<number> {
+  const { set, words, format } = parseIdCommand(args, 'stop', [], ['--force']);
+  const id = runIdWord(words, 'stop', 'warden stop ID');
+  if (words.length > 1) throw new UsageError('warden stop takes one run id.');
+  if (!api) {
+    const stored = await readStored(id);
+    if (stored?.state === 'ended') throw new UsageError(`Run ${id} already ended (${stored.verdict}); nothing to stop.`);
+    throw new UsageError(`No Warden host is running, so no run is live to stop${stored ? ` (run ${id} was left ${stored.state} by a host that went away; the next host records it as lost)` : ''}.`);
+  }
+  let result: RunResult;
+  try {
+    const snapshot = await api.stop(id, { force: set.has('--force') });
+    result = snapshot.state === 'ended' ? snapshot : await api.wait(id);
+  } catch (error) {
+    clientError(error);
+  }
+  return printResult(result, format, io);
+}
+
+export const EXTEND_HELP = `Usage: warden extend ID DURATION [--json]
+
+Moves a live run's deadline DURATION later (e.g. 30s, 5m); a run without a
+limit gets one of its elapsed time plus DURATION. Refused once the stop
+sequence has begun. The change is recorded on the run's timeline.`;
+
+export async function extendCommand(args: string[], io: CliIo, api: HttpWardenApi | null): Promise<number> {
+  const { words, format } = parseIdCommand(args, 'extend', [], []);
+  const id = runIdWord(words, 'extend', 'warden extend ID DURATION');
+  if (words.length !== 2) throw new UsageError('warden extend takes a run id and a duration: warden extend ID 30s');
+  const byMs = parseDuration(words[1]!);
+  if (byMs === undefined || byMs <= 0) throw new UsageError(`warden extend takes a duration such as 30s or 5m, not ${JSON.stringify(words[1])}.`);
+  if (!api) throw new UsageError('No Warden host is running, so no run is live to extend.');
+  let result: RunResult;
+  try {
+    result = await api.extend(id, byMs);
+  } catch (error) {
+    clientError(error);
+  }
+  if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
+  else io.err(`warden: run ${id} now has a ${seconds(result.limitMs ?? 0)} limit (${seconds(result.elapsedMs)} elapsed)\n`);
+  return 0;
+}
+
+export const SESSIONS_HELP = `Usage: warden sessions [--json]
+
+The Python interpreter sessions of the running host: name, state, pid, scripts run, memory.`;
+
+export async function sessionsCommand(args: string[], io: CliIo, api: HttpWardenApi | null): Promise<number> {
+  const { words, format } = parseIdCommand(args, 'sessions', [], []);
+  if (words.length > 0) throw new UsageError('warden sessions takes no words (see warden sessions --help).');
+  if (!api) {
+    io.err('warden: no Warden host is running: sessions live in a host (warden serve, or the app). An embedded warden run --python has a session of its own.\n');
+    if (format === 'json') io.out('[]\n');
+    return 0;
+  }
+  let sessions: SessionInfo[];
+  try {
+    sessions = await api.sessions();
+  } catch (error) {
+    clientError(error);
+  }
+  if (format === 'json') {
+    io.out(`${JSON.stringify(sessions, null, 2)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    io.out('No sessions yet. Start one with: warden run --python --session NAME -c "print(1)"\n');
+    return 0;
+  }
+  for (const s of sessions) {
+    const now = s.running ? `  running ${s.running}` : '';
+    const queue = s.queued > 0 ? `, ${s.queued} queued` : '';
+    io.out(`${s.name.padEnd(20)} ${s.state.padEnd(9)} pid ${String(s.pid ?? '-').padEnd(8)} ${String(s.scriptsRun).padStart(5)} script(s) run${queue}${now}\n`);
+  }
+  return 0;
+}
+
+function printStoredOrFail(id: string, format: OutputFormat, io: CliIo, stored: RunResult | null): number {
+  if (!stored) throw new UsageError(`No run with id ${JSON.stringify(id)}: no Warden host is running and the history has none.`);
+  if (stored.state !== 'ended') {
+    throw new UsageError(`Run ${id} is not live: no Warden host is running (it was left ${stored.state} by a host that went away; the next host records it as lost).`);
+  }
+  return printResult(stored, format, io);
+}

@@ -1,0 +1,388 @@
+// The control API: WardenApi as HTTP + JSON routes (src/shared/http-api.ts
+// ROUTES) and Server-Sent Events, plus the web-mode page. One handler serves
+// both listeners; what differs is trust:
+//   - the unix socket (0600 in a 0700 dir) is the user's own: no token;
+//   - loopback TCP needs the bearer token (or the session cookie a one-time
+//     login set), a Host header naming localhost or 127.0.0.1 (DNS rebinding),
+//     and no foreign Origin.
+// Every body and query goes through a schema (src/shared/schemas.ts); bad input
+// gets a 4xx with a one-line reason. Nothing a client sends can crash the host.
+
+import { createReadStream, statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { WardenApi } from '../../shared/api';
+import { API_PREFIX } from '../../shared/http-api';
+import { extendSchema, historyQuerySchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../../shared/schemas';
+import { WardenInputError } from '../supervisor/errors';
+import { CONTENT_SECURITY_POLICY } from '../window';
+import type { EventHub } from './event-hub';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const SESSION_COOKIE = 'warden_session';
+
+export type Via = 'unix' | 'tcp';
+
+export interface ControlServerOptions {
+  api: WardenApi;
+  hub: EventHub;
+  /** The bearer token TCP clients must send. */
+  token: string;
+  /** The built renderer (index.html, assets/) for web mode; null: no page. */
+  webRoot: string | null;
+  /** The TCP port, for the Host and Origin checks. */
+  port: () => number | null;
+  maxBodyBytes?: number;
+  /** Reports what went wrong inside the host (never a client's bad input). */
+  log?: (line: string) => void;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  send(res, status, { error: message.replace(/\s*\n\s*/g, ' ') }, headers);
+}
+
+/** The engine's one-line input errors as HTTP statuses. */
+function statusOf(error: unknown): { status: number; message: string } | null {
+  if (error instanceof HttpError) return { status: error.status, message: error.message };
+  if (error instanceof InputError) return { status: 400, message: error.message };
+  if (error instanceof URIError) return { status: 400, message: 'The path has a malformed %-escape.' };
+  if (error instanceof WardenInputError) {
+    const message = error.message;
+    if (/^No (run with id|session named) /.test(message)) return { status: 404, message };
+    if (/shutting down/.test(message)) return { status: 503, message };
+    if (/busy/.test(message)) return { status: 409, message };
+    return { status: 400, message };
+  }
+  return null;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolvePromise, reject) => {
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limit) {
+      reject(new HttpError(413, `The body is over ${limit} bytes.`, { Connection: 'close' }));
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new HttpError(413, `The body is over ${limit} bytes.`, { Connection: 'close' }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', (error) => {
+      if (!failed) reject(new HttpError(400, `The request could not be read: ${error.message}`));
+      failed = true;
+    });
+    req.on('end', () => {
+      if (failed) return;
+      if (size === 0) return resolvePromise(undefined);
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') return reject(new HttpError(415, 'A request body must be JSON (Content-Type: application/json).'));
+      try {
+        resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+      } catch (error) {
+        reject(new HttpError(400, `The body is not valid JSON: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+/** Query values as the schemas take them: numbers where the text is a number, comma lists for verdicts. */
+function queryObject(params: URLSearchParams, numeric: string[], lists: string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of params) {
+    if (key in out) throw new HttpError(400, `The query gives ${key} twice.`);
+    if (lists.includes(key)) out[key] = value.includes(',') ? value.split(',') : value;
+    else if (numeric.includes(key) && /^-?\d+(\.\d+)?$/.test(value)) out[key] = Number(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function waitOptionsFrom(params: URLSearchParams) {
+  const q = queryObject(params, ['timeoutMs', 'stdoutFrom', 'stderrFrom']);
+  const { stdoutFrom, stderrFrom, ...rest } = q;
+  if ((stdoutFrom === undefined) !== (stderrFrom === undefined)) throw new HttpError(400, 'stdoutFrom and stderrFrom go together.');
+  if (stdoutFrom !== undefined) {
+    if (rest.output !== undefined) throw new HttpError(400, 'output and stdoutFrom/stderrFrom exclude each other.');
+    rest.output = { stdout: stdoutFrom, stderr: stderrFrom };
+  }
+  return parseWaitOptions(rest);
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+function tokensEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookie(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+export interface ControlHandler {
+  (req: IncomingMessage, res: ServerResponse, via: Via): void;
+  /** A URL path + one-time token for a browser: the first visit trades it for a session cookie. */
+  oneTimeLogin(): string;
+}
+
+export function createControlHandler(options: ControlServerOptions): ControlHandler {
+  const { api, hub } = options;
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const oneTime = new Set<string>();
+  const sessions = new Set<string>();
+  const webRoot = options.webRoot ? resolve(options.webRoot) : null;
+
+  /** DNS rebinding and cross-site requests: only pages on our own loopback origin. */
+  function checkTcpOrigin(req: IncomingMessage): void {
+    const port = options.port();
+    const allowed = new Set(['127.0.0.1', 'localhost', ...(port !== null ? [`127.0.0.1:${port}`, `localhost:${port}`] : [])]);
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (!allowed.has(host)) throw new HttpError(403, 'This host answers only to localhost and 127.0.0.1 (the Host header named something else).');
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== 'null' && !allowed.has(origin.toLowerCase().replace(/^http:\/\//, ''))) {
+      throw new HttpError(403, 'Requests from other sites are refused.');
+    }
+    if (origin === 'null') throw new HttpError(403, 'Requests from other sites are refused.');
+  }
+
+  function authorised(req: IncomingMessage): boolean {
+    const header = req.headers.authorization;
+    if (header?.startsWith('Bearer ') && tokensEqual(header.slice(7).trim(), options.token)) return true;
+    const session = cookie(req, SESSION_COOKIE);
+    return session !== null && sessions.has(session);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    const only = (allowed: string) => {
+      if (method !== allowed) throw new HttpError(405, `${path} takes ${allowed}, not ${method}.`, { Allow: allowed });
+    };
+    const body = async () => readBody(req, limit);
+    const noQuery = () => {
+      if ([...url.searchParams.keys()].length > 0) throw new HttpError(400, `${path} takes no query.`);
+    };
+
+    if (path === `${API_PREFIX}/host`) {
+      only('GET');
+      return send(res, 200, await api.host());
+    }
+    if (path === `${API_PREFIX}/runs`) {
+      if (method === 'POST') {
+        const request = parseRunRequest(await body());
+        return send(res, 201, await api.start(request));
+      }
+      only('GET');
+      noQuery();
+      return send(res, 200, await api.list());
+    }
+    if (path === `${API_PREFIX}/history`) {
+      only('GET');
+      const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
+      return send(res, 200, await api.history(query));
+    }
+    if (path === `${API_PREFIX}/sessions`) {
+      only('GET');
+      return send(res, 200, await api.sessions());
+    }
+    if (path === `${API_PREFIX}/events`) {
+      only('GET');
+      const run = url.searchParams.get('run');
+      if (run !== null) parse(runIdSchema, run);
+      const since = url.searchParams.get('since');
+      if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
+      for (const key of url.searchParams.keys()) {
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId') throw new HttpError(400, `The event stream takes run, since and lastEventId, not ${key}.`);
+      }
+      const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start' });
+      return;
+    }
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|timeline))?$/.exec(path);
+    if (runMatch) {
+      const id = parse(runIdSchema, decodeURIComponent(runMatch[1]!));
+      switch (runMatch[2]) {
+        case undefined: {
+          only('GET');
+          const result = await api.get(id);
+          return result ? send(res, 200, result) : sendError(res, 404, `No run with id ${JSON.stringify(id)}.`);
+        }
+        case 'stop': {
+          only('POST');
+          const stop = parse(stopSchema, (await body()) ?? {});
+          return send(res, 200, await api.stop(id, stop));
+        }
+        case 'wait': {
+          only('GET');
+          const wait = waitOptionsFrom(url.searchParams);
+          const result = await api.wait(id, wait);
+          return send(res, 200, result);
+        }
+        case 'extend': {
+          only('POST');
+          const { byMs } = parse(extendSchema, await body());
+          return send(res, 200, await api.extend(id, byMs));
+        }
+        case 'timeline':
+          only('GET');
+          return send(res, 200, await api.timeline(id));
+      }
+    }
+    const sessionMatch = /^\/api\/v1\/sessions\/([^/]+)\/(restart|close)$/.exec(path);
+    if (sessionMatch) {
+      only('POST');
+      const name = parse(sessionNameSchema, decodeURIComponent(sessionMatch[1]!));
+      await body();
+      return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
+    }
+    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX) throw new HttpError(404, `No route ${path} (see ARCHITECTURE.md, "Host, API and persistence").`);
+    servePage(req, res, path, method);
+  }
+
+  function servePage(req: IncomingMessage, res: ServerResponse, path: string, method: string): void {
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${path} takes GET.`, { Allow: 'GET, HEAD' });
+    if (!webRoot) throw new HttpError(404, 'This host serves no web UI: build it with npm run build, then start warden serve again.');
+    let file = resolve(join(webRoot, decodeURIComponent(path)));
+    if (file !== webRoot && !file.startsWith(webRoot + sep)) throw new HttpError(404, 'Not found.');
+    let stat = statOrNull(file);
+    if (stat?.isDirectory()) {
+      file = join(file, 'index.html');
+      stat = statOrNull(file);
+    }
+    // The app's own routes (no file extension) get the page; a missing asset is a 404.
+    if (!stat && extname(path) === '') {
+      file = join(webRoot, 'index.html');
+      stat = statOrNull(file);
+    }
+    if (!stat || !stat.isFile()) throw new HttpError(404, 'Not found.');
+    res.writeHead(200, {
+      ...PAGE_HEADERS,
+      'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(stat.size),
+      'Cache-Control': file.endsWith('index.html') ? 'no-store' : 'max-age=3600',
+    });
+    if (method === 'HEAD') return void res.end();
+    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    void req;
+  }
+
+  function login(res: ServerResponse, url: URL): void {
+    const token = url.searchParams.get('token') ?? '';
+    if (!oneTime.delete(token)) {
+      throw new HttpError(401, 'This login link was used already or is not valid: run warden serve --open for a new one.');
+    }
+    const session = randomBytes(32).toString('base64url');
+    sessions.add(session);
+    res.writeHead(303, {
+      ...PAGE_HEADERS,
+      'Set-Cookie': `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`,
+      Location: '/',
+      'Content-Length': '0',
+    });
+    res.end();
+  }
+
+  const handler = ((req: IncomingMessage, res: ServerResponse, via: Via) => {
+    res.on('error', () => undefined);
+    req.on('error', () => undefined);
+    void (async () => {
+      try {
+        let url: URL;
+        try {
+          url = new URL(req.url ?? '/', 'http://localhost');
+        } catch {
+          throw new HttpError(400, 'The request target is not a valid path.');
+        }
+        if (via === 'tcp') {
+          checkTcpOrigin(req);
+          if (url.pathname === '/login') return login(res, url);
+          if (!authorised(req)) {
+            throw new HttpError(401, 'This request needs the token: Authorization: Bearer <token from the token file>, or a login link from warden serve --open.', {
+              'WWW-Authenticate': 'Bearer realm="warden"',
+            });
+          }
+        }
+        await route(req, res, url);
+      } catch (error) {
+        const known = statusOf(error);
+        if (known) {
+          sendError(res, known.status, known.message, error instanceof HttpError ? error.headers : {});
+          if (known.status === 413) req.resume();
+          return;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        options.log?.(`internal error on ${req.method} ${req.url}: ${message}`);
+        sendError(res, 500, `Internal error in the Warden host: ${message}`);
+      }
+    })();
+  }) as ControlHandler;
+
+  handler.oneTimeLogin = () => {
+    const token = randomBytes(24).toString('base64url');
+    oneTime.add(token);
+    return `/login?token=${token}`;
+  };
+  return handler;
+}
+
+function statOrNull(file: string) {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}

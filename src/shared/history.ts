@@ -1,0 +1,61 @@
+// The history as every client sees it: the query a list takes, the page it
+// gets back, and one run's timeline. The store (src/main/store) answers these;
+// the API, the CLI and the renderer use the same types.
+
+import type { RunKind, RunResult, RunState, Verdict } from './result';
+
+export type TimeBound = number | Date | string;
+
+export interface ListQuery {
+  /** One verdict or any of several. */
+  verdict?: Verdict | Verdict[];
+  /** 'live': not ended yet (no verdict); 'ended': has a verdict. */
+  state?: 'live' | 'ended';
+  kind?: RunKind;
+  session?: string;
+  /** Started at or after (ms since the epoch, a Date or ISO 8601). */
+  since?: TimeBound;
+  /** Started before. */
+  until?: TimeBound;
+  exitCode?: number;
+  /** Words that must all appear in the command, code, or the end of stdout or stderr (FTS5; words of 3+ characters match as prefixes). */
+  text?: string;
+  /** Runs per page: default 50, at most 1,000. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string | null;
+}
+
+/** A run as a list shows it: no output, code cut to its first 500 characters. */
+export interface RunSummary
+  extends Pick<
+    RunResult,
+    'id' | 'kind' | 'argv' | 'code' | 'session' | 'cwd' | 'state' | 'verdict' | 'exitCode' | 'signal' | 'startedAt' | 'endedAt' | 'elapsedMs' | 'limitMs' | 'advice' | 'stdoutTruncated' | 'stderrTruncated'
+  > {
+  hostId: string;
+  /** argv as one shell-quoted line. */
+  command: string | null;
+  peakRssBytes: number | null;
+  peakProcesses: number | null;
+  /** UTF-8 bytes of output stored for it. */
+  outputBytes: number;
+}
+
+export interface RunPage {
+  runs: RunSummary[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export type VerdictCounts = Partial<Record<Verdict | 'live', number>> & { total: number };
+
+/** One entry of a run's timeline as the history keeps it. */
+export interface EventRecord {
+  runId: string;
+  /** Wall clock, ISO 8601. */
+  at: string;
+  /** Milliseconds since the run started, on its own clock, where known. */
+  atMs: number | null;
+  kind: string;
+  detail: Record<string, unknown>;
+}

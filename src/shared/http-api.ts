@@ -1,0 +1,192 @@
+// WardenApi over HTTP + Server-Sent Events: the route table and the client
+// every remote caller uses. The transport is the only thing that differs: a
+// unix socket from Node (src/main/host/socket-client.ts), fetch + EventSource
+// in the browser (web mode). No Node or DOM imports here.
+
+import type { HistoryQuery, HostInfo, WaitOptions, WardenApi } from './api';
+import type { RunEvent } from './events';
+import type { EventRecord, RunPage } from './history';
+import type { RunRequest } from './request';
+import type { RunResult, SessionInfo } from './result';
+
+export const API_PREFIX = '/api/v1';
+
+/** Where each operation lives. Every body is JSON; every answer is JSON or, for events, text/event-stream. */
+export const ROUTES = {
+  host: `${API_PREFIX}/host`, // GET
+  runs: `${API_PREFIX}/runs`, // GET: live list; POST: start (body RunRequest)
+  run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET
+  stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
+  wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=
+  extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
+  timeline: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/timeline`, // GET
+  history: `${API_PREFIX}/history`, // GET ?verdict=a,b&state=&kind=&session=&since=&until=&exitCode=&text=&limit=&cursor=
+  sessions: `${API_PREFIX}/sessions`, // GET
+  restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
+  closeSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/close`, // POST
+  events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters
+} as const;
+
+/** The SSE event name telling a client that events it asked for are no longer buffered. */
+export const GAP_EVENT = 'gap';
+
+/** An answer other than 2xx: the host's one-line reason and the HTTP status. */
+export class WardenApiError extends Error {
+  override name = 'WardenApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpReply {
+  status: number;
+  body: unknown;
+}
+
+export interface EventStreamHandlers {
+  onEvent(event: RunEvent, id: string): void;
+  /** Events between the last one received and the next were dropped from the host's buffer (or the host restarted). */
+  onGap?(): void;
+}
+
+export interface HttpTransport {
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply>;
+  /** Opens the event stream (reconnecting with Last-Event-ID on its own); returns the close function. */
+  events(path: string, handlers: EventStreamHandlers): () => void;
+}
+
+/** A query string from defined values; arrays become comma lists. */
+export function queryString(values: Record<string, string | number | boolean | string[] | null | undefined>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined || value === null) continue;
+    const text = Array.isArray(value) ? value.join(',') : String(value);
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+  }
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+export function waitQuery(options: WaitOptions = {}): string {
+  const output = options.output;
+  return queryString({
+    timeoutMs: options.timeoutMs,
+    output: typeof output === 'string' ? output : undefined,
+    stdoutFrom: typeof output === 'object' ? output.stdout : undefined,
+    stderrFrom: typeof output === 'object' ? output.stderr : undefined,
+  });
+}
+
+export function historyQueryString(query: HistoryQuery = {}): string {
+  return queryString({
+    verdict: query.verdict,
+    state: query.state,
+    kind: query.kind,
+    session: query.session,
+    since: query.since,
+    until: query.until,
+    exitCode: query.exitCode,
+    text: query.text,
+    limit: query.limit,
+    cursor: query.cursor,
+  });
+}
+
+export interface HttpWardenApiOptions {
+  /** Called when the event stream reports a gap: a UI refetches what it shows. */
+  onGap?: () => void;
+}
+
+export class HttpWardenApi implements WardenApi {
+  private readonly listeners = new Set<(event: RunEvent) => void>();
+  private closeStream: (() => void) | null = null;
+
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly options: HttpWardenApiOptions = {},
+  ) {}
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const reply = await this.transport.request(method, path, body);
+    if (reply.status >= 200 && reply.status < 300) return reply.body as T;
+    const message = typeof reply.body === 'object' && reply.body !== null && typeof (reply.body as { error?: unknown }).error === 'string'
+      ? (reply.body as { error: string }).error
+      : `The Warden host answered ${reply.status}.`;
+    throw new WardenApiError(message, reply.status);
+  }
+
+  start(request: RunRequest): Promise<RunResult> {
+    return this.call('POST', ROUTES.runs, request);
+  }
+
+  stop(id: string, options: { force?: boolean } = {}): Promise<RunResult> {
+    return this.call('POST', ROUTES.stop(id), options.force ? { force: true } : {});
+  }
+
+  wait(id: string, options: WaitOptions = {}): Promise<RunResult> {
+    return this.call('GET', `${ROUTES.wait(id)}${waitQuery(options)}`);
+  }
+
+  extend(id: string, byMs: number): Promise<RunResult> {
+    return this.call('POST', ROUTES.extend(id), { byMs });
+  }
+
+  async get(id: string): Promise<RunResult | null> {
+    try {
+      return await this.call<RunResult>('GET', ROUTES.run(id));
+    } catch (error) {
+      if (error instanceof WardenApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  list(): Promise<RunResult[]> {
+    return this.call('GET', ROUTES.runs);
+  }
+
+  history(query: HistoryQuery = {}): Promise<RunPage> {
+    return this.call('GET', `${ROUTES.history}${historyQueryString(query)}`);
+  }
+
+  timeline(id: string): Promise<EventRecord[]> {
+    return this.call('GET', ROUTES.timeline(id));
+  }
+
+  sessions(): Promise<SessionInfo[]> {
+    return this.call('GET', ROUTES.sessions);
+  }
+
+  restartSession(name: string): Promise<SessionInfo> {
+    return this.call('POST', ROUTES.restartSession(name), {});
+  }
+
+  closeSession(name: string): Promise<SessionInfo> {
+    return this.call('POST', ROUTES.closeSession(name), {});
+  }
+
+  host(): Promise<HostInfo> {
+    return this.call('GET', ROUTES.host);
+  }
+
+  /** One event stream for all listeners, opened with the first and closed with the last. */
+  subscribe(listener: (event: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.closeStream) {
+      this.closeStream = this.transport.events(ROUTES.events, {
+        onEvent: (event) => {
+          for (const l of [...this.listeners]) l(event);
+        },
+        onGap: () => this.options.onGap?.(),
+      });
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.closeStream) {
+        this.closeStream();
+        this.closeStream = null;
+      }
+    };
+  }
+}

@@ -1,0 +1,121 @@
+// The shapes every input must have where it crosses into the host: HTTP
+// bodies and queries, and the Electron IPC arguments. One schema per input,
+// shared by both boundaries. They check structure and types; the engine's
+// normalizeRequest checks meaning (ranges, the cwd exists, memory text) with
+// the same one-line errors for every client.
+
+import { z } from 'zod';
+import type { WaitOptions } from './api';
+import type { RunRequest } from './request';
+
+const ms = () => z.number({ error: 'must be a number of milliseconds' }).finite().min(0, { error: 'cannot be negative' });
+const text = () => z.string({ error: 'must be a string' });
+
+export const RUN_ID = /^[0-9a-f]{6,32}$/;
+export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export const runIdSchema = z.string({ error: 'a run id is a string' }).regex(RUN_ID, { error: 'a run id is 6 to 32 hex characters' });
+export const sessionNameSchema = z
+  .string({ error: 'a session name is a string' })
+  .regex(SESSION_NAME, { error: "a session name is 1 to 64 letters, digits, '_', '.' or '-'" });
+
+const envSchema = z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' });
+const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "256M"' });
+
+export const commandRunSchema = z.strictObject(
+  {
+    argv: z.array(text(), { error: 'must be an array of strings' }).min(1, { error: 'needs at least the command' }),
+    shell: z.boolean().optional(),
+    cwd: text().optional(),
+    env: envSchema.optional(),
+    stdin: text().optional(),
+    limitMs: ms().nullable().optional(),
+    graceMs: ms().optional(),
+    terminateAfterMs: ms().optional(),
+    drainMs: ms().optional(),
+    teardownBudgetMs: ms().optional(),
+    keepDescendants: z.boolean().optional(),
+    memory: memorySchema.optional(),
+    outputCapChars: z.number().int().min(2).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `a run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a run request is an object') },
+);
+
+export const pythonRunSchema = z.strictObject(
+  {
+    code: text(),
+    session: sessionNameSchema.optional(),
+    onBusy: z.enum(['queue', 'refuse'], { error: "must be 'queue' or 'refuse'" }).optional(),
+    limitMs: ms().nullable().optional(),
+    graceMs: ms().optional(),
+    cwd: text().optional(),
+    env: envSchema.optional(),
+    keepDescendants: z.boolean().optional(),
+    memory: memorySchema.optional(),
+    outputCapChars: z.number().int().min(2).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `a Python run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a Python run request is an object') },
+);
+
+/** A command (argv) or a Python script (code): which one is decided by the fields, so the error speaks of the right one. */
+export function parseRunRequest(value: unknown): RunRequest {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError('A run request is a JSON object with argv (a command) or code (a Python script).');
+  if ('code' in value && 'argv' in value) throw new InputError('A run request has argv (a command) or code (a Python script), not both.');
+  return ('code' in value ? parse(pythonRunSchema, value) : parse(commandRunSchema, value)) as RunRequest;
+}
+
+export const stopSchema = z.strictObject({ force: z.boolean({ error: 'must be true or false' }).optional() }, { error: 'stop options are an object' });
+
+export const extendSchema = z.strictObject(
+  { byMs: z.number({ error: 'must be a number of milliseconds' }).finite().positive({ error: 'must be more than 0' }).max(366 * 24 * 3_600_000, { error: 'is at most a year' }) },
+  { error: 'extend takes { byMs }' },
+);
+
+const offsetSchema = z.number().int().min(0);
+export const waitSchema = z.strictObject(
+  {
+    timeoutMs: ms().max(2_147_483_647, { error: 'is at most 2147483647' }).optional(),
+    output: z.union([z.enum(['all', 'unseen']), z.strictObject({ stdout: offsetSchema, stderr: offsetSchema })], { error: "must be 'all', 'unseen' or { stdout, stderr } offsets" }).optional(),
+  },
+  { error: 'wait options are an object' },
+);
+
+const VERDICTS = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'] as const;
+const VERDICT = z.enum(VERDICTS, { error: `must be one of ${VERDICTS.join(', ')}` });
+const timeBound = z.union([z.number({ error: 'must be ms since the epoch or ISO 8601' }).finite(), z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'must be ms since the epoch or ISO 8601' })]);
+
+export const historyQuerySchema = z.strictObject(
+  {
+    verdict: z.union([VERDICT, z.array(VERDICT)], { error: `must be one or more of ${VERDICTS.join(', ')}` }).optional(),
+    state: z.enum(['live', 'ended'], { error: "must be 'live' or 'ended'" }).optional(),
+    kind: z.enum(['command', 'python'], { error: "must be 'command' or 'python'" }).optional(),
+    session: sessionNameSchema.optional(),
+    since: timeBound.optional(),
+    until: timeBound.optional(),
+    exitCode: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).optional(),
+    text: z.string().max(1000, { error: 'is at most 1000 characters' }).optional(),
+    limit: z.number().int().min(1).max(1000, { error: 'must be 1 to 1000' }).optional(),
+    cursor: z.string().max(512).nullable().optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `a history query has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a history query is an object') },
+);
+
+/** Bad input at the boundary: the message is one line for the caller. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** Parses or throws InputError with the first problem as one line: "limitMs: limitMs cannot be negative." */
+export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+  let message = issue.message.replace(/\s+/g, ' ');
+  if (!message.endsWith('.')) message += '.';
+  throw new InputError(where ? `${where}${message}` : message.charAt(0).toUpperCase() + message.slice(1));
+}
+
+export function parseWaitOptions(value: unknown): WaitOptions {
+  return parse(waitSchema, value ?? {}) as WaitOptions;
+}
