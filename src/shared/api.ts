@@ -20,9 +20,10 @@ export interface WaitOptions {
   timeoutMs?: number;
   /**
    * Which output the result carries: 'all' (default); 'unseen': only what no
-   * earlier 'unseen' wait of this run returned (and marks it returned), so a
-   * yielded run continued by another client repeats nothing; or explicit
-   * offsets to start each stream from (also marks what it returns).
+   * earlier yielded 'unseen' answer of this run returned, so a yielded run
+   * continued by another client repeats nothing; or explicit offsets to start
+   * each stream from. A yielded (still running) answer marks what it returned;
+   * the final answer marks nothing, so every waiter gets the same end.
    */
   output?: 'all' | 'unseen' | OutputOffsets;
 }

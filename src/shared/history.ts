@@ -2,7 +2,7 @@
 // gets back, and one run's timeline. The store (src/main/store) answers these;
 // the API, the CLI and the renderer use the same types.
 
-import type { RunKind, RunResult, RunState, Verdict } from './result';
+import type { RunKind, RunResult, Verdict } from './result';
 
 export type TimeBound = number | Date | string;
 

@@ -103,6 +103,30 @@ describe('recording runs', () => {
     expect(store.get(snapshot.id)).toEqual(result);
   });
 
+  it('records a limit extension in the timeline; the live row and the ended run show the new limit', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['sleep', '30'], limitMs: 1000 });
+    expect(store.get(snapshot.id)?.limitMs).toBe(1000);
+    supervisor.extend(snapshot.id, 500);
+    // Live: the timeline entry, and the row's limit (in the list and the stored snapshot).
+    await until(() => store.events(snapshot.id).some((e) => e.kind === 'limit-extended'), 5000, 'the extension to be stored');
+    expect(store.get(snapshot.id)).toMatchObject({ state: 'running', limitMs: 1500 });
+    expect(store.list({ state: 'live' }).runs.find((r) => r.id === snapshot.id)?.limitMs).toBe(1500);
+    const result = await supervisor.wait(snapshot.id);
+    expect(result).toMatchObject({ verdict: 'timed-out', limitMs: 1500 });
+    const events = store.events(snapshot.id);
+    const extended = events.filter((e) => e.kind === 'limit-extended');
+    expect(extended).toHaveLength(1);
+    expect(extended[0]).toMatchObject({ runId: snapshot.id, detail: { limitMs: 1500, byMs: 500 } });
+    expect(extended[0]!.atMs).toBeGreaterThanOrEqual(0);
+    expect(extended[0]!.atMs).toBeLessThanOrEqual(result.stop!.requestedAtMs);
+    // In order: started, the extension, then the deadline's signals.
+    expect(events.map((e) => e.kind).slice(0, 3)).toEqual(['started', 'limit-extended', 'signal-sent']);
+    expect(store.get(snapshot.id)).toEqual(result);
+    expect(store.get(snapshot.id)!.limitMs).toBe(1500);
+    expect(store.list({ verdict: 'timed-out' }).runs[0]!.limitMs).toBe(1500);
+  });
+
   it('records many concurrent runs, each whole', async () => {
     const { store, supervisor } = setup();
     const ids = Array.from({ length: 20 }, (_, i) => supervisor.start({ argv: ['bash', '-c', `echo run ${i}; exit ${i % 3}`] }).id);

@@ -78,6 +78,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
         case 'signal-sent':
           writer.event(event.runId, event.atMs, 'signal-sent', { signal: event.signal, step: event.step });
           break;
+        case 'limit-extended':
+          writer.limitExtended(event.runId, event.atMs, event.limitMs, event.byMs);
+          break;
         case 'ended':
           writer.ended(event.result);
           break;

@@ -20,6 +20,7 @@
 // | 2 | output arrives                                 | queued; head text flushed as soon as a batch is full, the tail by timer |
 // | 3 | output passes the live cap                     | only a moving tail is kept and stored; older tail rows are deleted   |
 // | 4 | a run ends                                     | its pending output is dropped; the end writes row, kept output, events |
+// | 4b| a live run's limit is extended                 | a timeline event; the live row and its snapshot get the new limit    |
 // | 5 | a write fails, transient                       | nothing pending is lost; retried after 100 ms, doubling to 10 s      |
 // | 6 | a write fails, not transient (a bad value)     | that run's pending writes are given up and reported; others go on    |
 // | 7 | pending live output passes maxPendingChars     | it is dropped (the end stores the kept output anyway); reported      |
@@ -29,7 +30,7 @@ import type { OutputStream } from '../../shared/events';
 import type { RunResult } from '../../shared/result';
 import { DEFAULTS } from '../../shared/request';
 import type { StoreWriteError } from './errors';
-import { indexRun, insertEndEvents, insertEvent, replaceOutput, upsertRun } from './rows';
+import { indexRun, insertEndEvents, insertEvent, replaceOutput, setLiveLimit, upsertRun } from './rows';
 import { errorCode, errorMessage, isTransient, run, transaction, type Database } from './sql';
 
 export interface WriterOptions {
@@ -102,6 +103,8 @@ interface RunState {
   written: boolean;
   streams: Record<OutputStream, StreamState>;
   events: PendingEvent[];
+  /** A limit the live row does not show yet (an extension). */
+  limitMs?: number;
   end?: RunResult;
 }
 
@@ -216,6 +219,15 @@ export class RunWriter {
     this.flushSoon();
   }
 
+  /** A live run's deadline moved: an entry in its timeline, and its live row shows the new limit. */
+  limitExtended(runId: string, atMs: number, limitMs: number, byMs: number): void {
+    const state = this.runs.get(runId);
+    if (this.closed || !state || state.end) return;
+    state.limitMs = limitMs;
+    this.queueEvent(state, { at: Date.now(), atMs, kind: 'limit-extended', detail: { limitMs, byMs } });
+    this.flushSoon();
+  }
+
   ended(result: RunResult): void {
     if (this.closed) return;
     const state = this.state(result.id);
@@ -279,6 +291,7 @@ export class RunWriter {
       state.start !== undefined ||
       state.end !== undefined ||
       state.events.length > 0 ||
+      state.limitMs !== undefined ||
       state.streams.stdout.pendingHeadChars + state.streams.stdout.pendingTailChars + state.streams.stderr.pendingHeadChars + state.streams.stderr.pendingTailChars > 0
     );
   }
@@ -378,6 +391,7 @@ export class RunWriter {
       // Its start could not be written and was given up: nothing to attach live writes to; its end stores it whole.
       for (const s of Object.values(state.streams)) this.clearPending(s);
       state.events = [];
+      state.limitMs = undefined;
       return;
     }
     const db = this.db();
@@ -394,6 +408,7 @@ export class RunWriter {
         insertEndEvents(db, end);
       } else {
         if (state.start && !state.written) indexRun(db, n!, state.start, '', '');
+        if (state.limitMs !== undefined) setLiveLimit(db, state.id, state.limitMs);
         let bytes = 0;
         for (const stream of ['stdout', 'stderr'] as const) bytes += this.writeOutput(db, state.id, stream, state.streams[stream], plan);
         if (bytes !== 0) run(db, 'UPDATE runs SET output_bytes = max(0, output_bytes + ?) WHERE id = ?', bytes, state.id);
@@ -402,6 +417,7 @@ export class RunWriter {
     // Committed: now the memory may forget what was written.
     for (const apply of plan) apply();
     state.events = [];
+    state.limitMs = undefined;
     state.written = state.written || state.start !== undefined || state.end !== undefined;
     state.start = undefined;
     if (state.end) {
@@ -477,6 +493,7 @@ export class RunWriter {
   private giveUp(state: RunState, error: unknown): void {
     for (const s of Object.values(state.streams)) this.clearPending(s);
     state.events = [];
+    state.limitMs = undefined;
     state.start = undefined;
     if (state.end) {
       this.runs.delete(state.id);

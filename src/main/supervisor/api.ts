@@ -1,19 +1,63 @@
 // The engine as a WardenApi: the in-process implementation the CLI, the
-// Electron IPC handlers and tests share.
+// Electron IPC handlers, the HTTP host and tests share. Bad input is a
+// WardenInputError (one line), which the transports turn into a 4xx.
 
-import type { WardenApi } from '../../shared/api';
+import type { HostInfo, WardenApi } from '../../shared/api';
+import type { EventRecord, ListQuery, RunPage } from '../../shared/history';
+import type { RunResult } from '../../shared/result';
+import { WardenInputError } from './errors';
 import type { Supervisor } from './registry';
 
-export function engineApi(supervisor: Supervisor): WardenApi {
+/** What the API reads of the history (the HistoryStore of src/main/store has these). */
+export interface HistorySource {
+  list(query?: ListQuery): RunPage;
+  get(id: string): RunResult | null;
+  events(id: string): EventRecord[];
+}
+
+export interface EngineApiOptions {
+  /** The history: past runs for get, history and timeline. Without one, only runs in memory are known. */
+  store?: HistorySource;
+  /** Who answers host(); by default the supervisor's host id and this process, with no state dir and no TCP port. */
+  host?: () => HostInfo;
+}
+
+/** A query the store refuses (a bad cursor, time or limit) is the caller's input: a WardenInputError. */
+function asInputError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'StoreQueryError') throw new WardenInputError(error.message);
+    throw error;
+  }
+}
+
+export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}): WardenApi {
+  const { store } = options;
+  const startedAt = new Date().toISOString();
   return {
     start: async (request) => supervisor.start(request),
-    stop: async (id, options) => supervisor.stop(id, options),
-    wait: (id, timeoutMs) => supervisor.wait(id, timeoutMs),
-    get: async (id) => supervisor.get(id) ?? null,
+    stop: async (id, stopOptions) => supervisor.stop(id, stopOptions),
+    wait: (id, waitOptions) => supervisor.wait(id, waitOptions),
+    extend: async (id, byMs) => supervisor.extend(id, byMs),
+    get: async (id) => supervisor.get(id) ?? store?.get(id) ?? null,
     list: async () => supervisor.list(),
+    history: async (query = {}) => (store ? asInputError(() => store.list(query)) : { runs: [], nextCursor: null }),
+    timeline: async (id) => store?.events(id) ?? [],
     subscribe: (listener) => supervisor.subscribe(listener),
     sessions: async () => supervisor.sessions(),
     restartSession: (name) => supervisor.restartSession(name),
     closeSession: (name) => supervisor.closeSession(name),
+    host: async () =>
+      options.host?.() ?? {
+        hostId: supervisor.hostId,
+        pid: process.pid,
+        version: 'unknown',
+        stateDir: '',
+        startedAt,
+        accepting: supervisor.accepting,
+        history: store !== undefined,
+        port: null,
+      },
   };
 }

@@ -95,12 +95,12 @@ describe('client stop, wait and events', () => {
     expect(r.signal).toBe('SIGKILL');
   });
 
-  it('wait(id, 100) on a running run returns its running snapshot; wait(id) the final result', async () => {
+  it('wait(id, { timeoutMs: 100 }) on a running run returns its running snapshot; wait(id) the final result', async () => {
     const { id } = h.supervisor.start({ argv: ['sleep', '30'] });
     const t0 = performance.now();
     const snap = await Promise.race([
-      h.supervisor.wait(id, 100),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('wait(id, 100) did not yield')), 5_000)),
+      h.supervisor.wait(id, { timeoutMs: 100 }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('wait(id, { timeoutMs: 100 }) did not yield')), 5_000)),
     ]);
     expect(performance.now() - t0).toBeLessThan(5_000); // a hang guard only
     expect(snap.id).toBe(id);

@@ -1,9 +1,12 @@
 // The stop sequence of ARCHITECTURE.md: SIGINT + SIGCONT at once, SIGTERM +
 // SIGCONT `terminateAfterMs` later, SIGKILL at `graceMs`. The same sequence
 // serves the deadline, a client's stop and shutdown; it starts at most once.
-// Times come from the run's monotonic clock.
+// Times come from the run's monotonic clock. A live run's deadline can be
+// moved later (extend) until its stop sequence begins.
 
 import type { SignalSent, StopReason, StopRecord, StopStep } from '../../shared/result';
+import { WardenInputError } from './errors';
+import { seconds } from './format';
 
 export interface StopTiming {
   terminateAfterMs: number;
@@ -87,4 +90,28 @@ export class StopSequence {
     if (sent.length > 0 || this.lastStep === undefined) this.lastStep = step.step;
     this.onStep(step.step, sent);
   }
+}
+
+/** The longest limit a timer can hold (setTimeout's ceiling). */
+export const MAX_LIMIT_MS = 2 ** 31 - 1;
+
+/** Checks an extension's `byMs`: a finite number of milliseconds above 0. */
+export function checkExtension(byMs: unknown): number {
+  if (typeof byMs !== 'number' || !Number.isFinite(byMs) || byMs <= 0 || byMs > MAX_LIMIT_MS) {
+    throw new WardenInputError(`byMs must be a number of milliseconds above 0 and at most ${MAX_LIMIT_MS}, not ${typeof byMs === 'number' ? String(byMs) : JSON.stringify(byMs) ?? String(byMs)}.`);
+  }
+  return byMs;
+}
+
+/** The limit after an extension by `byMs` at `atMs`: a run without one gets its elapsed time plus `byMs`. */
+export function extendedLimit(limitMs: number | null, atMs: number, byMs: number): number {
+  const limit = (limitMs ?? Math.ceil(atMs)) + byMs;
+  if (limit > MAX_LIMIT_MS) throw new WardenInputError(`The limit would become ${seconds(limit)}, over the longest Warden can time (${seconds(MAX_LIMIT_MS)}).`);
+  return limit;
+}
+
+/** "The limit was extended by 30 s at 4.2 s (to 40 s)."; `at`: ms since the run started, or words for a run not started yet. */
+export function extensionNote(byMs: number, at: number | string, limitMs: number): string {
+  const when = typeof at === 'number' ? `at ${seconds(at)}` : at;
+  return `The limit was extended by ${seconds(byMs)} ${when} (to ${seconds(limitMs)}).`;
 }

@@ -131,12 +131,24 @@ describe('interleavings (run.ts table)', () => {
   it('9: wait with a timeout returns the running snapshot, then the result when it ends', async () => {
     harness = new Harness();
     const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo started; sleep 0.5; echo done'] });
-    const early = await harness.supervisor.wait(id, 100);
+    const early = await harness.supervisor.wait(id, { timeoutMs: 100 });
     expect(early.state).toBe('running');
     expect(early.verdict).toBeUndefined();
-    const late = await harness.supervisor.wait(id, 10_000);
+    const late = await harness.supervisor.wait(id, { timeoutMs: 10_000 });
     expect(late.state).toBe('ended');
     expect(late.stdout).toBe('started\ndone\n');
+  });
+
+  it('12: an extension before the deadline fires re-arms it at the new limit; one after it fired is refused', async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({ argv: ['sleep', '30'], limitMs: 300 });
+    harness.supervisor.extend(id, 300);
+    const interrupt = await nextEvent(harness, id, (e) => e.type === 'signal-sent' && e.signal === 'SIGINT');
+    expect(interrupt.type === 'signal-sent' && interrupt.atMs).toBeGreaterThanOrEqual(600);
+    expect(() => harness.supervisor.extend(id, 300)).toThrow(/already being stopped|has ended/);
+    const r = await harness.result(id);
+    expect(r).toMatchObject({ verdict: 'timed-out', limitMs: 600 });
+    expect(r.stop!.requestedAtMs).toBeGreaterThanOrEqual(600);
   });
 
   it('10: shutdown stops live runs with reason shutdown and refuses new ones', async () => {

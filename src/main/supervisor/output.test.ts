@@ -192,3 +192,83 @@ describe('CappedOutput', () => {
     expect(out.text()).toBe(`😀a${markerFor(20)}b😀`);
   });
 });
+
+describe('CappedOutput.slice: the kept text from a character offset of the whole stream', () => {
+  /** 26 letters through a cap of 10: head abcde (0-4), dropped 5-20, tail vwxyz (21-25). */
+  function letters(): CappedOutput {
+    const out = new CappedOutput(10);
+    feed(out, enc.encode('abcdefghijklmnopqrstuvwxyz'), 3);
+    return out;
+  }
+
+  it('from 0 is text() with all that was dropped', () => {
+    const out = letters();
+    expect(out.slice(0)).toEqual({ text: `abcde${markerFor(16)}vwxyz`, dropped: 16 });
+    expect(out.slice(0).text).toBe(out.text());
+  });
+
+  it('inside the head: the rest of the head, the marker, the tail', () => {
+    expect(letters().slice(3)).toEqual({ text: `de${markerFor(16)}vwxyz`, dropped: 16 });
+    expect(letters().slice(4)).toEqual({ text: `e${markerFor(16)}vwxyz`, dropped: 16 });
+  });
+
+  it('inside the dropped middle: a marker for what was dropped from there, then the tail', () => {
+    expect(letters().slice(5)).toEqual({ text: `${markerFor(16)}vwxyz`, dropped: 16 });
+    expect(letters().slice(12)).toEqual({ text: `${markerFor(9)}vwxyz`, dropped: 9 });
+    expect(letters().slice(20)).toEqual({ text: `${markerFor(1)}vwxyz`, dropped: 1 });
+  });
+
+  it('inside the tail: the tail from there; at or past the end: nothing', () => {
+    expect(letters().slice(21)).toEqual({ text: 'vwxyz', dropped: 0 });
+    expect(letters().slice(23)).toEqual({ text: 'xyz', dropped: 0 });
+    expect(letters().slice(26)).toEqual({ text: '', dropped: 0 });
+    expect(letters().slice(1000)).toEqual({ text: '', dropped: 0 });
+  });
+
+  it('under the cap: plain text from the offset', () => {
+    const out = new CappedOutput(100);
+    feed(out, enc.encode('hello world\n'), 4);
+    expect(out.slice(6)).toEqual({ text: 'world\n', dropped: 0 });
+    expect(out.slice(12)).toEqual({ text: '', dropped: 0 });
+    expect(new CappedOutput(100).slice(0)).toEqual({ text: '', dropped: 0 });
+  });
+
+  it('a surrogate pair cut at the head or the tail goes with the dropped middle, as in text()', () => {
+    // a 😀(1-2) b c d e f g 😀(9-10) h: the head keeps "a", the tail "h".
+    const out = new CappedOutput(4);
+    feed(out, enc.encode('a😀bcdefg😀h'), 1);
+    expect(out.slice(0)).toEqual({ text: `a${markerFor(10)}h`, dropped: 10 });
+    expect(out.slice(1)).toEqual({ text: `${markerFor(10)}h`, dropped: 10 });
+    expect(out.slice(3)).toEqual({ text: `${markerFor(8)}h`, dropped: 8 });
+    expect(out.slice(9)).toEqual({ text: `${markerFor(2)}h`, dropped: 2 });
+    expect(out.slice(10)).toEqual({ text: `${markerFor(1)}h`, dropped: 1 });
+    expect(out.slice(11)).toEqual({ text: 'h', dropped: 0 });
+  });
+
+  it('whole pairs at the edges are kept whole from any offset before them', () => {
+    const out = new CappedOutput(6);
+    feed(out, enc.encode('😀a' + 'x'.repeat(20) + 'b😀'), 2);
+    expect(out.slice(0)).toEqual({ text: `😀a${markerFor(20)}b😀`, dropped: 20 });
+    expect(out.slice(2)).toEqual({ text: `a${markerFor(20)}b😀`, dropped: 20 });
+    expect(out.slice(22)).toEqual({ text: `${markerFor(1)}b😀`, dropped: 1 });
+    expect(out.slice(23)).toEqual({ text: 'b😀', dropped: 0 });
+    expect(out.slice(24)).toEqual({ text: '😀', dropped: 0 });
+  });
+
+  it('shown characters plus dropped are exactly what lies past the offset, at every offset and cap', () => {
+    const s = 'ab😀cdé' + 'xyz'.repeat(7) + '😀😀tail';
+    const bytes = enc.encode(s);
+    for (const cap of [2, 3, 5, 8, 13, 100]) {
+      const out = new CappedOutput(cap);
+      feed(out, bytes, 5);
+      for (let from = 0; from <= s.length; from++) {
+        const { text, dropped } = out.slice(from);
+        const shown = text.replace(/\n\[warden: [\d,]+ characters dropped here\]\n/g, '');
+        expect(shown.length + dropped, `cap ${cap}, from ${from}`).toBe(s.length - from);
+        expect(s.endsWith(parts(text).tail || shown)).toBe(true);
+        if (out.dropped === 0) expect(text).toBe(s.slice(from));
+      }
+    }
+  });
+});
+

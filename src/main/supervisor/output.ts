@@ -113,12 +113,46 @@ export class CappedOutput {
 
   /** Head, a marker saying how much was dropped, then tail. */
   text(): string {
+    return this.slice(0).text;
+  }
+
+  /**
+   * What is kept of the stream from character `from` (counted from its start,
+   * dropped characters included) on: from inside the head, the rest of the
+   * head, the marker when something was dropped, and the tail; from inside
+   * the dropped middle, a marker counting what was dropped from there, and the
+   * tail; from inside the tail, the tail from there; at or past the end, ''.
+   * `dropped`: the characters past `from` that the text leaves out.
+   */
+  slice(from: number): OutputSlice {
+    if (from >= this.total) return { text: '', dropped: 0 };
     let tail = this.tail.join('');
     if (tail.length > this.tailCap) tail = tail.slice(tail.length - this.tailCap);
-    const dropped = this.dropped;
-    if (dropped === 0) return this.head + tail;
-    const head = this.headEndsInHalfPair() ? this.head.slice(0, -1) : this.head;
-    if (this.tailStartsInHalfPair()) tail = tail.slice(1);
-    return `${head}\n[warden: ${count(dropped)} characters dropped here]\n${tail}`;
+    const tailAt = this.total - tail.length;
+    // Where the kept head ends and the kept tail starts, in stream characters:
+    // half of a surrogate pair cut at either edge goes with the dropped middle.
+    let headEnd = this.head.length;
+    let tailStart = tailAt;
+    if (this.dropped > 0) {
+      if (this.headEndsInHalfPair()) headEnd -= 1;
+      if (this.tailStartsInHalfPair()) tailStart += 1;
+    }
+    const keptTail = tail.slice(tailStart - tailAt);
+    if (from >= tailStart) return { text: tail.slice(from - tailAt), dropped: 0 };
+    if (from >= headEnd) return { text: droppedMarker(tailStart - from) + keptTail, dropped: tailStart - from };
+    const dropped = tailStart - headEnd;
+    const head = this.head.slice(Math.max(0, from), headEnd);
+    return { text: dropped > 0 ? head + droppedMarker(dropped) + keptTail : head + keptTail, dropped };
   }
+}
+
+export interface OutputSlice {
+  text: string;
+  /** Characters of the stream in the slice's range that its text leaves out (marked where they were). */
+  dropped: number;
+}
+
+/** Where kept output leaves characters out. */
+export function droppedMarker(chars: number): string {
+  return `\n[warden: ${count(chars)} characters dropped here]\n`;
 }

@@ -32,11 +32,12 @@ import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
+import { extendedLimit, extensionNote } from './deadline';
 import { count, seconds } from './format';
 import { MarkerSplitter } from './marker';
 import { oomReport, type MemoryBackend, type RunCgroup } from './memory';
 import { WardenInputError, type PythonRunOptions } from './options';
-import { CappedOutput } from './output';
+import { CappedOutput, type OutputSlice } from './output';
 import { readLastPid, readStat } from './procfs';
 import { checkSpawnable, describeSpawnError } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
@@ -401,6 +402,11 @@ class PythonStop {
     private readonly onSignal: (sent: SignalSent, step: 'interrupt' | 'kill') => void,
   ) {}
 
+  /** The sequence began, or the script already reported: too late to move its deadline. */
+  get begunOrSettled(): boolean {
+    return this.reason !== undefined || this.settled;
+  }
+
   begin(reason: StopReason, force: boolean): void {
     if (this.settled) return;
     if (this.reason === undefined) {
@@ -471,6 +477,8 @@ export class PythonRun {
   interp?: Interpreter;
   private cwd: string;
   private readonly notes: string[] = [];
+  /** The limit now: the request's, moved by extensions. */
+  private limitMs: number | null;
   private readonly markers = new Set<OutputStream>();
   private markerWaiter?: () => void;
   private result?: RunResult;
@@ -484,6 +492,7 @@ export class PythonRun {
   ) {
     this.id = options.id;
     this.cwd = options.cwd;
+    this.limitMs = options.limitMs;
     this.out = { stdout: new CappedOutput(options.outputCapChars), stderr: new CappedOutput(options.outputCapChars) };
     this.done = new Promise((r) => (this.resolveDone = r));
     this.stopper = new PythonStop(
@@ -556,7 +565,7 @@ export class PythonRun {
         if (!this.result) sampler.track(this.id, { rootPid, scope: this.options.scope });
       }, TRACK_AFTER_MS);
     }
-    if (armDeadline && this.options.limitMs !== null) this.armDeadline(this.options.limitMs);
+    if (armDeadline && this.limitMs !== null) this.armDeadline(this.limitMs);
   }
 
   private deadlineTimer?: NodeJS.Timeout;
@@ -583,7 +592,7 @@ export class PythonRun {
   /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
   private armDeadline(delayMs: number): void {
     this.deadlineTimer = setTimeout(() => {
-      const early = this.options.limitMs! - this.elapsedMs();
+      const early = this.limitMs! - this.elapsedMs();
       if (early > 0) this.armDeadline(Math.ceil(early));
       else this.stopper.begin('deadline', false);
     }, delayMs);
@@ -593,9 +602,37 @@ export class PythonRun {
     clearTimeout(this.deadlineTimer);
   }
 
+  /**
+   * Moves the deadline `byMs` later (no limit: the elapsed time plus `byMs`);
+   * a queued script just gets the bigger limit. Refused once it has ended,
+   * reported, or its stop has begun.
+   */
+  extend(byMs: number): RunResult {
+    if (this.result || this.stopper.begunOrSettled) {
+      const why = this.result || this.stopper.reason === undefined ? 'has ended' : 'is already being stopped';
+      throw new WardenInputError(`Run ${this.id} ${why}; its limit can no longer be extended.`);
+    }
+    const atMs = this.begun ? this.elapsedMs() : null;
+    const limitMs = extendedLimit(this.limitMs, atMs ?? 0, byMs);
+    this.limitMs = limitMs;
+    if (this.begun) {
+      clearTimeout(this.deadlineTimer);
+      this.armDeadline(Math.max(0, limitMs - atMs!));
+    }
+    this.notes.push(extensionNote(byMs, atMs ?? (this.state === 'queued' ? 'while it was queued' : 'before it started'), limitMs));
+    this.emit({ type: 'limit-extended', runId: this.id, limitMs, byMs, atMs: Math.round(atMs ?? 0) });
+    return this.snapshot();
+  }
+
   pushOutput(stream: OutputStream, chunk: Uint8Array): void {
-    const text = this.out[stream].push(chunk);
-    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+    const sink = this.out[stream];
+    const text = sink.push(chunk);
+    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
+  }
+
+  /** Characters of a stream's kept output from `from` on (see CappedOutput.slice), and the stream's length now. */
+  outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number } {
+    return { ...this.out[stream].slice(from), total: this.out[stream].totalChars };
   }
 
   markerSeen(stream: OutputStream): void {
@@ -633,7 +670,7 @@ export class PythonRun {
     if (this.begun && this.interp?.pid !== undefined) report = await this.teardown(this.interp);
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
     }
     if (this.result) return;
     const stdout = this.out.stdout.text();
@@ -668,7 +705,7 @@ export class PythonRun {
   }
 
   private judgeOutcome(outcome: Outcome, stop: StopRecord | undefined, outputKept: string): { judgement: Judgement; exitCode: number | null; signal: string | null; elapsedMs: number; wallMs: number } {
-    const limitMs = this.options.limitMs;
+    const limitMs = this.limitMs;
     if (outcome.type === 'spawn-failed') {
       const judgement = judge({ kind: 'python', spawnFailure: outcome.cause, exitCode: outcome.status, signal: null, elapsedMs: 0, limitMs, outputKept, viaShell: false });
       judgement.notes.push(`The session's interpreter never started; exit status ${outcome.status} is what a shell reports for this.`);
@@ -801,7 +838,7 @@ export class PythonRun {
       startedWallMs: this.startedWallMs ?? this.queuedWallMs,
       ...(fields.endedAt !== undefined ? { endedAt: fields.endedAt } : {}),
       elapsedMs: fields.elapsedMs,
-      limitMs: this.options.limitMs,
+      limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
       ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,

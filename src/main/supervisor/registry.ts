@@ -1,15 +1,27 @@
-// The run registry: start, stop, wait, get, list and typed events, for many
-// concurrent runs. This is the engine object the CLI, IPC and HTTP layers use.
+// The run registry: start, stop, wait, extend, get, list and typed events,
+// for many concurrent runs. This is the engine object the CLI, IPC and HTTP
+// layers use.
+//
+// Yielded waits that ask for 'unseen' output (or give offsets) move a per-run
+// mark of what has been returned. The mark moves in the same synchronous step
+// that takes the result, so a yielded wait followed by another returns every
+// character once: output read from the pipes runs in later turns of the
+// event loop, never between the snapshot and the mark. A final result moves
+// no mark: every client waiting on the end gets the same answer, and asking
+// again gives it again.
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { RunEvent } from '../../shared/events';
+import type { OutputOffsets, WaitOptions } from '../../shared/api';
+import type { OutputStream, RunEvent } from '../../shared/events';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
+import { checkExtension, MAX_LIMIT_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
 import { ProcessSampler } from './proc-tree';
+import type { OutputSlice } from './output';
 import { CommandRun } from './run';
 
 /** What the registry needs of a run, command or Python script. */
@@ -19,6 +31,28 @@ interface SupervisedRun {
   readonly ended: boolean;
   snapshot(): RunResult;
   stop(reason: StopReason, options?: { force?: boolean }): void;
+  /** Moves the deadline later; throws WardenInputError once it has ended or its stop began. */
+  extend(byMs: number): RunResult;
+  /** A stream's kept output from a character offset, and the stream's length now. */
+  outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number };
+}
+
+type OutputChoice = 'all' | 'unseen' | OutputOffsets;
+
+/** Checks a wait's options at the boundary: one line for what is wrong. */
+function checkWaitOptions(options: unknown): { timeoutMs: number | undefined; output: OutputChoice } {
+  if (options === undefined || options === null) return { timeoutMs: undefined, output: 'all' };
+  if (typeof options !== 'object' || Array.isArray(options)) throw new WardenInputError('The wait options must be an object: { timeoutMs?, output? }.');
+  const { timeoutMs, output } = options as WaitOptions;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_LIMIT_MS)) {
+    throw new WardenInputError(`timeoutMs must be a number of milliseconds from 0 to ${MAX_LIMIT_MS}, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
+  }
+  if (output === undefined || output === 'all' || output === 'unseen') return { timeoutMs, output: output ?? 'all' };
+  const offset = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  if (typeof output !== 'object' || output === null || !offset(output.stdout) || !offset(output.stderr)) {
+    throw new WardenInputError('output must be "all", "unseen", or { stdout, stderr } with each a whole number of characters from 0.');
+  }
+  return { timeoutMs, output: { stdout: output.stdout, stderr: output.stderr } };
 }
 
 export interface SupervisorOptions {
@@ -51,6 +85,8 @@ export class Supervisor {
   /** Ids of ended runs, oldest first, so forgetting the oldest costs O(1). */
   private readonly endedOrder: string[] = [];
   private readonly events = new EventEmitter();
+  /** Per run, the output returned so far by waits that asked for 'unseen' output or gave offsets. */
+  private readonly marks = new Map<string, OutputOffsets>();
   private readonly keepEnded: number;
   private closing = false;
   private staleCgroupsSwept = false;
@@ -171,17 +207,53 @@ export class Supervisor {
     return run.snapshot();
   }
 
-  /** The final result, or the running snapshot when `timeoutMs` passes first. */
-  async wait(id: string, timeoutMs?: number): Promise<RunResult> {
+  /**
+   * The final result, or the running snapshot when `timeoutMs` passes first.
+   * `output`: 'all' (the default) the whole kept output; 'unseen' only what
+   * no earlier yielded 'unseen' or offset wait of this run returned; offsets:
+   * each stream from there. A yielded answer of the last two moves the run's
+   * mark to the end of what it returns; their stdoutTruncated/stderrTruncated
+   * count what the slice leaves out.
+   */
+  async wait(id: string, options?: WaitOptions): Promise<RunResult> {
     const run = this.find(id);
-    if (timeoutMs === undefined) return run.done;
-    let timer: NodeJS.Timeout | undefined;
-    const yielded = new Promise<RunResult>((resolve) => (timer = setTimeout(() => resolve(run.snapshot()), timeoutMs)));
-    try {
-      return await Promise.race([run.done, yielded]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const { timeoutMs, output } = checkWaitOptions(options);
+    if (run.ended) return this.take(id, run, output);
+    return new Promise<RunResult>((resolve) => {
+      let taken = false;
+      let timer: NodeJS.Timeout | undefined;
+      // Exactly one result is taken: taking one moves the mark.
+      const settle = () => {
+        if (taken) return;
+        taken = true;
+        clearTimeout(timer);
+        resolve(this.take(id, run, output));
+      };
+      if (timeoutMs !== undefined) timer = setTimeout(settle, timeoutMs);
+      void run.done.then(settle);
+    });
+  }
+
+  /** The run's result now with the output asked for; a yielded (not ended) answer moves its mark unless all output was asked for. */
+  private take(id: string, run: SupervisedRun, output: OutputChoice): RunResult {
+    const result = run.snapshot();
+    if (output === 'all') return result;
+    const from = output === 'unseen' ? (this.marks.get(id) ?? { stdout: 0, stderr: 0 }) : output;
+    const stdout = run.outputFrom('stdout', from.stdout);
+    const stderr = run.outputFrom('stderr', from.stderr);
+    // A run forgotten meanwhile keeps no mark; an ended run's answer is final and moves none.
+    if (result.state !== 'ended' && this.runs.get(id) === run) this.marks.set(id, { stdout: stdout.total, stderr: stderr.total });
+    return { ...result, stdout: stdout.text, stderr: stderr.text, stdoutTruncated: stdout.dropped, stderrTruncated: stderr.dropped };
+  }
+
+  /**
+   * Moves a live run's deadline `byMs` later (a run with no limit gets its
+   * elapsed time plus `byMs`) and returns its snapshot. Refused with a
+   * WardenInputError once it has ended or its stop sequence has begun.
+   */
+  extend(id: string, byMs: number): RunResult {
+    const run = this.find(id);
+    return run.extend(checkExtension(byMs));
   }
 
   get(id: string): RunResult | undefined {
@@ -190,6 +262,11 @@ export class Supervisor {
 
   list(): RunResult[] {
     return [...this.runs.values()].map((run) => run.snapshot());
+  }
+
+  /** Whether new runs are taken (false once shutdown began). */
+  get accepting(): boolean {
+    return !this.closing;
   }
 
   /** Subscribes to every run's events; returns the unsubscribe function. */
@@ -218,6 +295,10 @@ export class Supervisor {
 
   private forgetOldRuns(endedId: string): void {
     this.endedOrder.push(endedId);
-    while (this.endedOrder.length > this.keepEnded) this.runs.delete(this.endedOrder.shift()!);
+    while (this.endedOrder.length > this.keepEnded) {
+      const id = this.endedOrder.shift()!;
+      this.runs.delete(id);
+      this.marks.delete(id);
+    }
   }
 }

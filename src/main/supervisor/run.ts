@@ -15,16 +15,17 @@
 // | 7 | a descendant writes after the main exit                | read until the pipes end or the drain bound, then they close   |
 // | 8 | SIGKILL sent, the main process never exits (D state)   | the backstop ends the run without an exit status, with a note  |
 // | 9 | wait(timeout) races the end                            | whichever is first: the result, or the running snapshot        |
+// |12 | an extension races the deadline timer                  | before it fires: re-armed at the new limit; after: refused     |
 // |10 | shutdown with live runs                                | each is stopped (reason shutdown); new runs are refused        |
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 
 import type { RunEvent, OutputStream } from '../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
-import type { RunOptions } from './options';
-import { CappedOutput } from './output';
+import { WardenInputError, type RunOptions } from './options';
+import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
-import { StopSequence } from './deadline';
+import { extendedLimit, extensionNote, StopSequence } from './deadline';
 import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
@@ -60,6 +61,8 @@ export class CommandRun {
   private deadlineTimer?: NodeJS.Timeout;
   private backstopTimer?: NodeJS.Timeout;
   private readonly notes: string[] = [];
+  /** The limit now: the request's, moved by extensions. */
+  private limitMs: number | null;
   private resolveDone!: (result: RunResult) => void;
   readonly done: Promise<RunResult>;
 
@@ -79,6 +82,7 @@ export class CommandRun {
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
+    this.limitMs = options.limitMs;
     this.out = { stdout: new CappedOutput(options.outputCapChars), stderr: new CappedOutput(options.outputCapChars) };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.stopper = new StopSequence(
@@ -134,9 +138,9 @@ export class CommandRun {
         if (this.exit === undefined) sampler.track(this.id, { rootPid, scope: this.options.scope, ...(notBeforeTicks !== undefined ? { notBeforeTicks } : {}) });
       }, TRACK_AFTER_MS);
     }
-    if (this.options.limitMs !== null) {
+    if (this.limitMs !== null) {
       // The run's clock started before the spawn; the limit counts from there too.
-      this.armDeadline(Math.max(0, this.options.limitMs - this.elapsedMs()));
+      this.armDeadline(Math.max(0, this.limitMs - this.elapsedMs()));
     }
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
   }
@@ -144,10 +148,28 @@ export class CommandRun {
   /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
   private armDeadline(delayMs: number): void {
     this.deadlineTimer = setTimeout(() => {
-      const early = this.options.limitMs! - this.elapsedMs();
+      const early = this.limitMs! - this.elapsedMs();
       if (early > 0) this.armDeadline(Math.ceil(early));
       else this.stopper.begin('deadline');
     }, delayMs);
+  }
+
+  /**
+   * Moves the deadline `byMs` later (no limit: the elapsed time plus `byMs`);
+   * refused once the run has ended or its stop sequence has begun.
+   */
+  extend(byMs: number): RunResult {
+    if (this.exit !== undefined || this.result) throw new WardenInputError(`Run ${this.id} has ended; its limit can no longer be extended.`);
+    if (this.pgid === undefined) throw new WardenInputError(`Run ${this.id} has not started; its limit cannot be extended.`);
+    if (this.stopper.started) throw new WardenInputError(`Run ${this.id} is already being stopped; its limit can no longer be extended.`);
+    const atMs = this.elapsedMs();
+    const limitMs = extendedLimit(this.limitMs, atMs, byMs);
+    this.limitMs = limitMs;
+    clearTimeout(this.deadlineTimer);
+    this.armDeadline(Math.max(0, limitMs - atMs));
+    this.notes.push(extensionNote(byMs, atMs, limitMs));
+    this.emit({ type: 'limit-extended', runId: this.id, limitMs, byMs, atMs: Math.round(atMs) });
+    return this.snapshot();
   }
 
   /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
@@ -174,12 +196,17 @@ export class CommandRun {
     return performance.now() - this.startMono;
   }
 
+  /** Characters of a stream's kept output from `from` on (see CappedOutput.slice), and the stream's length now. */
+  outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number } {
+    return { ...this.out[stream].slice(from), total: this.out[stream].totalChars };
+  }
+
   private capture(stream: OutputStream, readable: NodeJS.ReadableStream | null): void {
     if (!readable) return;
     const sink = this.out[stream];
     readable.on('data', (chunk: Buffer) => {
       const text = sink.push(chunk);
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
     });
     readable.on('error', () => undefined);
   }
@@ -309,7 +336,7 @@ export class CommandRun {
     const exit = this.exit!;
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
     }
     const stdout = this.out.stdout.text();
     const stderr = this.out.stderr.text();
@@ -320,7 +347,7 @@ export class CommandRun {
       exitCode: exit.exitCode,
       signal: exit.signal,
       elapsedMs: exit.atMs,
-      limitMs: this.options.limitMs,
+      limitMs: this.limitMs,
       stop,
       ...(this.oom ? { oom: this.oom } : {}),
       outputKept: `${stdout}\n${stderr}`,
@@ -364,7 +391,7 @@ export class CommandRun {
       startedWallMs: this.startedWallMs,
       ...(fields.endedAt !== undefined ? { endedAt: fields.endedAt } : {}),
       elapsedMs: fields.elapsedMs,
-      limitMs: this.options.limitMs,
+      limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
       ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
       advice: fields.advice ?? null,
@@ -378,4 +405,3 @@ export class CommandRun {
     });
   }
 }
-

@@ -1,0 +1,161 @@
+// The CLI against a real `warden serve` in another process, as agents use it:
+// runs started by one CLI process are live to others, --yield hands back a
+// running run that `warden wait` continues, `warden stop` from another client
+// ends a run, one host per state dir, and SIGTERM to the host records every
+// live run.
+
+import { execa, type ResultPromise } from 'execa';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../shared/result';
+import type { RunSummary } from '../../shared/history';
+import { YIELDED_STATUS } from './remote-cli';
+
+const BIN = resolve(__dirname, '../../../bin/warden.mjs');
+
+function stateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'wc-'));
+}
+
+function warden(dir: string, args: string[]) {
+  return execa(process.execPath, [BIN, ...args], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', timeout: 60_000, stripFinalNewline: false });
+}
+
+const servers: ResultPromise[] = [];
+
+/** Starts `warden serve --no-tcp` and resolves once it listens (wrapped: a ResultPromise is itself awaitable). */
+async function serve(dir: string): Promise<{ child: ResultPromise }> {
+  const child = execa(process.execPath, [BIN, 'serve', '--no-tcp'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', buffer: true, all: false });
+  servers.push(child);
+  await new Promise<void>((resolvePromise, reject) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('control socket')) resolvePromise();
+    });
+    void child.then((r) => reject(new Error(`warden serve exited early (${r.exitCode}): ${text}`)));
+  });
+  return { child };
+}
+
+afterEach(async () => {
+  for (const child of servers.splice(0)) {
+    child.kill('SIGTERM');
+    await child;
+  }
+});
+
+const json = <T>(text: string) => JSON.parse(text) as T;
+
+describe('the CLI with a host running', () => {
+  it('a run one CLI process starts is live in another client\'s list, and `wait` from a third returns its result', async () => {
+    const dir = stateDir();
+    await serve(dir);
+    const running = warden(dir, ['run', '--json', '--', 'bash', '-c', 'echo started; sleep 3; echo done']);
+    // Another process sees it live.
+    let live: RunSummary | undefined;
+    for (let i = 0; i < 100 && !live; i++) {
+      const list = await warden(dir, ['list', '--json']);
+      live = json<RunSummary[]>(list.stdout).find((r) => r.state === 'running');
+    }
+    expect(live, 'the run in another client\'s list').toBeDefined();
+    const waited = await warden(dir, ['wait', live!.id, '--json']);
+    expect(waited.exitCode).toBe(0);
+    expect(json<RunResult>(waited.stdout)).toMatchObject({ id: live!.id, verdict: 'completed', stdout: 'started\ndone\n' });
+    const first = await running;
+    expect(first.exitCode).toBe(0);
+    expect(json<RunResult>(first.stdout).id).toBe(live!.id);
+  });
+
+  it('--yield 1s on a 3 s script returns running with the output so far; wait returns the rest and the verdict', async () => {
+    const dir = stateDir();
+    await serve(dir);
+    const script = 'echo one; sleep 2; echo two; sleep 1; echo three; exit 3';
+    const yielded = await warden(dir, ['run', '--yield', '1s', '--json', '--', 'bash', '-c', script]);
+    expect(yielded.exitCode).toBe(YIELDED_STATUS);
+    const partial = json<RunResult>(yielded.stdout);
+    expect(partial.state).toBe('running');
+    expect(partial.verdict).toBeUndefined();
+    expect(partial.stdout).toBe('one\n');
+    const rest = await warden(dir, ['wait', partial.id, '--json']);
+    expect(rest.exitCode).toBe(3);
+    const final = json<RunResult>(rest.stdout);
+    expect(final).toMatchObject({ id: partial.id, state: 'ended', verdict: 'failed', exitCode: 3 });
+    // Nothing repeated, nothing lost between the yielded answer and the rest.
+    expect(partial.stdout + final.stdout).toBe('one\ntwo\nthree\n');
+    // --all-output asks for everything again.
+    const all = await warden(dir, ['wait', partial.id, '--all-output', '--json']);
+    expect(json<RunResult>(all.stdout).stdout).toBe('one\ntwo\nthree\n');
+    // shell-results tells a model how to go on.
+    const again = await warden(dir, ['run', '--yield', '200ms', '--format', 'shell-results', '--', 'sleep', '5']);
+    expect(again.exitCode).toBe(YIELDED_STATUS);
+    expect(again.stdout).toMatch(/<next>still running after [\d.]+ s; continue with: warden wait [0-9a-f]{12}<\/next>/);
+  });
+
+  it('`stop` from another client ends a run as stopped, and the waiting client gets that result', async () => {
+    const dir = stateDir();
+    await serve(dir);
+    const yielded = json<RunResult>((await warden(dir, ['run', '--yield', '300ms', '--json', '--', 'sleep', '60'])).stdout);
+    const waiting = warden(dir, ['wait', yielded.id, '--json']);
+    const stopped = await warden(dir, ['stop', yielded.id, '--json']);
+    expect(stopped.exitCode).toBe(130);
+    expect(json<RunResult>(stopped.stdout)).toMatchObject({ verdict: 'stopped', stop: { reason: 'user', endedBy: 'interrupt' } });
+    const waited = await waiting;
+    expect(json<RunResult>(waited.stdout).verdict).toBe('stopped');
+    // extend of the ended run is refused with one line.
+    const extend = await warden(dir, ['extend', yielded.id, '30s']);
+    expect(extend.exitCode).toBe(125);
+    expect(extend.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('`extend` moves a live run\'s deadline, and the timeline records it', async () => {
+    const dir = stateDir();
+    await serve(dir);
+    const yielded = json<RunResult>((await warden(dir, ['run', '--yield', '200ms', '--limit', '1s', '--json', '--', 'sleep', '4'])).stdout);
+    const extended = await warden(dir, ['extend', yielded.id, '20s', '--json']);
+    expect(extended.exitCode).toBe(0);
+    expect(json<RunResult>(extended.stdout).limitMs).toBe(21_000);
+    const final = json<RunResult>((await warden(dir, ['wait', yielded.id, '--json'])).stdout);
+    expect(final).toMatchObject({ verdict: 'completed', limitMs: 21_000 });
+  });
+
+  it('a second warden serve on the same state dir says so and exits 125', async () => {
+    const dir = stateDir();
+    await serve(dir);
+    const second = await warden(dir, ['serve', '--no-tcp']);
+    expect(second.exitCode).toBe(125);
+    expect(second.stderr).toMatch(/already running for .* \(pid \d+/);
+  });
+
+  it('SIGTERM to the host stops and records every live run', async () => {
+    const dir = stateDir();
+    const { child: host } = await serve(dir);
+    const ids = await Promise.all(
+      [['sleep', '60'], ['bash', '-c', "trap '' INT; sleep 60"]].map(async (argv) => json<RunResult>((await warden(dir, ['run', '--yield', '200ms', '--json', '--', ...argv])).stdout).id),
+    );
+    host.kill('SIGTERM');
+    const ended = await host;
+    expect(ended.exitCode).toBe(0);
+    expect(ended.stderr).toContain('every run is recorded');
+    // No host now: show reads the history directly.
+    for (const id of ids) {
+      const shown = await warden(dir, ['show', id, '--json']);
+      expect(json<RunResult>(shown.stdout)).toMatchObject({ id, state: 'ended', verdict: 'stopped', stop: { reason: 'shutdown' } });
+    }
+    // And wait, with no host, prints the recorded result with the run's exit status.
+    const waited = await warden(dir, ['wait', ids[0]!, '--json']);
+    expect(waited.exitCode).toBe(130);
+  });
+
+  it('without a host, --yield is refused with one line, and sessions says where sessions live', async () => {
+    const dir = stateDir();
+    const refused = await warden(dir, ['run', '--yield', '1s', '--', 'true']);
+    expect(refused.exitCode).toBe(125);
+    expect(refused.stderr).toMatch(/^warden: --yield needs a Warden host/);
+    const sessions = await warden(dir, ['sessions']);
+    expect(sessions.exitCode).toBe(0);
+    expect(sessions.stderr).toContain('no Warden host is running');
+  });
+});
