@@ -4,7 +4,10 @@
 
 import type { CliIo } from './cli';
 import { UsageError } from './cli-args';
-import { HostError, startHost } from './host';
+import { HostError, HostRunningError, socketPathOf, startHost } from './host';
+import { NodeTransport } from './client';
+import { LOGIN_LINK_ROUTE } from './server';
+import { resolveStateDir } from '../store/state-dir';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp]
 
@@ -15,7 +18,8 @@ agents use. Runs started through it appear live in the app and the web UI.
 Options:
   --port PORT   also serve the API and the web UI on 127.0.0.1:PORT (default 7373; 0 picks a free port)
   --no-tcp      the unix socket only: no web UI, no TCP
-  --open        print a login URL for the web UI with a one-time token
+  --open        print a login URL for the web UI with a one-time token (with a host
+                already running: a fresh link to it)
 
 TCP clients send Authorization: Bearer <token>, the token being in
 <state dir>/run/token (readable by you alone). One host per state dir: a
@@ -56,6 +60,15 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
   try {
     host = await startHost({ port, version, log: (line) => io.err(`warden: ${line}\n`) });
   } catch (error) {
+    if (error instanceof HostRunningError && open) {
+      // The user wants the web UI of the host already running: a fresh login link from it.
+      const link = await loginLinkFromRunningHost(resolveStateDir());
+      if (link) {
+        io.err(`warden: a host is already running for this state dir (pid ${error.other?.pid ?? '?'}); a login link for it:\n`);
+        io.out(`${link}\n`);
+        return 0;
+      }
+    }
     if (error instanceof HostError) {
       io.err(`warden: ${error.message}\n`);
       return 125;
@@ -83,4 +96,17 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
   unregister();
   io.err('warden: host stopped; every run is recorded\n');
   return 0;
+}
+
+async function loginLinkFromRunningHost(stateDir: string): Promise<string | null> {
+  const transport = new NodeTransport({ socketPath: socketPathOf(stateDir) }, { timeoutMs: 2000 });
+  try {
+    const reply = await transport.request('POST', LOGIN_LINK_ROUTE, {});
+    const url = (reply.body as { url?: unknown } | null)?.url;
+    return reply.status === 200 && typeof url === 'string' ? url : null;
+  } catch {
+    return null;
+  } finally {
+    transport.close();
+  }
 }

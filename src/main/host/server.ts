@@ -21,6 +21,8 @@ import type { EventHub } from './event-hub';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const SESSION_COOKIE = 'warden_session';
+/** POST through the unix socket: a one-time login URL for the web UI of a running host. */
+export const LOGIN_LINK_ROUTE = `${API_PREFIX}/login-link`;
 
 export type Via = 'unix' | 'tcp';
 
@@ -58,7 +60,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  send(res, status, { error: message.replace(/\s*\n\s*/g, ' ') }, headers);
+  // One plain line: no line breaks, and no control or bidi characters echoed from a client's input into a terminal.
+  const line = message.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ').replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, '\ufffd');
+  send(res, status, { error: line }, headers);
 }
 
 /** The engine's one-line input errors as HTTP statuses. */
@@ -117,9 +121,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
 
 /** Query values as the schemas take them: numbers where the text is a number, comma lists for verdicts. */
 function queryObject(params: URLSearchParams, numeric: string[], lists: string[] = []): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: "__proto__", "constructor" or "toString" are keys like any other (and unknown to every schema).
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of params) {
-    if (key in out) throw new HttpError(400, `The query gives ${key} twice.`);
+    if (Object.hasOwn(out, key)) throw new HttpError(400, `The query gives ${key} twice.`);
     if (lists.includes(key)) out[key] = value.includes(',') ? value.split(',') : value;
     else if (numeric.includes(key) && /^-?\d+(\.\d+)?$/.test(value)) out[key] = Number(value);
     else out[key] = value;
@@ -190,13 +195,13 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   function checkTcpOrigin(req: IncomingMessage): void {
     const port = options.port();
     const allowed = new Set(['127.0.0.1', 'localhost', ...(port !== null ? [`127.0.0.1:${port}`, `localhost:${port}`] : [])]);
+    // An Origin names its port unless it is 80: only pages of our own port, never another server on localhost.
+    const origins = new Set(port === null ? [] : port === 80 ? ['http://127.0.0.1', 'http://localhost'] : [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+    if ((req.headersDistinct.host?.length ?? 0) > 1) throw new HttpError(400, 'The request has more than one Host header.');
     const host = (req.headers.host ?? '').toLowerCase();
     if (!allowed.has(host)) throw new HttpError(403, 'This host answers only to localhost and 127.0.0.1 (the Host header named something else).');
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && !allowed.has(origin.toLowerCase().replace(/^http:\/\//, ''))) {
-      throw new HttpError(403, 'Requests from other sites are refused.');
-    }
-    if (origin === 'null') throw new HttpError(403, 'Requests from other sites are refused.');
+    if (origin !== undefined && !origins.has(origin.toLowerCase())) throw new HttpError(403, 'Requests from other sites are refused.');
   }
 
   function authorised(req: IncomingMessage): boolean {
@@ -206,7 +211,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     return session !== null && sessions.has(session);
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL, via: Via): Promise<void> {
     const method = req.method ?? 'GET';
     const path = url.pathname;
     const only = (allowed: string) => {
@@ -221,12 +226,20 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       only('GET');
       return send(res, 200, await api.host());
     }
+    if (path === LOGIN_LINK_ROUTE) {
+      // A browser login for the user at the terminal: only through the private socket.
+      only('POST');
+      if (via !== 'unix') throw new HttpError(403, 'Login links are given through the control socket only.');
+      const port = options.port();
+      if (port === null) throw new HttpError(409, 'This host serves no web UI (it was started with --no-tcp).');
+      return send(res, 200, { url: `http://127.0.0.1:${port}${handler.oneTimeLogin()}` });
+    }
     if (path === `${API_PREFIX}/runs`) {
       if (method === 'POST') {
         const request = parseRunRequest(await body());
         return send(res, 201, await api.start(request));
       }
-      only('GET');
+      if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
       noQuery();
       return send(res, 200, await api.list());
     }
@@ -289,7 +302,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       await body();
       return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
     }
-    if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX) throw new HttpError(404, `No route ${path} (see ARCHITECTURE.md, "Host, API and persistence").`);
+    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see ARCHITECTURE.md, "Host, API and persistence").`);
     servePage(req, res, path, method);
   }
 
@@ -349,14 +362,17 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         }
         if (via === 'tcp') {
           checkTcpOrigin(req);
-          if (url.pathname === '/login') return login(res, url);
+          if (url.pathname === '/login') {
+            if (req.method !== 'GET') throw new HttpError(405, '/login takes GET.', { Allow: 'GET' });
+            return login(res, url);
+          }
           if (!authorised(req)) {
             throw new HttpError(401, 'This request needs the token: Authorization: Bearer <token from the token file>, or a login link from warden serve --open.', {
               'WWW-Authenticate': 'Bearer realm="warden"',
             });
           }
         }
-        await route(req, res, url);
+        await route(req, res, url, via);
       } catch (error) {
         const known = statusOf(error);
         if (known) {

@@ -2,7 +2,7 @@ import type { WardenApi } from '../../shared/api';
 
 declare global {
   interface Window {
-    /** Present in the Electron window (preload) and, later, in web mode. */
+    /** The preload's IPC bridge in the Electron window; HTTP + SSE in web mode (web-api.ts). */
     warden?: WardenApi;
   }
 }
