@@ -2,7 +2,14 @@
 // build machines): the window is isolated and sandboxed, the CSP is set, IPC
 // handlers are registered, navigation and new windows are refused.
 
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+// The app hosts the control socket of this state dir, not the user's.
+const STATE_DIR = mkdtempSync(join(tmpdir(), 'wi-'));
+process.env.WARDEN_STATE_DIR = STATE_DIR;
 
 const created: { options: Record<string, unknown>; window: Record<string, unknown> }[] = [];
 const handlers = new Map<string, unknown>();
@@ -38,7 +45,9 @@ vi.mock('electron', () => {
       whenReady: () => Promise.resolve(),
       on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
       quit: vi.fn(),
+      getVersion: () => '0.0.0-test',
     },
+    dialog: { showErrorBox: vi.fn() },
     BrowserWindow,
     ipcMain: { handle: (channel: string, fn: unknown) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
     session: {
@@ -54,7 +63,18 @@ vi.mock('electron', () => {
 describe('the Electron main process', () => {
   beforeAll(async () => {
     await import('./index');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let i = 0; i < 200 && created.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  });
+
+  it('hosts the control socket of its state dir, so CLI runs appear in the app', async () => {
+    expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(true);
+    const { connectToHost } = await import('./host/client');
+    const api = await connectToHost(STATE_DIR);
+    expect(api).not.toBeNull();
+    const started = await api!.start({ argv: ['echo', 'from-cli'] });
+    expect((await api!.wait(started.id)).stdout).toBe('from-cli\n');
+    const list = handlers.get('warden:list') as (event: unknown) => Promise<{ id: string }[]>;
+    expect((await list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).map((r) => r.id)).toContain(started.id);
   });
 
   it('opens one window that is isolated, sandboxed and without Node', () => {
@@ -87,17 +107,30 @@ describe('the Electron main process', () => {
   });
 
   it('registers the API handlers and refuses calls from pages it did not load', async () => {
-    for (const channel of ['warden:start', 'warden:stop', 'warden:wait', 'warden:get', 'warden:list', 'warden:sessions', 'warden:restart-session', 'warden:close-session']) {
+    for (const channel of ['warden:start', 'warden:stop', 'warden:wait', 'warden:extend', 'warden:get', 'warden:list', 'warden:history', 'warden:timeline', 'warden:sessions', 'warden:restart-session', 'warden:close-session', 'warden:host']) {
       expect(handlers.has(channel)).toBe(true);
     }
     const list = handlers.get('warden:list') as (event: unknown) => Promise<unknown>;
     await expect(async () => list({ senderFrame: { url: 'https://evil.example/' } })).rejects.toThrow(/own window/);
-    await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toEqual([]);
+    await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toBeInstanceOf(Array);
   });
 
-  it('stops live runs before quitting', () => {
+  it('stops live runs, records them and closes the socket before quitting', async () => {
+    const start = handlers.get('warden:start') as (event: unknown, request: unknown) => Promise<{ id: string }>;
+    const live = await start({ senderFrame: { url: 'file:///app/out/renderer/index.html' } }, { argv: ['sleep', '60'] });
     const preventDefault = vi.fn();
     appHandlers.get('before-quit')!({ preventDefault });
     expect(preventDefault).toHaveBeenCalled();
+    const electron = (await import('electron')) as unknown as { app: { quit: ReturnType<typeof vi.fn> } };
+    for (let i = 0; i < 400 && electron.app.quit.mock.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(electron.app.quit).toHaveBeenCalled();
+    expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(false);
+    const { openStore } = await import('./store');
+    const store = openStore({ dir: STATE_DIR });
+    try {
+      expect(store.get(live.id)).toMatchObject({ verdict: 'stopped', stop: { reason: 'shutdown' } });
+    } finally {
+      store.close();
+    }
   });
 });

@@ -82,6 +82,10 @@ describe('the host over its unix socket', () => {
     const live = await b.list();
     expect(live.find((r) => r.id === started.id)?.state).toBe('running');
     await until(() => seen.filter((e) => e.runId === started.id && e.type === 'output').length, (n) => n >= 1, 'live output on the stream');
+    // The history page shows the live run where it stands now, not as it was stored at its start.
+    const page = await b.history({ state: 'live' });
+    expect(page.runs.find((r) => r.id === started.id)).toMatchObject({ state: 'running' });
+    expect(page.runs.find((r) => r.id === started.id)!.elapsedMs).toBeGreaterThan(0);
     const result = await b.wait(started.id);
     expect(result).toMatchObject({ id: started.id, verdict: 'completed', stdout: 'first\nsecond\n' });
     await until(() => seen.some((e) => e.runId === started.id && e.type === 'ended'), Boolean, 'the ended event');

@@ -42,7 +42,19 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     extend: async (id, byMs) => supervisor.extend(id, byMs),
     get: async (id) => supervisor.get(id) ?? store?.get(id) ?? null,
     list: async () => supervisor.list(),
-    history: async (query = {}) => (store ? asInputError(() => store.list(query)) : { runs: [], nextCursor: null }),
+    history: async (query = {}) => {
+      if (!store) return { runs: [], nextCursor: null };
+      const page = asInputError(() => store.list(query));
+      // The store holds a live run as it started; this host knows where it stands now.
+      return {
+        ...page,
+        runs: page.runs.map((run) => {
+          if (run.state === 'ended') return run;
+          const live = supervisor.get(run.id);
+          return live ? { ...run, state: live.state, elapsedMs: live.elapsedMs, limitMs: live.limitMs } : run;
+        }),
+      };
+    },
     timeline: async (id) => store?.events(id) ?? [],
     subscribe: (listener) => supervisor.subscribe(listener),
     sessions: async () => supervisor.sessions(),
