@@ -74,7 +74,7 @@ describe('IPC handlers', () => {
     [IPC.closeSession, [7], /session name/],
     [IPC.closeSession, ['nope'], /No session named "nope"/],
     [IPC.wait, ['../../etc'], /hex/],
-    [IPC.wait, ['abcdef012345', 'soon'], /wait options/],
+    [IPC.wait, ['abcdef012345', 'soon'], /wait options/i],
     [IPC.wait, ['abcdef012345', { timeoutMs: 'soon' }], /timeoutMs: must be a number of milliseconds/],
     [IPC.extend, ['abcdef012345', 0], /byMs: must be more than 0/],
     [IPC.history, [{ verdict: 'great' }], /verdict: must be one or more of/],

@@ -14,7 +14,7 @@ const text = () => z.string({ error: 'must be a string' });
 export const RUN_ID = /^[0-9a-f]{6,32}$/;
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export const runIdSchema = z.string({ error: 'a run id is a string' }).regex(RUN_ID, { error: 'a run id is 6 to 32 hex characters' });
+export const runIdSchema = z.string({ error: 'a run id is a string of 6 to 32 hex characters' }).regex(RUN_ID, { error: 'a run id is 6 to 32 hex characters' });
 export const sessionNameSchema = z
   .string({ error: 'a session name is a string' })
   .regex(SESSION_NAME, { error: "a session name is 1 to 64 letters, digits, '_', '.' or '-'" });
