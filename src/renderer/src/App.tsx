@@ -1,55 +1,69 @@
-// A placeholder until the UI issue: the live runs with their verdicts, and an
-// empty state that tells a newcomer how to start one.
+// The app's frame: navigation, the error banner, and the view for the route.
+// Every view talks only to window.warden (through the store's api).
 
-import { useEffect, useState } from 'react';
-import type { RunResult } from '../../shared/result';
+import { useEffect } from 'react';
+import type { WardenApi } from '../../shared/api';
+import { hrefOf, useRoute, type Route } from './router';
+import { useWarden } from './store';
+import { HistoryView } from './views/History';
+import { NewRunView } from './views/NewRun';
+import { RunDetail } from './views/RunDetail';
+import { RunsView } from './views/Runs';
+import { SessionsView } from './views/Sessions';
+import { SettingsView } from './views/Settings';
 
-export function App() {
-  const [runs, setRuns] = useState<RunResult[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const api = window.warden;
+const NAV: { route: Route; label: string }[] = [
+  { route: { view: 'runs' }, label: 'Runs' },
+  { route: { view: 'history' }, label: 'History' },
+  { route: { view: 'sessions' }, label: 'Sessions' },
+  { route: { view: 'new' }, label: 'New run' },
+  { route: { view: 'settings' }, label: 'Settings' },
+];
 
-  useEffect(() => {
-    if (!api) return;
-    const refresh = () => api.list().then(setRuns, (e: unknown) => setError(String(e)));
-    refresh();
-    return api.subscribe((event) => {
-      if (event.type !== 'output') refresh();
-    });
-  }, [api]);
+export function App({ api }: { api: WardenApi | undefined }) {
+  const route = useRoute();
+  const error = useWarden((s) => s.error);
+  const dismissError = useWarden((s) => s.dismissError);
+  const connect = useWarden((s) => s.connect);
 
+  useEffect(() => (api ? connect(api) : undefined), [api, connect]);
+
+  if (!api) {
+    return (
+      <main className="app-missing">
+        <h1>Warden</h1>
+        <p className="error">The Warden API is not available in this page. Open Warden from the app, or from the link `warden serve --open` prints.</p>
+      </main>
+    );
+  }
+
+  const active = route.view === 'run' ? 'runs' : route.view;
   return (
-    <main>
-      <h1>Warden</h1>
-      {!api && <p className="error">The Warden API is not available in this page.</p>}
-      {error && <p className="error">{error}</p>}
-      {runs.length === 0 ? (
-        <section className="empty">
-          <p>No runs yet. Start one from a terminal:</p>
-          <pre>npx warden run --limit 30s -- python3 script.py</pre>
-        </section>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Command</th>
-              <th>State</th>
-              <th>Verdict</th>
-              <th>Elapsed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.id}>
-                <td>{(run.argv ?? []).join(' ')}</td>
-                <td>{run.state}</td>
-                <td>{run.verdict ?? ''}</td>
-                <td>{(run.elapsedMs / 1000).toFixed(2)} s</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <div className="app">
+      <nav className="app-nav" aria-label="Views">
+        <span className="app-brand">Warden</span>
+        {NAV.map(({ route: target, label }) => (
+          <a key={label} href={hrefOf(target)} className={target.view === active ? 'active' : undefined} aria-current={target.view === active ? 'page' : undefined} data-testid={`nav-${target.view}`}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      {error && (
+        <div className="app-error" role="alert" data-testid="error-banner">
+          <span>{error}</span>
+          <button type="button" onClick={dismissError} aria-label="Dismiss">
+            ×
+          </button>
+        </div>
       )}
-    </main>
+      <main className="app-main">
+        {route.view === 'runs' && <RunsView />}
+        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} />}
+        {route.view === 'history' && <HistoryView />}
+        {route.view === 'sessions' && <SessionsView />}
+        {route.view === 'new' && <NewRunView />}
+        {route.view === 'settings' && <SettingsView />}
+      </main>
+    </div>
   );
 }

@@ -9,6 +9,6 @@ installWebApi(window);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <App api={window.warden} />
   </StrictMode>,
 );

@@ -1,0 +1,52 @@
+// How the views write times, sizes and commands, so every view says them the same way.
+
+import type { RunResult } from '../../shared/result';
+
+/** 0.42 s, 12.3 s, 2 min 05 s, 1 h 02 min. */
+export function duration(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  if (ms < 10_000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** 512 B, 1.5 KiB, 23.4 MiB, 1.02 GiB. */
+export function bytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+/** A word as a shell would need it quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What a run runs, as one line: the command, or the script's first non-empty line. */
+export function commandLine(run: Pick<RunResult, 'argv' | 'code'>): string {
+  if (run.argv) return run.argv.map(shellQuote).join(' ');
+  const first = (run.code ?? '').split('\n').find((line) => line.trim() !== '') ?? '';
+  return first.trim();
+}
+
+/** The label a run's badge shows: its verdict when ended, else its state. */
+export function statusOf(run: Pick<RunResult, 'state' | 'verdict'>): string {
+  return run.verdict ?? run.state;
+}
+
+/** Local time of an ISO 8601 instant: 14:03:21, with the date when not today. */
+export function clock(iso: string | undefined): string {
+  if (!iso) return '–';
+  const date = new Date(iso);
+  const today = new Date();
+  const time = date.toLocaleTimeString(undefined, { hour12: false });
+  return date.toDateString() === today.toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
+}

@@ -1,0 +1,45 @@
+// Hash routes, so the same page works from a file (Electron) and from
+// `warden serve` (web mode): #/runs, #/runs/ID/TAB, #/history, #/sessions,
+// #/new, #/settings.
+
+import { useSyncExternalStore } from 'react';
+
+export type Tab = 'output' | 'tree' | 'verdict' | 'timeline';
+export const TABS: Tab[] = ['output', 'tree', 'verdict', 'timeline'];
+
+export type Route =
+  | { view: 'runs' }
+  | { view: 'run'; id: string; tab: Tab }
+  | { view: 'history' }
+  | { view: 'sessions' }
+  | { view: 'new' }
+  | { view: 'settings' };
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const [first, second, third] = parts;
+  if (first === 'runs' && second && /^[0-9a-f]{6,32}$/.test(second)) {
+    return { view: 'run', id: second, tab: TABS.includes(third as Tab) ? (third as Tab) : 'output' };
+  }
+  if (first === 'history' || first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
+  return { view: 'runs' };
+}
+
+export function hrefOf(route: Route): string {
+  if (route.view === 'run') return `#/runs/${route.id}/${route.tab}`;
+  return `#/${route.view}`;
+}
+
+export function navigate(route: Route): void {
+  window.location.hash = hrefOf(route);
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
+}
+
+export function useRoute(): Route {
+  const hash = useSyncExternalStore(subscribe, () => window.location.hash);
+  return parseRoute(hash);
+}

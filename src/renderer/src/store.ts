@@ -1,0 +1,193 @@
+// The renderer's state (zustand): every run this page knows, kept current by
+// the API's events. Events are applied in batches, once per animation frame,
+// so 50 runs printing hundreds of lines a second cost one render per frame.
+// Views read slices with selectors: useWarden((s) => s.runs[id]).
+
+import { create } from 'zustand';
+import type { WardenApi } from '../../shared/api';
+import type { RunEvent } from '../../shared/events';
+import type { ProcTreeSnapshot } from '../../shared/proc-tree';
+import type { RunResult, SignalSent, StopStep } from '../../shared/result';
+
+/** How far a live run's stop sequence has gone, from its signal-sent events. */
+export interface StopProgress {
+  step: StopStep;
+  /** performance.now() when that step's signal was seen. */
+  seenAt: number;
+}
+
+export interface WardenState {
+  api: WardenApi | null;
+  /** Every run this page has seen: live ones, those ended while it was open, and any opened from History. */
+  runs: Record<string, RunResult>;
+  /** Run ids, newest first. */
+  order: string[];
+  /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
+  syncedAt: Record<string, number>;
+  trees: Record<string, ProcTreeSnapshot>;
+  signals: Record<string, SignalSent[]>;
+  stopProgress: Record<string, StopProgress>;
+  /** The last error any view reported; shown until dismissed. */
+  error: string | null;
+  connected: boolean;
+  /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
+  connect(api: WardenApi): () => void;
+  /** A run fetched whole (live snapshot or from the history) into the store. */
+  load(id: string): Promise<RunResult | null>;
+  /** Records a result the page got from a call (start, stop, wait, extend). */
+  put(result: RunResult): void;
+  report(error: unknown): void;
+  dismissError(): void;
+}
+
+/** Text of an error for a person: the API's one-line message. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const SIGNAL_STEP: Record<string, StopStep> = { SIGINT: 'interrupt', SIGTERM: 'terminate', SIGKILL: 'kill' };
+
+export const useWarden = create<WardenState>()((set, get) => {
+  let queue: RunEvent[] = [];
+  let scheduled = false;
+
+  const schedule = (fn: () => void) => {
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(fn);
+    else setTimeout(fn, 16);
+  };
+
+  const flush = () => {
+    scheduled = false;
+    const events = queue;
+    queue = [];
+    if (events.length === 0) return;
+    const now = performance.now();
+    set((state) => {
+      const runs = { ...state.runs };
+      const syncedAt = { ...state.syncedAt };
+      let order = state.order;
+      let trees = state.trees;
+      let signals = state.signals;
+      let stopProgress = state.stopProgress;
+      for (const event of events) {
+        const id = event.runId;
+        switch (event.type) {
+          case 'started': {
+            if (!runs[id]) order = [id, ...order.filter((o) => o !== id)];
+            runs[id] = { ...event.snapshot, stdout: runs[id]?.stdout ?? event.snapshot.stdout, stderr: runs[id]?.stderr ?? event.snapshot.stderr };
+            syncedAt[id] = now;
+            break;
+          }
+          case 'output': {
+            const run = runs[id];
+            if (!run) break;
+            runs[id] = { ...run, [event.stream]: run[event.stream] + event.text };
+            break;
+          }
+          case 'tree':
+            trees = { ...trees, [id]: event.snapshot };
+            break;
+          case 'signal-sent': {
+            signals = { ...signals, [id]: [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent] };
+            const step = event.step === 'teardown' ? undefined : (event.step ?? SIGNAL_STEP[event.signal]);
+            if (step) stopProgress = { ...stopProgress, [id]: { step, seenAt: now } };
+            const run = runs[id];
+            if (run && run.state === 'running' && step) runs[id] = { ...run, state: 'stopping' };
+            break;
+          }
+          case 'limit-extended': {
+            const run = runs[id];
+            if (run) runs[id] = { ...run, limitMs: event.limitMs };
+            break;
+          }
+          case 'ended': {
+            if (!runs[id]) order = [id, ...order];
+            runs[id] = event.result;
+            syncedAt[id] = now;
+            break;
+          }
+        }
+      }
+      return { runs, syncedAt, order, trees, signals, stopProgress };
+    });
+  };
+
+  return {
+    api: null,
+    runs: {},
+    order: [],
+    syncedAt: {},
+    trees: {},
+    signals: {},
+    stopProgress: {},
+    error: null,
+    connected: false,
+
+    connect(api) {
+      set({ api, connected: true });
+      const unsubscribe = api.subscribe((event) => {
+        queue.push(event);
+        if (!scheduled) {
+          scheduled = true;
+          schedule(flush);
+        }
+      });
+      api.list().then(
+        (list) => {
+          const now = performance.now();
+          set((state) => {
+            const runs = { ...state.runs };
+            const syncedAt = { ...state.syncedAt };
+            for (const run of list) {
+              runs[run.id] = run;
+              syncedAt[run.id] = now;
+            }
+            const known = new Set(state.order);
+            const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
+            return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
+          });
+        },
+        (error: unknown) => get().report(error),
+      );
+      return () => {
+        unsubscribe();
+        set({ connected: false });
+      };
+    },
+
+    async load(id) {
+      const api = get().api;
+      if (!api) return null;
+      try {
+        const run = await api.get(id);
+        if (run) get().put(run);
+        return run;
+      } catch (error) {
+        get().report(error);
+        return null;
+      }
+    },
+
+    put(result) {
+      set((state) => ({
+        runs: { ...state.runs, [result.id]: result },
+        syncedAt: { ...state.syncedAt, [result.id]: performance.now() },
+        order: state.order.includes(result.id) ? state.order : [result.id, ...state.order],
+      }));
+    },
+
+    report(error) {
+      set({ error: messageOf(error) });
+    },
+
+    dismissError() {
+      set({ error: null });
+    },
+  };
+});
+
+/** A live run's elapsed time now: its last known elapsedMs plus the time since. */
+export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now()): number {
+  if (run.state === 'ended' || syncedAt === undefined) return run.elapsedMs;
+  return run.elapsedMs + Math.max(0, now - syncedAt);
+}

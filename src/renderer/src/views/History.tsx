@@ -1,0 +1,4 @@
+// Placeholder: being written.
+export function HistoryView() {
+  return <section className="view" />;
+}

@@ -1,0 +1,4 @@
+// Placeholder: being written.
+export function NewRunView() {
+  return <section className="view" />;
+}

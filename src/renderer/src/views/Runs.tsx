@@ -1,0 +1,4 @@
+// Placeholder: being written.
+export function RunsView() {
+  return <section className="view" />;
+}

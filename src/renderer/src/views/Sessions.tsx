@@ -1,0 +1,4 @@
+// Placeholder: being written.
+export function SessionsView() {
+  return <section className="view" />;
+}

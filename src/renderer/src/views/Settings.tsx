@@ -1,0 +1,4 @@
+// Placeholder: being written.
+export function SettingsView() {
+  return <section className="view" />;
+}
