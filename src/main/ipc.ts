@@ -5,7 +5,7 @@
 
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
-import { extendSchema, historyQuerySchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../shared/schemas';
+import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown): void;
@@ -50,6 +50,8 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: st
   handle(IPC.restartSession, (name) => api.restartSession(sessionName(name)));
   handle(IPC.closeSession, (name) => api.closeSession(sessionName(name)));
   handle(IPC.host, () => api.host());
+  handle(IPC.settings, () => api.settings());
+  handle(IPC.saveSettings, (settings) => api.saveSettings(parse(settingsSchema, settings)));
   return () => {
     for (const channel of channels) ipc.removeHandler(channel);
   };

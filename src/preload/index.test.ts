@@ -20,7 +20,7 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'list', 'restartSession', 'sessions', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'list', 'restartSession', 'saveSettings', 'sessions', 'settings', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
     await api.start({ argv: ['true'] });
     await api.start({ code: 'print(1)', session: 'work' });
     await api.stop('abc123', { force: true });

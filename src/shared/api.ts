@@ -8,6 +8,7 @@ import type { RunEvent } from './events';
 import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
+import type { Settings } from './settings';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
 export interface OutputOffsets {
@@ -82,6 +83,10 @@ export interface WardenApi {
   closeSession(name: string): Promise<SessionInfo>;
   /** Who answers: the host's id, pid, version and state dir. */
   host(): Promise<HostInfo>;
+  /** The stored settings (defaults of the New run form, retention). */
+  settings(): Promise<Settings>;
+  /** Stores the settings whole; resolves with what was stored. */
+  saveSettings(settings: Settings): Promise<Settings>;
 }
 
 /** IPC channel names shared by the main process and the preload. */
@@ -98,5 +103,7 @@ export const IPC = {
   restartSession: 'warden:restart-session',
   closeSession: 'warden:close-session',
   host: 'warden:host',
+  settings: 'warden:settings',
+  saveSettings: 'warden:save-settings',
   event: 'warden:event',
 } as const;

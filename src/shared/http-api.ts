@@ -8,6 +8,7 @@ import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
+import type { Settings } from './settings';
 
 export const API_PREFIX = '/api/v1';
 
@@ -24,6 +25,7 @@ export const ROUTES = {
   sessions: `${API_PREFIX}/sessions`, // GET
   restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
   closeSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/close`, // POST
+  settings: `${API_PREFIX}/settings`, // GET; POST (body Settings) stores them
   events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters
 } as const;
 
@@ -168,6 +170,14 @@ export class HttpWardenApi implements WardenApi {
 
   host(): Promise<HostInfo> {
     return this.call('GET', ROUTES.host);
+  }
+
+  settings(): Promise<Settings> {
+    return this.call('GET', ROUTES.settings);
+  }
+
+  saveSettings(settings: Settings): Promise<Settings> {
+    return this.call('POST', ROUTES.settings, settings);
   }
 
   /** One event stream for all listeners, opened with the first and closed with the last. */

@@ -119,3 +119,21 @@ export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 export function parseWaitOptions(value: unknown): WaitOptions {
   return parse(waitSchema, value ?? {}) as WaitOptions;
 }
+
+export const settingsSchema = z.strictObject(
+  {
+    defaultLimitMs: z.number({ error: 'must be a number of milliseconds or null' }).finite().positive({ error: 'must be more than 0' }).nullable(),
+    graceMs: ms(),
+    memory: z.string({ error: 'must be text such as "512M" or null' }).max(32).nullable(),
+    drainMs: ms(),
+    teardownBudgetMs: ms(),
+    retention: z.strictObject(
+      {
+        maxRuns: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }),
+        maxBytes: z.number({ error: 'must be a number of bytes' }).int({ error: 'must be a whole number of bytes' }).min(1024 * 1024, { error: 'must be at least 1 MiB' }),
+      },
+      { error: 'retention is { maxRuns, maxBytes }' },
+    ),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `settings have no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'settings are an object') },
+);

@@ -24,6 +24,7 @@ import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
 import { connectToHost } from './client';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
+import { settingsFile } from './settings-file';
 
 export const SOCKET_NAME = 'warden.sock';
 export const TOKEN_NAME = 'token';
@@ -181,7 +182,23 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     history: store !== null,
     port: tcpPort,
   });
-  const api = engineApi(supervisor, { ...(store ? { store } : {}), host: info });
+  const savedSettings = settingsFile(stateDir, log);
+  const settings = {
+    get: savedSettings.get,
+    save: (next: Parameters<typeof savedSettings.save>[0]) => {
+      const stored = savedSettings.save(next);
+      // New retention limits apply now, not after the next 500 runs.
+      setImmediate(() => {
+        try {
+          if (store && !store.isClosed) store.prune(stored.retention);
+        } catch (error) {
+          log(`history: pruning to the new retention failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      });
+      return stored;
+    },
+  };
+  const api = engineApi(supervisor, { ...(store ? { store } : {}), host: info, settings });
   const hub = new EventHub(supervisor, `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
   const token = randomBytes(32).toString('base64url');
   const handler: ControlHandler = createControlHandler({

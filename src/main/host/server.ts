@@ -14,7 +14,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
-import { extendSchema, historyQuerySchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../../shared/schemas';
 import { WardenInputError } from '../supervisor/errors';
 import { CONTENT_SECURITY_POLICY } from '../window';
 import type { EventHub } from './event-hub';
@@ -247,6 +247,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       only('GET');
       const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
       return send(res, 200, await api.history(query));
+    }
+    if (path === `${API_PREFIX}/settings`) {
+      if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
+      if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
+      return send(res, 200, await api.settings());
     }
     if (path === `${API_PREFIX}/sessions`) {
       only('GET');

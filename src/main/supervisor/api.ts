@@ -5,6 +5,7 @@
 import type { HostInfo, WardenApi } from '../../shared/api';
 import type { EventRecord, ListQuery, RunPage } from '../../shared/history';
 import type { RunResult } from '../../shared/result';
+import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
 import { WardenInputError } from './errors';
 import type { Supervisor } from './registry';
 
@@ -20,6 +21,8 @@ export interface EngineApiOptions {
   store?: HistorySource;
   /** Who answers host(); by default the supervisor's host id and this process, with no state dir and no TCP port. */
   host?: () => HostInfo;
+  /** Where settings are kept (the host keeps them in its state dir); default: in memory. */
+  settings?: { get(): Settings; save(settings: Settings): Settings };
 }
 
 /** A query the store refuses (a bad cursor, time or limit) is the caller's input: a WardenInputError. */
@@ -35,6 +38,8 @@ function asInputError<T>(read: () => T): T {
 export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}): WardenApi {
   const { store } = options;
   const startedAt = new Date().toISOString();
+  let memorySettings: Settings = structuredClone(DEFAULT_SETTINGS);
+  const settings = options.settings ?? { get: () => memorySettings, save: (s: Settings) => (memorySettings = structuredClone(s)) };
   return {
     start: async (request) => supervisor.start(request),
     stop: async (id, stopOptions) => supervisor.stop(id, stopOptions),
@@ -60,6 +65,8 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     sessions: async () => supervisor.sessions(),
     restartSession: (name) => supervisor.restartSession(name),
     closeSession: (name) => supervisor.closeSession(name),
+    settings: async () => settings.get(),
+    saveSettings: async (next) => settings.save(next),
     host: async () =>
       options.host?.() ?? {
         hostId: supervisor.hostId,
