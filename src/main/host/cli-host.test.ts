@@ -113,12 +113,14 @@ describe('the CLI with a host running', () => {
   it('`extend` moves a live run\'s deadline, and the timeline records it', async () => {
     const dir = stateDir();
     await serve(dir);
-    const yielded = json<RunResult>((await warden(dir, ['run', '--yield', '200ms', '--limit', '1s', '--json', '--', 'sleep', '4'])).stdout);
+    // The first limit leaves room for two CLI processes to start on a loaded machine; sleep outlasts it.
+    const yielded = json<RunResult>((await warden(dir, ['run', '--yield', '200ms', '--limit', '8s', '--json', '--', 'sleep', '9'])).stdout);
     const extended = await warden(dir, ['extend', yielded.id, '20s', '--json']);
     expect(extended.exitCode).toBe(0);
-    expect(json<RunResult>(extended.stdout).limitMs).toBe(21_000);
+    expect(json<RunResult>(extended.stdout).limitMs).toBe(28_000);
     const final = json<RunResult>((await warden(dir, ['wait', yielded.id, '--json'])).stdout);
-    expect(final).toMatchObject({ verdict: 'completed', limitMs: 21_000 });
+    expect(final).toMatchObject({ verdict: 'completed', limitMs: 28_000 });
+    expect(final.notes.join(' ')).toMatch(/The limit was extended by 20 s at [\d.]+ s \(to 28 s\)/);
   });
 
   it('a second warden serve on the same state dir says so and exits 125', async () => {
