@@ -17,6 +17,10 @@ const appHandlers = new Map<string, (...args: unknown[]) => void>();
 let headersHook: ((details: unknown, callback: (r: unknown) => void) => void) | undefined;
 let permissionHook: ((c: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
 const navigationHandlers = new Map<string, (event: { preventDefault: () => void }) => void>();
+const windowHandlers = new Map<string, () => void>();
+const notices: { options: { title: string; body: string }; click?: () => void; shown: boolean }[] = [];
+const executed: string[] = [];
+let focused = 0;
 let openHandler: ((details: { url: string }) => { action: string }) | undefined;
 
 vi.mock('electron', () => {
@@ -25,14 +29,32 @@ vi.mock('electron', () => {
       setWindowOpenHandler: (fn: typeof openHandler) => (openHandler = fn),
       on: (name: string, fn: (event: { preventDefault: () => void }) => void) => navigationHandlers.set(name, fn),
       send: vi.fn(),
+      executeJavaScript: async (code: string) => void executed.push(code),
     };
     constructor(options: Record<string, unknown>) {
       created.push({ options, window: this as unknown as Record<string, unknown> });
     }
     once() {}
-    on() {}
+    on(name: string, fn: () => void) {
+      windowHandlers.set(name, fn);
+    }
     isDestroyed() {
       return false;
+    }
+    isMinimized() {
+      return false;
+    }
+    isMaximized() {
+      return false;
+    }
+    getNormalBounds() {
+      return { x: 12, y: 34, width: 1111, height: 777 };
+    }
+    maximize() {}
+    restore() {}
+    show() {}
+    focus() {
+      focused += 1;
     }
     loadFile = vi.fn(async () => undefined);
     loadURL = vi.fn(async () => undefined);
@@ -46,6 +68,23 @@ vi.mock('electron', () => {
       on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
       quit: vi.fn(),
       getVersion: () => '0.0.0-test',
+      requestSingleInstanceLock: () => true,
+    },
+    Notification: class {
+      static isSupported() {
+        return true;
+      }
+      entry: (typeof notices)[number];
+      constructor(options: { title: string; body: string }) {
+        this.entry = { options, shown: false };
+        notices.push(this.entry);
+      }
+      on(name: string, fn: () => void) {
+        if (name === 'click') this.entry.click = fn;
+      }
+      show() {
+        this.entry.shown = true;
+      }
     },
     dialog: { showErrorBox: vi.fn() },
     BrowserWindow,
@@ -84,6 +123,32 @@ describe('the Electron main process', () => {
     expect(prefs.sandbox).toBe(true);
     expect(prefs.nodeIntegration).toBe(false);
     expect(String(prefs.preload)).toMatch(/preload[/\\]index\.cjs$/);
+  });
+
+  it('notifies when a run ends in anything but completed; clicking opens that run', async () => {
+    const start = handlers.get('warden:start') as (event: unknown, request: unknown) => Promise<{ id: string }>;
+    const wait = handlers.get('warden:wait') as (event: unknown, id: string) => Promise<unknown>;
+    const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+    const ok = await start(frame, { argv: ['true'] });
+    const bad = await start(frame, { argv: ['bash', '-c', 'exit 3'] });
+    await wait(frame, ok.id);
+    await wait(frame, bad.id);
+    expect(notices.map((n) => n.options.title)).toEqual(['Run failed']);
+    expect(notices[0]!.options.body).toContain('bash -c exit 3');
+    expect(notices[0]!.shown).toBe(true);
+    const before = focused;
+    notices[0]!.click!();
+    expect(focused).toBeGreaterThan(before);
+    expect(executed.at(-1)).toBe(`location.hash = '#/runs/${bad.id}/verdict'`);
+  });
+
+  it('a second launch focuses the window; the window remembers its bounds', async () => {
+    const before = focused;
+    appHandlers.get('second-instance')!();
+    expect(focused).toBeGreaterThan(before);
+    windowHandlers.get('close')!();
+    const { loadWindowBounds } = await import('./window-state');
+    expect(loadWindowBounds(STATE_DIR)).toEqual({ x: 12, y: 34, width: 1111, height: 777 });
   });
 
   it('sets a strict Content-Security-Policy on every response', () => {

@@ -25,7 +25,7 @@ describe('IPC handlers', () => {
   it('start, wait and get a real run, and forward its events', async () => {
     const { api, call } = setup();
     const events: RunEvent[] = [];
-    const stop = forwardEvents(api, (channel, event) => channel === IPC.event && events.push(event));
+    const stop = forwardEvents(api, (channel, batch) => channel === IPC.event && events.push(...batch));
     const started = (await call(IPC.start, { argv: ['bash', '-c', 'echo via-ipc; exit 4'] })) as RunResult;
     const result = (await call(IPC.wait, started.id)) as RunResult;
     stop();

@@ -5,6 +5,7 @@
 
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
+import { createBatcher } from './event-batcher';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
@@ -57,7 +58,16 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: st
   };
 }
 
-/** Forwards engine events to a window; returns the unsubscribe function. */
-export function forwardEvents(api: WardenApi, send: (channel: string, event: RunEvent) => void): () => void {
-  return api.subscribe((event) => send(IPC.event, event));
+/**
+ * Forwards engine events to a window in batches (event-batcher.ts): one
+ * message per run per frame, an array of that run's events. Returns the
+ * unsubscribe function, which sends what is pending first.
+ */
+export function forwardEvents(api: WardenApi, send: (channel: string, events: RunEvent[]) => void): () => void {
+  const batcher = createBatcher((_runId, events) => send(IPC.event, events));
+  const unsubscribe = api.subscribe((event) => batcher.push(event));
+  return () => {
+    unsubscribe();
+    batcher.close();
+  };
 }

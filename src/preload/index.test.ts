@@ -47,8 +47,9 @@ describe('the preload', () => {
     ]);
     const seen: unknown[] = [];
     const unsubscribe = api.subscribe((e) => seen.push(e));
-    listeners.get('warden:event')!({}, { type: 'ended', runId: 'x' });
-    expect(seen).toEqual([{ type: 'ended', runId: 'x' }]);
+    listeners.get('warden:event')!({}, [{ type: 'output', runId: 'x', stream: 'stdout', text: 'a', offset: 0 }, { type: 'ended', runId: 'x' }]);
+    listeners.get('warden:event')!({}, 'not a batch');
+    expect(seen).toEqual([{ type: 'output', runId: 'x', stream: 'stdout', text: 'a', offset: 0 }, { type: 'ended', runId: 'x' }]);
     unsubscribe();
     expect(listeners.has('warden:event')).toBe(false);
   });

@@ -21,7 +21,11 @@ export const wardenBridge: WardenApi = {
   restartSession: (name) => ipcRenderer.invoke(IPC.restartSession, name),
   closeSession: (name) => ipcRenderer.invoke(IPC.closeSession, name),
   subscribe: (listener) => {
-    const handler = (_event: IpcRendererEvent, runEvent: RunEvent) => listener(runEvent);
+    // The main process sends one run's events of a frame as one array (event-batcher.ts).
+    const handler = (_event: IpcRendererEvent, batch: RunEvent[]) => {
+      if (!Array.isArray(batch)) return;
+      for (const runEvent of batch) listener(runEvent);
+    };
     ipcRenderer.on(IPC.event, handler);
     return () => void ipcRenderer.removeListener(IPC.event, handler);
   },

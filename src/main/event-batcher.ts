@@ -1,0 +1,48 @@
+// Engine events to the window in batches: per run, at most one message per
+// frame (16 ms), holding every event of that run since the last one, with
+// consecutive output chunks of one stream joined. A page showing 50 runs
+// printing hundreds of lines a second gets ~50 IPC messages per frame at most,
+// not thousands. Order within a run is kept; nothing is dropped.
+
+import type { RunEvent } from '../shared/events';
+
+export const FRAME_MS = 16;
+
+/** Joins an output event to the previous one when it continues it exactly. */
+function append(batch: RunEvent[], event: RunEvent): void {
+  const last = batch[batch.length - 1];
+  if (event.type === 'output' && last?.type === 'output' && last.stream === event.stream && last.offset + last.text.length === event.offset) {
+    batch[batch.length - 1] = { ...last, text: last.text + event.text };
+    return;
+  }
+  batch.push(event);
+}
+
+export interface Batcher {
+  push(event: RunEvent): void;
+  /** Sends what is pending now and stops. */
+  close(): void;
+}
+
+export function createBatcher(send: (runId: string, events: RunEvent[]) => void, frameMs = FRAME_MS): Batcher {
+  const pending = new Map<string, RunEvent[]>();
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    const batches = [...pending];
+    pending.clear();
+    for (const [runId, events] of batches) send(runId, events);
+  };
+  return {
+    push(event) {
+      let batch = pending.get(event.runId);
+      if (!batch) pending.set(event.runId, (batch = []));
+      append(batch, event);
+      timer ??= setTimeout(flush, frameMs);
+    },
+    close() {
+      if (timer) clearTimeout(timer);
+      flush();
+    },
+  };
+}
