@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { IPC } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import type { RunResult, SessionInfo } from '../shared/result';
+import { DEFAULT_SETTINGS } from '../shared/settings';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { engineApi } from './supervisor/api';
 import { Supervisor } from './supervisor/registry';
@@ -82,9 +83,29 @@ describe('IPC handlers', () => {
     [IPC.timeline, ['zz'], /hex/],
     [IPC.get, [42], /hex/],
     [IPC.stop, ['abcdef012345'], /No run/],
+    [IPC.stop, ['abcdef012345', { force: 'yes' }], /force: must be true or false/],
+    [IPC.saveSettings, [{ graceMs: 5 }], /settings|defaultLimitMs/],
+    [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, graceMs: -1 }], /graceMs: cannot be negative/],
+    [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, retention: { maxRuns: 0, maxBytes: 2 ** 30 } }], /retention.maxRuns: must be at least 1/],
+    [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, evil: true }], /no field "evil"/],
   ])('%s refuses bad input %j', async (channel, args, message) => {
     const { call } = setup();
     await expect(call(channel, ...args)).rejects.toThrow(message);
+  });
+
+  it('extends a live run, reads history, timeline, host info and settings, and stores settings', async () => {
+    const { call } = setup();
+    const started = (await call(IPC.start, { argv: ['sleep', '30'], limitMs: 60_000 })) as RunResult;
+    expect(((await call(IPC.extend, started.id, 30_000)) as RunResult).limitMs).toBe(90_000);
+    await call(IPC.stop, started.id, { force: true });
+    expect(((await call(IPC.wait, started.id, { output: 'all' })) as RunResult).verdict).toBe('stopped');
+    expect(await call(IPC.history, { limit: 5 })).toEqual({ runs: [], nextCursor: null });
+    expect(await call(IPC.timeline, started.id)).toEqual([]);
+    expect(await call(IPC.host)).toMatchObject({ pid: process.pid });
+    expect(await call(IPC.settings)).toEqual(DEFAULT_SETTINGS);
+    const next = { ...DEFAULT_SETTINGS, defaultLimitMs: 30_000, memory: '512M' };
+    expect(await call(IPC.saveSettings, next)).toEqual(next);
+    expect(await call(IPC.settings)).toEqual(next);
   });
 
   it('refuses calls from other origins, and unregisters', async () => {
