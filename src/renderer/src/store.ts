@@ -47,6 +47,27 @@ export function messageOf(error: unknown): string {
 
 const SIGNAL_STEP: Record<string, StopStep> = { SIGINT: 'interrupt', SIGTERM: 'terminate', SIGKILL: 'kill' };
 
+/**
+ * Live output kept per stream in the page: past this, the oldest part of the
+ * middle is dropped (the head stays, as the engine keeps it) with a marker, so
+ * a run printing without end cannot grow the page without bound. The ended
+ * result, with the engine's own head and tail, replaces it.
+ */
+export const LIVE_OUTPUT_CAP = 4_000_000;
+const LIVE_HEAD = 1_000_000;
+const LIVE_MARKER = /^\n\[warden: ([\d,]+) characters not shown while live\]\n/;
+
+export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): string {
+  if (text.length <= cap) return text;
+  const rest = text.slice(head);
+  const previous = LIVE_MARKER.exec(rest);
+  const already = previous ? Number(previous[1]!.replace(/,/g, '')) : 0;
+  const body = previous ? rest.slice(previous[0].length) : rest;
+  const keep = cap - head - 64;
+  const dropped = already + Math.max(0, body.length - keep);
+  return `${text.slice(0, head)}\n[warden: ${dropped.toLocaleString('en-US')} characters not shown while live]\n${body.slice(body.length - keep)}`;
+}
+
 export const useWarden = create<WardenState>()((set, get) => {
   let queue: RunEvent[] = [];
   let scheduled = false;
@@ -81,7 +102,7 @@ export const useWarden = create<WardenState>()((set, get) => {
           case 'output': {
             const run = runs[id];
             if (!run) break;
-            runs[id] = { ...run, [event.stream]: run[event.stream] + event.text };
+            runs[id] = { ...run, [event.stream]: capLive(run[event.stream] + event.text) };
             break;
           }
           case 'tree':
