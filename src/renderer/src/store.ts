@@ -63,7 +63,8 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
   const previous = LIVE_MARKER.exec(rest);
   const already = previous ? Number(previous[1]!.replace(/,/g, '')) : 0;
   const body = previous ? rest.slice(previous[0].length) : rest;
-  const keep = cap - head - 64;
+  // Down to half the room: the next trim is far off, so views that split appended text incrementally rarely start over.
+  const keep = Math.floor((cap - head) / 2);
   const dropped = already + Math.max(0, body.length - keep);
   return `${text.slice(0, head)}\n[warden: ${dropped.toLocaleString('en-US')} characters not shown while live]\n${body.slice(body.length - keep)}`;
 }
