@@ -7,7 +7,8 @@ export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
   /** `offset`: characters of this stream before `text` (so a client knows exactly what it has). */
   | { type: 'output'; runId: string; stream: OutputStream; text: string; offset: number }
-  | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown' }
+  /** `killAtMs` (stop steps): when SIGKILL is due, in ms since the run's start, so a view can count the grace down exactly. */
+  | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown'; killAtMs?: number }
   /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */
   | { type: 'limit-extended'; runId: string; limitMs: number; byMs: number; atMs: number }
   | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }

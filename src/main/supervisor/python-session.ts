@@ -473,6 +473,8 @@ export class PythonRun {
   private startedWallMs?: number;
   private startMono?: number;
   private readonly out: Record<OutputStream, CappedOutput>;
+  /** When the first stop signal went out (ms since start), for killAtMs. */
+  private stopBeganAtMs: number | undefined;
   readonly stopper: PythonStop;
   interp?: Interpreter;
   private cwd: string;
@@ -502,7 +504,10 @@ export class PythonRun {
       this.id,
       (sent, step) => {
         this.state = 'stopping';
-        this.emit({ type: 'signal-sent', runId: this.id, signal: sent.signal, atMs: sent.atMs, step });
+        // SIGKILL of the interpreter is due at the grace after the first stop signal.
+        this.stopBeganAtMs ??= sent.atMs;
+        const killAtMs = Math.round(step === 'kill' ? sent.atMs : this.stopBeganAtMs + options.graceMs);
+        this.emit({ type: 'signal-sent', runId: this.id, signal: sent.signal, atMs: sent.atMs, step, killAtMs });
       },
     );
   }

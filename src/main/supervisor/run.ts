@@ -223,7 +223,10 @@ export class CommandRun {
 
   private onStopStep(step: StopStep, sent: SignalSent[]): void {
     this.state = 'stopping';
-    for (const s of sent) this.emit({ type: 'signal-sent', runId: this.id, signal: s.signal, atMs: s.atMs, step });
+    // SIGKILL is due at the grace after the stop began (now, when this is the kill step).
+    const began = this.stopper.record()?.requestedAtMs ?? sent[0]?.atMs ?? 0;
+    const killAtMs = Math.round(step === 'kill' ? (sent[0]?.atMs ?? began) : began + this.options.graceMs);
+    for (const s of sent) this.emit({ type: 'signal-sent', runId: this.id, signal: s.signal, atMs: s.atMs, step, killAtMs });
     if (step === 'kill' && this.exit === undefined) {
       // A process stuck in the kernel may not exit even on SIGKILL: the run still ends.
       this.backstopTimer = setTimeout(() => {

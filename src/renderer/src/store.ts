@@ -14,6 +14,8 @@ export interface StopProgress {
   step: StopStep;
   /** performance.now() when that step's signal was seen. */
   seenAt: number;
+  /** When SIGKILL is due, in ms since the run's start (from the engine's signal-sent event). */
+  killAtMs?: number;
 }
 
 export interface WardenState {
@@ -45,7 +47,6 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-const SIGNAL_STEP: Record<string, StopStep> = { SIGINT: 'interrupt', SIGTERM: 'terminate', SIGKILL: 'kill' };
 
 /**
  * Live output kept per stream in the page: past this, the oldest part of the
@@ -111,8 +112,8 @@ export const useWarden = create<WardenState>()((set, get) => {
             break;
           case 'signal-sent': {
             signals = { ...signals, [id]: [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent] };
-            const step = event.step === 'teardown' ? undefined : (event.step ?? SIGNAL_STEP[event.signal]);
-            if (step) stopProgress = { ...stopProgress, [id]: { step, seenAt: now } };
+            const step = event.step === 'teardown' ? undefined : event.step;
+            if (step) stopProgress = { ...stopProgress, [id]: { step, seenAt: now, ...(event.killAtMs !== undefined ? { killAtMs: event.killAtMs } : {}) } };
             const run = runs[id];
             if (run && run.state === 'running' && step) runs[id] = { ...run, state: 'stopping' };
             break;

@@ -90,7 +90,7 @@ function Phase({ run }: { run: RunResult }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const stopping = run.state === 'stopping' || (run.state !== 'ended' && progress !== undefined);
   const now = useNow(stopping ? 250 : null);
-  const text = phaseText(run, run.state === 'ended' ? undefined : progress?.step, signals, liveElapsed(run, syncedAt, now));
+  const text = phaseText(run, run.state === 'ended' ? undefined : progress?.step, signals, liveElapsed(run, syncedAt, now), progress?.killAtMs);
   if (!text) return null;
   return (
     <span className={`rd-phase${stopping ? ' active' : ''}`} data-testid="run-phase">

@@ -59,14 +59,16 @@ export function graceOf(run: Pick<RunResult, 'kind'>): number {
  * "terminating · grace 1 s left", "killed"; for an ended run how the stop
  * ended it; null when no stop is under way.
  */
-export function phaseText(run: RunResult, step: StopStep | undefined, signals: SignalSent[], elapsedMs: number): string | null {
+export function phaseText(run: RunResult, step: StopStep | undefined, signals: SignalSent[], elapsedMs: number, killAtMs?: number): string | null {
   if (run.state === 'ended') return run.stop ? ENDED_WORD[run.stop.endedBy] : null;
   if (run.state !== 'stopping' && !step) return null;
   if (!step) return 'stopping';
   if (step === 'kill') return STEP_WORD.kill;
   const stoppedAt = run.stop?.requestedAtMs ?? signals.find((s) => s.signal === 'SIGINT' || s.signal === 'SIGTERM')?.atMs;
-  if (stoppedAt === undefined) return STEP_WORD[step];
-  const left = Math.max(0, Math.ceil((graceOf(run) - (elapsedMs - stoppedAt)) / 1000));
+  // The engine says when SIGKILL is due; without that, the default grace.
+  const due = killAtMs ?? (stoppedAt === undefined ? undefined : stoppedAt + graceOf(run));
+  if (due === undefined) return STEP_WORD[step];
+  const left = Math.max(0, Math.ceil((due - elapsedMs) / 1000));
   return `${STEP_WORD[step]} · grace ${left} s left`;
 }
 

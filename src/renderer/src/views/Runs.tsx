@@ -7,7 +7,7 @@ import type { RunResult, Verdict } from '../../../shared/result';
 import { bytes, clock, commandLine, duration, statusOf } from '../format';
 import { hrefOf, navigate } from '../router';
 import { liveElapsed, useWarden } from '../store';
-import { knownGrace } from './runs-grace';
+import { graceFrom, knownGrace } from './runs-grace';
 import { useNow } from './runs-hooks';
 import { runPhase, stopSignals, type PhaseView } from './runs-phase';
 import './runs.css';
@@ -164,6 +164,8 @@ function RunRow({ run, now, selected, onFocus, rowRef }: { run: RunResult; now: 
   const progress = useWarden((s) => s.stopProgress[run.id]);
 
   const signals = stopSignals(run.stop?.signals, streamed);
+  // The engine says when SIGKILL is due; else the grace this page started the run with; else the default (estimated).
+  const grace = graceFrom(progress?.killAtMs, signals) ?? knownGrace(run.id);
   // A signal's atMs is an exact reading of the run's clock: the estimate between events never lags behind it.
   const elapsed = run.state === 'ended' ? run.elapsedMs : Math.max(liveElapsed(run, syncedAt, now), signals.at(-1)?.atMs ?? 0);
   const view = runPhase({
@@ -175,7 +177,7 @@ function RunRow({ run, now, selected, onFocus, rowRef }: { run: RunResult; now: 
     limitMs: run.limitMs,
     signals,
     ...(progress ? { step: progress.step } : {}),
-    ...(knownGrace(run.id) !== undefined ? { graceMs: knownGrace(run.id) } : {}),
+    ...(grace !== undefined ? { graceMs: grace } : {}),
   });
   const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
   const status = statusOf(run);

@@ -13,3 +13,9 @@ export function rememberGrace(runId: string, graceMs: number): void {
 export function knownGrace(runId: string): number | undefined {
   return known.get(runId);
 }
+
+/** The grace the engine announced: SIGKILL due at killAtMs, counted from the first stop signal. */
+export function graceFrom(killAtMs: number | undefined, signals: readonly { atMs: number }[]): number | undefined {
+  const first = signals[0];
+  return killAtMs === undefined || first === undefined ? undefined : Math.max(0, killAtMs - first.atMs);
+}
