@@ -1,0 +1,116 @@
+// The run detail in web mode: the deadline sequence as it happens, and the
+// actions (stop, wait, extend) and the process tree tab.
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForRunRoute, waitForText, type Harness } from './harness';
+
+const skip = skipReason('detail');
+
+async function openRun(page: Page, id: string, tab = 'output') {
+  await route(page, `#/runs/${id}/${tab}`);
+  const detail = page.locator(tid('run-detail'));
+  await visible(detail);
+  return detail;
+}
+
+describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_MS }, () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('detail');
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await h?.close();
+  }, 60_000);
+
+  it('a run past its 2 s limit shows "interrupting", then timed-out with its output', async () => {
+    const { page } = h;
+    // SIGINT is ignored, so the run stays in the interrupt step until SIGTERM (2 s after the limit).
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2s', '--', 'bash', '-c', "trap '' INT; echo before; sleep 30"]);
+    expect(started.code, started.stderr).toBe(75);
+    const id = started.json.id;
+    const detail = await openRun(page, id);
+
+    // Watched in the page on every frame: the phase text, or the bar's data-phase.
+    await page.waitForFunction(
+      () => {
+        const phase = document.querySelector('[data-testid="run-phase"]');
+        const bar = document.querySelector('[data-testid="run-bar"]');
+        return /interrupting/i.test(phase?.textContent ?? '') || bar?.getAttribute('data-phase') === 'interrupting';
+      },
+      undefined,
+      { polling: 'raf', timeout: WAIT_MS },
+    );
+    await h.screenshot(page, 'interrupting');
+
+    await waitForAttr(detail, 'data-verdict', 'timed-out');
+    await waitForAttr(detail, 'data-state', 'ended');
+    await page.locator(tid('tab-output')).click();
+    await waitForText(page.locator(tid('output-view')), 'before');
+    await h.screenshot(page, 'timed-out');
+  });
+
+  it('Stop ends a run as stopped', async () => {
+    const { page } = h;
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'sleep', '60']);
+    expect(started.code, started.stderr).toBe(75);
+    const detail = await openRun(page, started.json.id);
+    await waitForAttr(detail, 'data-state', 'running');
+    await h.screenshot(page, 'before-stop');
+    await page.locator(tid('action-stop')).click();
+    await waitForAttr(detail, 'data-verdict', 'stopped');
+    await h.screenshot(page, 'stopped');
+  });
+
+  it('Wait shows the verdict when the run ends', async () => {
+    const { page } = h;
+    const started = await h.cliJson(['run', '--yield', '100ms', '--json', '--limit', '30s', '--', 'bash', '-c', 'sleep 2; echo waited']);
+    expect(started.code, started.stderr).toBe(75);
+    const detail = await openRun(page, started.json.id);
+    await page.locator(tid('action-wait')).click();
+    // Waiting, or over already on a slow machine; either way the verdict tab follows.
+    await waitFor('the verdict tab after Wait', async () => (await waitForRunRoute(page)).tab === 'verdict');
+    const text = await waitForText(page.locator(tid('verdict-text')), /\S/);
+    expect(text.toLowerCase()).toContain('complet');
+    await waitForAttr(detail, 'data-verdict', 'completed');
+    await h.screenshot(page, 'wait-verdict');
+  });
+
+  it('Extend moves the limit and the run completes instead of timing out', async () => {
+    const { page } = h;
+    // A 4 s limit leaves room to extend before it passes on a loaded machine; sleep 6 would time out without it.
+    const started = await h.cliJson(['run', '--yield', '100ms', '--json', '--limit', '4s', '--', 'sleep', '6']);
+    expect(started.code, started.stderr).toBe(75);
+    const detail = await openRun(page, started.json.id);
+    const limit = page.locator(tid('run-limit'));
+    await waitForText(limit, /\b4(\.0+)?\s*s\b|0?:0?4\b/);
+    await page.locator(tid('extend-by')).fill('30s');
+    await page.locator(tid('action-extend')).click();
+    await waitForText(limit, /\b34(\.0+)?\s*s\b|0?:34\b/);
+    await h.screenshot(page, 'extended');
+    await waitForAttr(detail, 'data-verdict', 'completed');
+    await h.screenshot(page, 'extended-completed');
+
+    await page.locator(tid('tab-timeline')).click();
+    await visible(page.locator(tid('timeline-entry')));
+    const kinds = await page.locator(tid('timeline-entry')).evaluateAll((els) => els.map((e) => e.getAttribute('data-kind') ?? ''));
+    expect(kinds.some((k) => /limit|extend/i.test(k)), `timeline kinds: ${kinds.join(', ')}`).toBe(true);
+    await h.screenshot(page, 'extended-timeline');
+  });
+
+  it('the process tree shows three levels, then Stop ends them', async () => {
+    const { page } = h;
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', 'bash -c "sleep 30 & sleep 30" & sleep 30']);
+    expect(started.code, started.stderr).toBe(75);
+    const detail = await openRun(page, started.json.id);
+    await page.locator(tid('tab-tree')).click();
+    for (const depth of ['0', '1', '2']) await visible(page.locator(tid('tree-node', { 'data-depth': depth })));
+    const pids = await page.locator(tid('tree-node')).evaluateAll((els) => els.map((e) => e.getAttribute('data-pid')));
+    expect(pids.every((p) => p !== null && /^\d+$/.test(p)), `pids: ${pids.join(',')}`).toBe(true);
+    await h.screenshot(page, 'tree');
+
+    await page.locator(tid('action-stop')).click();
+    await waitForAttr(detail, 'data-verdict', 'stopped');
+    await h.screenshot(page, 'tree-stopped');
+  });
+});
