@@ -1,0 +1,603 @@
+// (l) The renderer in a browser: the app's page served by a host (`warden
+// serve`, started in process by startHost on port 0, in a temp state dir per
+// part), in Debian's Chromium through playwright-core, logged in with the
+// host's one-time link. The page gets a probe (bench/ui-page.ts) before the
+// app loads: long tasks (PerformanceObserver 'longtask'), requestAnimationFrame
+// timestamps, and a timed hash navigation. Renderer main-thread time and the
+// JS heap come from the DevTools protocol (Performance.getMetrics).
+//
+// 1. Live: 50 runs, each python3 printing a numbered 50-character line every
+//    5 ms (200 lines/s, flushed, on an absolute schedule) from a go file on
+//    until a stop file appears. 20 s on the Runs view (#/runs), then 5 s on one
+//    run's output tab (#/runs/ID/output) from the navigation on. Longest long
+//    task, % of frames under 50 ms, and the JS heap at the end. Baseline: the
+//    same page on #/runs, no runs, 5 s.
+// 2. Opening a run with 2,000,000 characters of output (40,000 lines of 50,
+//    ended): from setting the hash to #/runs/ID/output to the first
+//    output-line painted (the rAF after it appears, then a message posted
+//    from that frame). Baseline: the same for a run of 10 lines. Alternating
+//    rounds, back to #/runs between them.
+// 3. History with 100,000 ended runs written into the database before the host
+//    starts: from setting the hash to #/history to the first history-row
+//    painted. Baseline: the same with 100 runs. Alternating rounds.
+//
+// The build (out/renderer) is rebuilt with `npx electron-vite build` when any
+// file under src/renderer or src/shared is newer than it.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import type { RunResult } from '../src/shared/result';
+import { startHost, type Host } from '../src/main/host/host';
+import { check, mb, median, ms, sleep, sum, type Check, type Figure } from './lib';
+import { js, PAGE_PROBE, type NavFigures, type WindowFigures } from './ui-page';
+import { seedHistory } from './ui-seed';
+
+export interface UiBenchOptions {
+  liveRuns: number;
+  linesPerSecond: number;
+  runsViewSeconds: number;
+  detailSeconds: number;
+  idleSeconds: number;
+  bigLines: number;
+  smallLines: number;
+  lineChars: number;
+  navRounds: number;
+  historyRuns: number;
+  historyBaselineRuns: number;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WEB_ROOT = join(ROOT, 'out', 'renderer');
+const CHROMIUM = process.env.WARDEN_E2E_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info'];
+
+const tid = (id: string, attrs = '') => `[data-testid="${id}"]${attrs}`;
+const pct = (part: number, whole: number) => (whole > 0 ? (part / whole) * 100 : NaN);
+
+// ---------------------------------------------------------------- setup
+
+function newestMtime(dir: string): { ms: number; file: string } {
+  let best = { ms: 0, file: '' };
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const next = entry.isDirectory() ? newestMtime(path) : { ms: statSync(path).mtimeMs, file: path };
+    if (next.ms > best.ms) best = next;
+  }
+  return best;
+}
+
+/** Builds out/renderer when missing or older than its sources; returns a line saying which. */
+function ensureBuilt(): string {
+  const index = join(WEB_ROOT, 'index.html');
+  const sources = [join(ROOT, 'src', 'renderer'), join(ROOT, 'src', 'shared')].map(newestMtime).reduce((a, b) => (a.ms >= b.ms ? a : b));
+  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
+  if (built > sources.ms) return `build: out/renderer is newer than src/renderer and src/shared (${new Date(built).toISOString()})`;
+  const why = built === 0 ? 'missing' : `older than ${sources.file.slice(ROOT.length)}`;
+  const t = performance.now();
+  try {
+    execFileSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  } catch (error) {
+    const e = error as { stderr?: string; stdout?: string; message: string };
+    const detail = `${e.stderr ?? ''}${e.stdout ?? ''}`.split('\n').filter((l) => /error/i.test(l)).slice(0, 3).join(' | ') || e.message;
+    if (!existsSync(index)) throw new Error(`npx electron-vite build failed and there is no out/renderer: ${detail}`);
+    return `build: out/renderer was ${why}; npx electron-vite build FAILED (${detail.slice(0, 300)}); measuring the old build`;
+  }
+  return `build: out/renderer was ${why}; rebuilt with npx electron-vite build in ${ms(performance.now() - t, 0)}`;
+}
+
+async function withHost<T>(stateDir: string | null, body: (host: Host) => Promise<T>): Promise<T> {
+  // Short: the socket path (<dir>/run/warden.sock) must fit in 108 bytes.
+  const dir = stateDir ?? mkdtempSync('/tmp/wbl-');
+  let host: Host | undefined;
+  try {
+    host = await startHost({ stateDir: dir, port: 0, webRoot: WEB_ROOT, log: (line) => console.log(`  host: ${line}`) });
+    return await body(host);
+  } finally {
+    await host?.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface UiPage {
+  page: Page;
+  cdp: CDPSession;
+  /** Browser-level: SystemInfo.getProcessInfo (CPU seconds per Chromium process). */
+  browserCdp: CDPSession;
+  close(): Promise<void>;
+}
+
+/** CPU seconds of Chromium's renderer processes, and of all its processes. */
+async function chromiumCpu(browserCdp: CDPSession): Promise<{ renderer: number; all: number }> {
+  const { processInfo } = (await browserCdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number; cpuTime: number }[] };
+  return { renderer: sum(processInfo.filter((p) => p.type === 'renderer').map((p) => p.cpuTime)), all: sum(processInfo.map((p) => p.cpuTime)) };
+}
+
+/** A fresh context (its own cookie jar) logged in to `host`, showing `hash`. */
+async function openPage(browser: Browser, host: Host, hash: string): Promise<UiPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(PAGE_PROBE);
+    const login = host.loginUrl();
+    if (!login) throw new Error('the host has no TCP listener, so no login link');
+    await page.goto(login);
+    await page.waitForSelector(tid('nav-runs'), { timeout: 30_000 });
+    await page.evaluate(js.hash(hash));
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const browserCdp = await browser.newBrowserCDPSession();
+    return {
+      page,
+      cdp,
+      browserCdp,
+      close: async () => {
+        await browserCdp.detach().catch(() => undefined);
+        await context.close();
+      },
+    };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}
+
+type Metrics = Record<string, number>;
+
+async function metrics(cdp: CDPSession): Promise<Metrics> {
+  const { metrics: list } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(list.map((m) => [m.name, m.value]));
+}
+
+/** Polls a page expression until `ok`; returns the last value, or throws naming `what`. */
+async function pollPage<T>(page: Page, expression: string, ok: (value: T) => boolean, what: string, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let value = (await page.evaluate(expression)) as T;
+  while (!ok(value)) {
+    if (performance.now() > deadline) throw new Error(`${what} (last seen: ${JSON.stringify(value)}) after ${timeoutMs / 1000} s`);
+    await sleep(100);
+    value = (await page.evaluate(expression)) as T;
+  }
+  return value;
+}
+
+/** Busy and total jiffies of the whole machine, from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = sum(fields);
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
+}
+
+/** CPU ms of this process's children that have been waited for (cutime + cstime in /proc/self/stat). */
+function reapedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const tck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ((Number(fields[13]) + Number(fields[14])) / tck) * 1000;
+}
+
+interface Measured {
+  page: WindowFigures;
+  /** Renderer main thread: DevTools' TaskDuration etc., as % of the window's wall time. */
+  taskPercent: number;
+  scriptPercent: number;
+  layoutPercent: number;
+  stylePercent: number;
+  heapUsed: number;
+  nodes: number;
+  machinePercent: number;
+  hostPercent: number;
+  /** Chromium's renderer processes' CPU, % of one core (the other pages' renderers are idle). */
+  rendererCpuPercent: number;
+  chromiumCpuPercent: number;
+  /** With BENCH_UI_PROFILE: the renderer's hottest functions by self time. */
+  profile: string[];
+}
+
+/** One window: the probe's frames and long tasks, DevTools' main-thread times and heap, the machine's and this process's CPU. */
+async function measureWindow(ui: UiPage, body: () => Promise<void>): Promise<Measured> {
+  const profiling = process.env.BENCH_UI_PROFILE === '1';
+  if (profiling) {
+    await ui.cdp.send('Profiler.enable');
+    await ui.cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await ui.cdp.send('Profiler.start');
+  }
+  const before = await metrics(ui.cdp);
+  const chromeBefore = await chromiumCpu(ui.browserCdp);
+  const ticks = machineTicks();
+  const cpu = process.cpuUsage();
+  await ui.page.evaluate(js.start);
+  await body();
+  const page = (await ui.page.evaluate(js.stop)) as WindowFigures;
+  const used = process.cpuUsage(cpu);
+  const chromeAfter = await chromiumCpu(ui.browserCdp);
+  const after = await metrics(ui.cdp);
+  const now = machineTicks();
+  const profile = profiling ? summarizeProfile(((await ui.cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile) : [];
+  const wallS = page.wallMs / 1000;
+  const share = (name: string) => (((after[name] ?? 0) - (before[name] ?? 0)) / wallS) * 100;
+  return {
+    page,
+    taskPercent: share('TaskDuration'),
+    scriptPercent: share('ScriptDuration'),
+    layoutPercent: share('LayoutDuration'),
+    stylePercent: share('RecalcStyleDuration'),
+    heapUsed: after.JSHeapUsedSize ?? NaN,
+    nodes: after.Nodes ?? NaN,
+    machinePercent: pct(now.busy - ticks.busy, now.total - ticks.total),
+    hostPercent: ((used.user + used.system) / 1000 / page.wallMs) * 100,
+    rendererCpuPercent: ((chromeAfter.renderer - chromeBefore.renderer) / wallS) * 100,
+    chromiumCpuPercent: ((chromeAfter.all - chromeBefore.all) / wallS) * 100,
+    profile,
+  };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Top functions by self time (the renderer build keeps its names), with where they are in the bundle. */
+function summarizeProfile(profile: CpuProfile, top = 10): string[] {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const frame = byNode.get(id);
+    const deltaMs = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += deltaMs;
+    if (!frame) return;
+    const key = `${frame.functionName || '(anonymous)'}\t${frame.url}\t${frame.lineNumber}\t${frame.columnNumber}`;
+    self.set(key, (self.get(key) ?? 0) + deltaMs);
+  });
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([key, t]) => {
+      const [name, url, line, column] = key.split('\t') as [string, string, string, string];
+      const where = url ? ` ${url.replace(/^.*\//, '')}:${Number(line) + 1}:${Number(column) + 1}` : '';
+      return `${(t / 1000).toFixed(2)} s (${((t / total) * 100).toFixed(1)}%) ${name}${where}`;
+    });
+}
+
+const framePercent = (m: Measured) => pct(m.page.under50, m.page.frames);
+
+function windowLines(label: string, m: Measured): string[] {
+  const p = m.page;
+  return [
+    `${label}  frames under 50 ms ${framePercent(m).toFixed(1)}% (${p.under50}/${p.frames}; ${pct(p.under50Ms, p.framedMs).toFixed(1)}% of the time), frame median ${ms(p.medianFrameMs)} p99 ${ms(p.p99FrameMs)} max ${ms(p.maxFrameMs)}, ${(p.frames / (p.wallMs / 1000)).toFixed(1)} fps`,
+    `${' '.repeat(label.length)}  long tasks ${p.longtaskSupported ? `${p.longtasks}, longest ${ms(p.longestTaskMs)}, total ${ms(p.longtaskTotalMs, 0)}` : 'NOT OBSERVABLE in this browser'}; renderer main thread busy ${m.taskPercent.toFixed(1)}% of the time (script ${m.scriptPercent.toFixed(1)}%, layout ${m.layoutPercent.toFixed(1)}%, style ${m.stylePercent.toFixed(1)}%); JS heap ${mb(m.heapUsed)}, ${m.nodes} DOM nodes; ${Math.round(p.messages / (p.wallMs / 1000))} SSE messages/s`,
+    `${' '.repeat(label.length)}  CPU (% of one core): renderer process ${m.rendererCpuPercent.toFixed(0)}%, all of Chromium ${m.chromiumCpuPercent.toFixed(0)}%, this process (host + bench) ${m.hostPercent.toFixed(0)}%; machine ${m.machinePercent.toFixed(0)}% of all cores busy`,
+    ...m.profile.map((line) => `${' '.repeat(label.length)}  profile: ${line}`),
+  ];
+}
+
+interface Part {
+  lines: string[];
+  checks: Check[];
+}
+
+// ---------------------------------------------------------------- 1. live runs
+
+/** A numbered line of `chars` characters every `step` s from the go file on, until the stop file appears (checked every 20 lines) or `max` lines. */
+const LIVE_PRINTER = `
+import os, sys, time
+step = float(sys.argv[1]); chars = int(sys.argv[2]); go = sys.argv[3]; stop = sys.argv[4]; most = int(sys.argv[5])
+pad = ("abcdefghijklmnopqrstuvwxyz" * 8)[: chars - 10]
+while not os.path.exists(go):
+    time.sleep(0.02)
+write = sys.stdout.write; flush = sys.stdout.flush
+t0 = time.monotonic(); i = 0
+while i < most:
+    if i % 20 == 0 and os.path.exists(stop):
+        break
+    write(f"{i:08d} {pad}\\n")
+    flush()
+    i += 1
+    d = t0 + i * step - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+`;
+
+/** `lines` numbered lines of `chars` characters, written at once. */
+const BULK_PRINTER = `
+import sys
+n = int(sys.argv[1]); chars = int(sys.argv[2])
+pad = ("abcdefghijklmnopqrstuvwxyz" * 8)[: chars - 10]
+sys.stdout.write("".join(f"{i:08d} {pad}\\n" for i in range(n)))
+`;
+
+function realPython(): string {
+  return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+}
+
+/** The run's own number in a line as printed ("00001234 abc..."); an output-line's text also holds its gutter. */
+const NUMBERED = /(\d{8}) [a-z]/;
+
+const lastLineNumber = (text: string): number => {
+  const lines = text.split('\n').filter((l) => /^\d{8} /.test(l));
+  return lines.length === 0 ? -1 : Number(lines[lines.length - 1]!.slice(0, 8));
+};
+
+async function liveRuns(browser: Browser, o: UiBenchOptions, python: string): Promise<Part> {
+  return withHost(null, async (host) => {
+    const ui = await openPage(browser, host, '#/runs');
+    const ids: string[] = [];
+    const goFile = join(host.stateDir, 'go');
+    const stopFile = join(host.stateDir, 'stop');
+    try {
+      await sleep(1500); // the page settles (fonts, first list)
+      const idle = await measureWindow(ui, () => sleep(o.idleSeconds * 1000));
+
+      const step = 1 / o.linesPerSecond;
+      const most = o.linesPerSecond * (o.runsViewSeconds + o.detailSeconds + 60);
+      for (let i = 0; i < o.liveRuns; i++) {
+        const started = await host.api.start({ argv: [python, '-S', '-c', LIVE_PRINTER, String(step), String(o.lineChars), goFile, stopFile, String(most)] });
+        if (started.state !== 'running') throw new Error(`live run ${i} is ${started.state}: ${started.notes.join(' ')}`);
+        ids.push(started.id);
+      }
+      let shown = 0;
+      let shownError = '';
+      try {
+        shown = await pollPage<number>(ui.page, js.count(tid('run-row', '[data-state="running"]')), (n) => n >= o.liveRuns, `the Runs view never showed ${o.liveRuns} run-row elements with data-state="running"`, 30_000);
+      } catch (error) {
+        shownError = (error as Error).message; // measured anyway: the store still takes every event
+      }
+      const childrenBefore = reapedChildrenCpuMs();
+      writeFileSync(goFile, '');
+      const goAt = performance.now();
+      await sleep(1000); // every interpreter is past its wait for the go file
+      const runsView = await measureWindow(ui, () => sleep(o.runsViewSeconds * 1000));
+      const rowsAtEnd = (await ui.page.evaluate(js.count(tid('run-row')))) as number;
+
+      const detailId = ids[0]!;
+      let nav: NavFigures | null = null;
+      let navError = '';
+      const detail = await measureWindow(ui, async () => {
+        const t = performance.now();
+        try {
+          nav = (await ui.page.evaluate(js.timeNav(`#/runs/${detailId}/output`, tid('output-line'), o.detailSeconds * 1000))) as NavFigures;
+        } catch (error) {
+          navError = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+        }
+        await sleep(Math.max(0, o.detailSeconds * 1000 - (performance.now() - t)));
+      });
+      const view = (await ui.page.evaluate(`(() => {
+        const v = document.querySelector('[data-testid="output-view"]');
+        const lines = document.querySelectorAll('[data-testid="output-line"]');
+        const last = lines[lines.length - 1];
+        return { lines: lines.length, last: last ? last.textContent : null, fromBottom: v ? v.scrollHeight - v.scrollTop - v.clientHeight : null };
+      })()`)) as { lines: number; last: string | null; fromBottom: number | null };
+      const printed = lastLineNumber((await host.api.get(detailId))?.stdout ?? '');
+      const probeHeap = detail.page.heapUsed;
+      await ui.cdp.send('HeapProfiler.collectGarbage');
+      const afterGc = (await metrics(ui.cdp)).JSHeapUsedSize ?? NaN;
+
+      // Control: the same load on a view that shows no run (the event stream and the store alone).
+      await ui.page.evaluate(js.hash('#/settings'));
+      await sleep(500);
+      const control = await measureWindow(ui, () => sleep(o.idleSeconds * 1000));
+
+      writeFileSync(stopFile, '');
+      const results: RunResult[] = await Promise.all(ids.map((id) => host.api.wait(id)));
+      const childrenPercent = ((reapedChildrenCpuMs() - childrenBefore) / (performance.now() - goAt)) * 100;
+      const linesPerRun = results.map((r) => r.stdout.split('\n').length - 1);
+      const verdicts = new Map<string, number>();
+      for (const r of results) verdicts.set(r.verdict ?? r.state, (verdicts.get(r.verdict ?? r.state) ?? 0) + 1);
+
+      if (shownError || navError) process.exitCode = 1; // a view of the contract missing: not measured
+      const shownLast = Number(NUMBERED.exec(view.last ?? '')?.[1] ?? NaN);
+      const navText = nav as NavFigures | null;
+      const checks = [
+        check(`the Runs view showed the ${o.liveRuns} live runs (run-row, data-state="running")`, shownError === ''),
+        check(`Runs view, ${o.liveRuns} live runs: longest task ${ms(runsView.page.longestTaskMs)} <= 100 ms`, runsView.page.longtaskSupported && runsView.page.longestTaskMs <= 100),
+        check(`Runs view, ${o.liveRuns} live runs: frames under 50 ms ${framePercent(runsView).toFixed(1)}% >= 95%`, framePercent(runsView) >= 95),
+        check(`output tab of a live run among ${o.liveRuns}: longest task ${ms(detail.page.longestTaskMs)} <= 100 ms`, navText !== null && detail.page.longtaskSupported && detail.page.longestTaskMs <= 100),
+        check(`output tab of a live run among ${o.liveRuns}: frames under 50 ms ${framePercent(detail).toFixed(1)}% >= 95%`, navText !== null && framePercent(detail) >= 95),
+        check(`renderer JS heap at the end ${mb(detail.heapUsed)} <= 300 MB`, detail.heapUsed <= 300e6),
+      ];
+      return {
+        lines: [
+          `1. live: ${o.liveRuns} runs, each python3 printing a numbered ${o.lineChars}-character line every ${ms(step * 1000, 0)} (${o.linesPerSecond} lines/s, ${((o.liveRuns * o.linesPerSecond * o.lineChars) / 1e3).toFixed(0)} kB/s in all), started together by a go file; ${shownError ? `RUNS VIEW MISSING: ${shownError}` : `${shown} run-rows showed them running`}`,
+          ...windowLines(`idle #/runs, no runs, ${o.idleSeconds} s   `, idle),
+          ...windowLines(`#/runs, ${o.liveRuns} live, ${o.runsViewSeconds} s     `, runsView),
+          `  run-row elements at the end of the window: ${rowsAtEnd}`,
+          ...windowLines(`#/runs/ID/output, ${o.detailSeconds} s   `, detail),
+          navText
+            ? `  output tab: first output-line in the DOM ${ms(navText.domMs)}, painted ${ms(navText.paintMs)} after the hash change (longest task meanwhile ${ms(navText.longestTaskMs)}); at the end ${view.lines} output-line elements, the last one line ${shownLast} while the run had printed line ${printed} (${printed - shownLast} behind), ${view.fromBottom === null ? 'no output-view' : `output-view ${view.fromBottom.toFixed(0)} px from the bottom`}`
+            : `  output tab: COULD NOT BE MEASURED: ${navError}`,
+          ...windowLines(`control: #/settings, ${o.idleSeconds} s `, control),
+          `  heap: ${mb(detail.heapUsed)} at the end (DevTools JSHeapUsedSize; performance.memory ${probeHeap === null ? 'n/a' : mb(probeHeap)}), ${mb(afterGc)} after a forced GC; idle ${mb(idle.heapUsed)}: ${(detail.heapUsed / idle.heapUsed).toFixed(2)}x`,
+          `  against idle: longest task ${ms(runsView.page.longestTaskMs, 0)} (Runs) and ${ms(detail.page.longestTaskMs, 0)} (output) vs ${idle.page.longtasks === 0 ? 'none of 50 ms or more' : ms(idle.page.longestTaskMs, 0)}${idle.page.longestTaskMs > 0 ? ` (${(runsView.page.longestTaskMs / idle.page.longestTaskMs).toFixed(1)}x, ${(detail.page.longestTaskMs / idle.page.longestTaskMs).toFixed(1)}x)` : ''}; frames under 50 ms ${(framePercent(runsView) / framePercent(idle)).toFixed(2)}x (Runs) ${(framePercent(detail) / framePercent(idle)).toFixed(2)}x (output); main thread busy ${(runsView.taskPercent / idle.taskPercent).toFixed(1)}x (Runs) ${(detail.taskPercent / idle.taskPercent).toFixed(1)}x (output); renderer CPU ${(runsView.rendererCpuPercent / Math.max(1, idle.rendererCpuPercent)).toFixed(1)}x (Runs)`,
+          `  the runs: ${[...verdicts].map(([v, c]) => `${c} ${v}`).join(', ')} after the stop file; lines per run median ${median(linesPerRun)} (min ${Math.min(...linesPerRun)}, max ${Math.max(...linesPerRun)}); the ${o.liveRuns} interpreters used ${childrenPercent.toFixed(0)}% of one core from the go to their end`,
+        ],
+        checks,
+      };
+    } finally {
+      writeFileSync(stopFile, '');
+      await ui.close();
+    }
+  });
+}
+
+// ---------------------------------------------------------------- 2. opening a big output
+
+/** Back to #/runs and wait until no element matching `gone` is left, then let the page settle. */
+async function backToRuns(page: Page, gone: string): Promise<void> {
+  await page.evaluate(js.hash('#/runs'));
+  await pollPage<number>(page, js.count(gone), (n) => n === 0, `${gone} still on the page after going back to #/runs`, 15_000);
+  await sleep(400);
+}
+
+interface Rounds {
+  first: NavFigures;
+  all: NavFigures[];
+}
+
+async function navRounds(rounds: number, sides: [string, () => Promise<NavFigures>][]): Promise<Map<string, Rounds>> {
+  const out = new Map<string, Rounds>();
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? sides : [...sides].reverse();
+    for (const [name, go] of order) {
+      const figures = await go();
+      const entry = out.get(name);
+      if (entry) entry.all.push(figures);
+      else out.set(name, { first: figures, all: [figures] });
+    }
+  }
+  return out;
+}
+
+function navLine(label: string, r: Rounds): string {
+  const paints = r.all.map((n) => n.paintMs);
+  return `${label}  painted: median ${ms(median(paints))}, first ${ms(r.first.paintMs)}, max ${ms(Math.max(...paints))} [${paints.map((p) => p.toFixed(0)).join(', ')}]; in the DOM median ${ms(median(r.all.map((n) => n.domMs)))}; longest task median ${ms(median(r.all.map((n) => n.longestTaskMs)))}; ${r.first.count} elements, ${r.first.nodes} DOM nodes`;
+}
+
+async function bigOutput(browser: Browser, o: UiBenchOptions, python: string): Promise<Part> {
+  return withHost(null, async (host) => {
+    const ui = await openPage(browser, host, '#/runs');
+    try {
+      await sleep(1000);
+      const bigChars = o.bigLines * o.lineChars;
+      const big = await host.api.start({ argv: [python, '-S', '-c', BULK_PRINTER, String(o.bigLines), String(o.lineChars)], outputCapChars: Math.max(bigChars, 2_000_000) });
+      const small = await host.api.start({ argv: [python, '-S', '-c', BULK_PRINTER, String(o.smallLines), String(o.lineChars)] });
+      const [bigEnd, smallEnd] = await Promise.all([host.api.wait(big.id), host.api.wait(small.id)]);
+      if (bigEnd.stdout.length !== bigChars || bigEnd.stdoutTruncated !== 0) throw new Error(`the big run kept ${bigEnd.stdout.length} characters (${bigEnd.stdoutTruncated} truncated), not ${bigChars}`);
+      if (smallEnd.stdout.length !== o.smallLines * o.lineChars) throw new Error(`the small run printed ${smallEnd.stdout.length} characters, not ${o.smallLines * o.lineChars}`);
+      let rowsNote = '';
+      try {
+        await pollPage<number>(ui.page, js.count(tid('run-row', '[data-state="ended"]')), (n) => n >= 2, 'the Runs view never showed 2 ended run-rows', 15_000);
+      } catch (error) {
+        rowsNote = ` (${(error as Error).message}; measured anyway)`;
+      }
+      await sleep(1000);
+      const line = tid('output-line');
+      const open = (id: string) => async () => {
+        await backToRuns(ui.page, line);
+        return (await ui.page.evaluate(js.timeNav(`#/runs/${id}/output`, line, 30_000))) as NavFigures;
+      };
+      const rounds = await navRounds(o.navRounds, [
+        ['small', open(small.id)],
+        ['big', open(big.id)],
+      ]);
+      const b = rounds.get('big')!;
+      const s = rounds.get('small')!;
+      const bigMedian = median(b.all.map((n) => n.paintMs));
+      const smallMedian = median(s.all.map((n) => n.paintMs));
+      const heap = (await metrics(ui.cdp)).JSHeapUsedSize ?? NaN;
+      const okText = NUMBERED.test(b.first.text);
+      return {
+        lines: [
+          `2. opening an ended run's output tab: #/runs -> #/runs/ID/output, until the first output-line is painted; ${o.navRounds} alternating rounds per side; both runs reached the page through its event stream while it showed #/runs${rowsNote}`,
+          navLine(`${(bigChars / 1e6).toFixed(1)}M chars (${o.bigLines} lines)`, b),
+          navLine(`${o.smallLines} lines ${' '.repeat(Math.max(0, String(o.bigLines).length + 10 - String(o.smallLines).length - 6))}`, s),
+          `  ratio big / small (medians of painted): ${(bigMedian / smallMedian).toFixed(2)}x; first output-line shown "${b.first.text.trim().slice(0, 30)}"${okText ? '' : ' (NOT a line of the run)'}; JS heap after ${mb(heap)}`,
+        ],
+        checks: [check(`first output-line of a ${(bigChars / 1e6).toFixed(1)}M-character run painted in ${ms(bigMedian)} (median) <= 500 ms`, bigMedian <= 500 && okText)],
+      };
+    } finally {
+      await ui.close();
+    }
+  });
+}
+
+// ---------------------------------------------------------------- 3. history
+
+async function historyList(browser: Browser, o: UiBenchOptions): Promise<Part> {
+  const bigDir = mkdtempSync('/tmp/wbh-');
+  const smallDir = mkdtempSync('/tmp/wbh-');
+  try {
+    return await seededHistories(browser, o, bigDir, smallDir);
+  } finally {
+    rmSync(bigDir, { recursive: true, force: true });
+    rmSync(smallDir, { recursive: true, force: true });
+  }
+}
+
+async function seededHistories(browser: Browser, o: UiBenchOptions, bigDir: string, smallDir: string): Promise<Part> {
+  const seedBig = seedHistory(bigDir, o.historyRuns);
+  const seedSmall = seedHistory(smallDir, o.historyBaselineRuns);
+  const dbBytes = statSync(join(bigDir, 'history.db')).size;
+  return withHost(bigDir, (bigHost) =>
+    withHost(smallDir, async (smallHost) => {
+      const bigUi = await openPage(browser, bigHost, '#/runs');
+      const smallUi = await openPage(browser, smallHost, '#/runs');
+      try {
+        await sleep(1000);
+        const row = tid('history-row');
+        const open = (ui: UiPage) => async () => {
+          await backToRuns(ui.page, row);
+          return (await ui.page.evaluate(js.timeNav('#/history', row, 30_000))) as NavFigures;
+        };
+        const rounds = await navRounds(o.navRounds, [
+          ['small', open(smallUi)],
+          ['big', open(bigUi)],
+        ]);
+        // The request alone, from the page: HTTP, the host's query, JSON.
+        const fetchTimes = async (ui: UiPage) => {
+          const times: number[] = [];
+          for (let i = 0; i < 5; i++) {
+            times.push((await ui.page.evaluate(`(async () => { const t = performance.now(); const r = await fetch('/api/v1/history?limit=100', { credentials: 'same-origin' }); await r.json(); return performance.now() - t; })()`)) as number);
+          }
+          return times;
+        };
+        const bigFetch = await fetchTimes(bigUi);
+        const smallFetch = await fetchTimes(smallUi);
+        const b = rounds.get('big')!;
+        const s = rounds.get('small')!;
+        const bigMedian = median(b.all.map((n) => n.paintMs));
+        const smallMedian = median(s.all.map((n) => n.paintMs));
+        return {
+          lines: [
+            `3. History: #/runs -> #/history, until the first history-row is painted; ${o.navRounds} alternating rounds per side; each history written before its host started (${o.historyRuns} runs in ${ms(seedBig, 0)}, database ${mb(dbBytes)}; ${o.historyBaselineRuns} in ${ms(seedSmall, 0)})`,
+            navLine(`${o.historyRuns} runs`, b),
+            navLine(`${o.historyBaselineRuns} runs${' '.repeat(Math.max(0, String(o.historyRuns).length - String(o.historyBaselineRuns).length))}`, s),
+            `  ratio ${o.historyRuns} / ${o.historyBaselineRuns} (medians of painted): ${(bigMedian / smallMedian).toFixed(2)}x;  GET /api/v1/history?limit=100 from the page, 5 each: median ${ms(median(bigFetch))} (${o.historyRuns}) vs ${ms(median(smallFetch))} (${o.historyBaselineRuns})`,
+          ],
+          checks: [check(`first history-row with ${o.historyRuns} runs painted in ${ms(bigMedian)} (median) <= 300 ms`, bigMedian <= 300)],
+        };
+      } finally {
+        await bigUi.close();
+        await smallUi.close();
+      }
+    }),
+  );
+}
+
+// ---------------------------------------------------------------- the section
+
+export async function benchUi(o: UiBenchOptions): Promise<Figure> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (set WARDEN_E2E_CHROMIUM)`);
+  const built = ensureBuilt();
+  const python = realPython();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const lines = [`${built}; Chromium ${browser.version()} headless, 1280x800`];
+  const checks: Check[] = [];
+  try {
+    const parts: [string, () => Promise<Part>][] = [
+      ['1. live runs', () => liveRuns(browser, o, python)],
+      ['2. big output', () => bigOutput(browser, o, python)],
+      ['3. history', () => historyList(browser, o)],
+    ];
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3').split(',').map((s) => s.trim()));
+    for (const [name, run] of parts) {
+      if (!only.has(name[0]!)) continue;
+      try {
+        const part = await run();
+        lines.push(...part.lines);
+        checks.push(...part.checks);
+      } catch (error) {
+        process.exitCode = 1;
+        const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+        lines.push(`${name}: COULD NOT BE MEASURED: ${message}`);
+        checks.push(check(`${name} measured`, false));
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  return { title: `(l) ui: the renderer in Chromium, served by a host: ${o.liveRuns} live runs, a ${((o.bigLines * o.lineChars) / 1e6).toFixed(1)}M-character output, a history of ${o.historyRuns} runs`, lines, checks };
+}
