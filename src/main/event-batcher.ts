@@ -4,19 +4,10 @@
 // printing hundreds of lines a second gets ~50 IPC messages per frame at most,
 // not thousands. Order within a run is kept; nothing is dropped.
 
+import { appendCoalesced as append } from '../shared/coalesce';
 import type { RunEvent } from '../shared/events';
 
 export const FRAME_MS = 16;
-
-/** Joins an output event to the previous one when it continues it exactly. */
-function append(batch: RunEvent[], event: RunEvent): void {
-  const last = batch[batch.length - 1];
-  if (event.type === 'output' && last?.type === 'output' && last.stream === event.stream && last.offset + last.text.length === event.offset) {
-    batch[batch.length - 1] = { ...last, text: last.text + event.text };
-    return;
-  }
-  batch.push(event);
-}
 
 export interface Batcher {
   push(event: RunEvent): void;

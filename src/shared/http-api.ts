@@ -26,11 +26,13 @@ export const ROUTES = {
   restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
   closeSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/close`, // POST
   settings: `${API_PREFIX}/settings`, // GET; POST (body Settings) stores them
-  events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters
+  events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters; ?batch=1 batches per frame
 } as const;
 
 /** The SSE event name telling a client that events it asked for are no longer buffered. */
 export const GAP_EVENT = 'gap';
+/** With ?batch=1 (browsers): one message per frame, `event: batch`, data a JSON array of events, id that of the last. */
+export const BATCH_EVENT = 'batch';
 
 /** An answer other than 2xx: the host's one-line reason and the HTTP status. */
 export class WardenApiError extends Error {

@@ -8,7 +8,11 @@
 
 import type { ServerResponse } from 'node:http';
 import type { RunEvent } from '../../shared/events';
-import { GAP_EVENT } from '../../shared/http-api';
+import { appendCoalesced } from '../../shared/coalesce';
+import { BATCH_EVENT, GAP_EVENT } from '../../shared/http-api';
+
+/** A batch client (a browser page) gets at most one message per this many ms. */
+export const BATCH_MS = 16;
 
 export interface EventSource {
   subscribe(listener: (event: RunEvent) => void): () => void;
@@ -28,6 +32,7 @@ export interface EventHubLimits {
 interface Buffered {
   runId: string;
   frame: string;
+  event: RunEvent;
 }
 
 interface Client {
@@ -36,6 +41,12 @@ interface Client {
   pending: string[];
   pendingBytes: number;
   blocked: boolean;
+  /**
+   * A batch client gets one `event: batch` message per BATCH_MS holding every
+   * event since the last (output chunks joined), with the id of the last one:
+   * a page then handles a few dozen messages a second, not one per chunk.
+   */
+  batch: { events: RunEvent[]; lastSeq: number } | null;
 }
 
 export interface HubStats {
@@ -57,6 +68,7 @@ export class EventHub {
   private bytes = 0;
   private readonly clients = new Set<Client>();
   private flushScheduled = false;
+  private batchTimer: NodeJS.Timeout | null = null;
   private slowDisconnects = 0;
   private readonly maxEvents: number;
   private readonly maxBytes: number;
@@ -94,7 +106,7 @@ export class EventHub {
   private push(event: RunEvent): void {
     const seq = this.nextSeq++;
     const frame = `id: ${this.epoch}-${seq}\ndata: ${JSON.stringify(event)}\n\n`;
-    this.ring.push({ runId: event.runId, frame });
+    this.ring.push({ runId: event.runId, frame, event });
     this.bytes += frame.length;
     while (this.ring.length - this.head > this.maxEvents || (this.bytes > this.maxBytes && this.ring.length - this.head > 1)) {
       this.bytes -= this.ring[this.head]!.frame.length;
@@ -108,7 +120,7 @@ export class EventHub {
     }
     if (this.clients.size === 0) return;
     for (const client of this.clients) {
-      if (client.run === null || client.run === event.runId) this.enqueue(client, frame);
+      if (client.run === null || client.run === event.runId) this.enqueue(client, frame, event, seq);
     }
     this.scheduleFlush();
   }
@@ -121,7 +133,7 @@ export class EventHub {
    * events still buffered, so a client that learns a run's id from starting it
    * misses none of its output.
    */
-  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean } = {}): void {
+  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean; batch?: boolean } = {}): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -129,7 +141,7 @@ export class EventHub {
       'X-Accel-Buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    const client: Client = { res, run: options.run ?? null, pending: [], pendingBytes: 0, blocked: false };
+    const client: Client = { res, run: options.run ?? null, pending: [], pendingBytes: 0, blocked: false, batch: options.batch ? { events: [], lastSeq: 0 } : null };
     let opening = 'retry: 1000\n\n';
     let resume = this.resumePoint(options.lastEventId ?? null);
     if (resume === null && options.fromRunStart && client.run !== null) resume = this.firstSeq;
@@ -138,7 +150,7 @@ export class EventHub {
     if (typeof resume === 'number') {
       for (let seq = resume; seq < this.nextSeq; seq++) {
         const buffered = this.ring[this.head + (seq - this.firstSeq)]!;
-        if (client.run === null || client.run === buffered.runId) this.enqueue(client, buffered.frame);
+        if (client.run === null || client.run === buffered.runId) this.enqueue(client, buffered.frame, buffered.event, seq);
       }
       this.scheduleFlush();
     }
@@ -159,14 +171,20 @@ export class EventHub {
     return seq + 1;
   }
 
-  private enqueue(client: Client, frame: string): void {
-    client.pending.push(frame);
+  private enqueue(client: Client, frame: string, event?: RunEvent, seq?: number): void {
+    if (client.batch && event && seq !== undefined) {
+      appendCoalesced(client.batch.events, event);
+      client.batch.lastSeq = seq;
+    } else {
+      client.pending.push(frame);
+    }
     client.pendingBytes += frame.length;
     if (client.pendingBytes > this.maxClientBacklog) {
       // Too far behind: it reconnects with its Last-Event-ID and resumes from the buffer.
       this.slowDisconnects += 1;
       this.clients.delete(client);
       client.pending = [];
+      if (client.batch) client.batch.events = [];
       client.pendingBytes = 0;
       client.res.destroy();
     }
@@ -180,7 +198,27 @@ export class EventHub {
 
   private flush(): void {
     this.flushScheduled = false;
-    for (const client of this.clients) this.flushClient(client);
+    let batchesWaiting = false;
+    for (const client of this.clients) {
+      if (client.batch?.events.length) batchesWaiting = true;
+      this.flushClient(client);
+    }
+    if (batchesWaiting && !this.batchTimer) {
+      this.batchTimer = setTimeout(() => {
+        this.batchTimer = null;
+        for (const client of this.clients) this.flushBatch(client);
+      }, BATCH_MS);
+    }
+  }
+
+  /** A batch client's events since the last message, as one message. */
+  private flushBatch(client: Client): void {
+    const batch = client.batch;
+    if (!batch || batch.events.length === 0) return;
+    const frame = `id: ${this.epoch}-${batch.lastSeq}\nevent: ${BATCH_EVENT}\ndata: ${JSON.stringify(batch.events)}\n\n`;
+    batch.events = [];
+    client.pending.push(frame);
+    this.flushClient(client);
   }
 
   private flushClient(client: Client): void {
@@ -201,7 +239,9 @@ export class EventHub {
   close(): void {
     this.unsubscribe();
     clearInterval(this.keepAlive);
+    if (this.batchTimer) clearTimeout(this.batchTimer);
     for (const client of this.clients) {
+      this.flushBatch(client);
       this.flushClient(client);
       client.res.end();
     }

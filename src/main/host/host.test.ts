@@ -140,6 +140,36 @@ describe('the host over its unix socket', () => {
     expect(foreign.frames[0]!.event).toBe('gap');
   });
 
+  it('?batch=1 (browsers): few messages, each an array of events with the id of its last; nothing lost, resumable', async () => {
+    const h = await host();
+    const api = client(h);
+    const stream = rawStream(h.socketPath, `${ROUTES.events}?batch=1`);
+    await until(() => h.hub.stats().clients, (n) => n === 1, 'the stream');
+    const run = await api.start({ argv: ['bash', '-c', 'for i in $(seq 1 2000); do echo "line $i"; done'] });
+    const result = await api.wait(run.id);
+    const emitted = h.hub.stats().emitted;
+    await until(() => stream.frames.filter((f) => f.event === 'batch').map((f) => seqOf(f.id)).at(-1) ?? 0, (n) => n >= emitted, 'the last batch');
+    stream.close();
+    const batches = stream.frames.filter((f) => f.event === 'batch');
+    const events = batches.flatMap((f) => JSON.parse(f.data) as RunEvent[]);
+    const text = events.flatMap((e) => (e.type === 'output' && e.runId === run.id && e.stream === 'stdout' ? [e.text] : [])).join('');
+    expect(text).toBe(result.stdout);
+    expect(events.at(-1)).toMatchObject({ type: 'ended', runId: run.id });
+    // Fewer messages than events: output chunks are joined and events of a frame share one message.
+    expect(batches.length).toBeLessThan(emitted);
+    // Ids only grow, so a reconnect with the last one resumes after it.
+    const ids = batches.map((f) => seqOf(f.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // Resuming after the first event replays the rest, batched.
+    const again = rawStream(h.socketPath, `${ROUTES.events}?batch=1`, `${h.hub.epoch}-1`);
+    await until(() => again.frames.filter((f) => f.event === 'batch').map((f) => seqOf(f.id)).at(-1) ?? 0, (n) => n >= emitted, 'the replay');
+    again.close();
+    const replayed = again.frames.filter((f) => f.event === 'batch').flatMap((f) => JSON.parse(f.data) as RunEvent[]);
+    expect(replayed[0]).not.toMatchObject({ type: 'started' });
+    expect(replayed.flatMap((e) => (e.type === 'output' && e.stream === 'stdout' ? [e.text] : [])).join('')).toBe(result.stdout);
+    expect(replayed.at(-1)).toMatchObject({ type: 'ended' });
+  });
+
   it('?run=ID&since=start replays that run from its start and nothing of other runs', async () => {
     const h = await host();
     const api = client(h);

@@ -264,10 +264,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId') throw new HttpError(400, `The event stream takes run, since and lastEventId, not ${key}.`);
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch') throw new HttpError(400, `The event stream takes run, since, lastEventId and batch, not ${key}.`);
       }
+      const batch = url.searchParams.get('batch');
+      if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError(400, 'batch is 1 or 0.');
       const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
-      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start' });
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1' });
       return;
     }
     const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|timeline))?$/.exec(path);

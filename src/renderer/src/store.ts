@@ -24,6 +24,12 @@ export interface WardenState {
   runs: Record<string, RunResult>;
   /** Run ids, newest first. */
   order: string[];
+  /**
+   * Live output, apart from the run's other fields: a chunk of output changes
+   * this and nothing else, so views that do not show output (the Runs list)
+   * do not re-render for it. Dropped when the run's final result arrives.
+   */
+  output: Record<string, { stdout: string; stderr: string }>;
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
@@ -88,6 +94,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     set((state) => {
       const runs = { ...state.runs };
       const syncedAt = { ...state.syncedAt };
+      const output = { ...state.output };
       let order = state.order;
       let trees = state.trees;
       let signals = state.signals;
@@ -104,7 +111,8 @@ export const useWarden = create<WardenState>()((set, get) => {
           case 'output': {
             const run = runs[id];
             if (!run) break;
-            runs[id] = { ...run, [event.stream]: capLive(run[event.stream] + event.text) };
+            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr };
+            output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
             break;
           }
           case 'tree':
@@ -127,11 +135,12 @@ export const useWarden = create<WardenState>()((set, get) => {
             if (!runs[id]) order = [id, ...order];
             runs[id] = event.result;
             syncedAt[id] = now;
+            delete output[id];
             break;
           }
         }
       }
-      return { runs, syncedAt, order, trees, signals, stopProgress };
+      return { runs, syncedAt, output, order, trees, signals, stopProgress };
     });
   };
 
@@ -139,6 +148,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     api: null,
     runs: {},
     order: [],
+    output: {},
     syncedAt: {},
     trees: {},
     signals: {},
@@ -194,6 +204,8 @@ export const useWarden = create<WardenState>()((set, get) => {
     put(result) {
       set((state) => ({
         runs: { ...state.runs, [result.id]: result },
+        // A final result carries the whole output; a live snapshot's output is older than what streamed in.
+        ...(result.state === 'ended' && state.output[result.id] ? { output: withoutKey(state.output, result.id) } : {}),
         syncedAt: { ...state.syncedAt, [result.id]: performance.now() },
         order: state.order.includes(result.id) ? state.order : [result.id, ...state.order],
       }));
@@ -208,6 +220,18 @@ export const useWarden = create<WardenState>()((set, get) => {
     },
   };
 });
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  const copy = { ...record };
+  delete copy[key];
+  return copy;
+}
+
+/** A run's output as the page knows it now: what streamed in while live, else the run's own. */
+export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string } {
+  const live = useWarden((s) => s.output[run.id]);
+  return live ?? run;
+}
 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
 export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now()): number {

@@ -4,7 +4,7 @@
 // sees a token). In the Electron window the preload's IPC bridge is used
 // instead and this is never installed.
 
-import { GAP_EVENT, HttpWardenApi, type HttpReply, type HttpTransport } from '../../shared/http-api';
+import { BATCH_EVENT, GAP_EVENT, HttpWardenApi, type HttpReply, type HttpTransport } from '../../shared/http-api';
 import type { RunEvent } from '../../shared/events';
 
 export class BrowserTransport implements HttpTransport {
@@ -27,7 +27,9 @@ export class BrowserTransport implements HttpTransport {
 
   /** EventSource reconnects on its own and sends Last-Event-ID, so the host replays what it missed. */
   events(path: string, handlers: { onEvent(event: RunEvent, id: string): void; onGap?(): void }): () => void {
-    const source = new EventSource(path, { withCredentials: true });
+    // batch=1: the host sends one message per frame holding every event since the last (a page
+    // showing 50 busy runs handles ~60 messages a second, not thousands).
+    const source = new EventSource(`${path}${path.includes('?') ? '&' : '?'}batch=1`, { withCredentials: true });
     source.onmessage = (message: MessageEvent<string>) => {
       try {
         handlers.onEvent(JSON.parse(message.data) as RunEvent, message.lastEventId);
@@ -35,6 +37,16 @@ export class BrowserTransport implements HttpTransport {
         // A frame that is not an event is skipped.
       }
     };
+    source.addEventListener(BATCH_EVENT, (message: MessageEvent<string>) => {
+      let events: RunEvent[];
+      try {
+        events = JSON.parse(message.data) as RunEvent[];
+      } catch {
+        return;
+      }
+      if (!Array.isArray(events)) return;
+      for (const event of events) handlers.onEvent(event, message.lastEventId);
+    });
     source.addEventListener(GAP_EVENT, () => handlers.onGap?.());
     return () => source.close();
   }

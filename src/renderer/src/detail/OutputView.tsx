@@ -8,6 +8,7 @@ import type { RunResult } from '../../../shared/result';
 import { styleClass } from './ansi';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, type LineIndex, type Mark, type Match } from './lines';
 import { scrollTopFor, visibleRange } from './virtual';
+import { useRunOutput } from '../store';
 
 const LINE_HEIGHT = 20;
 const OVERSCAN = 20;
@@ -22,8 +23,9 @@ function useLineIndex(text: string): LineIndex {
 const count = (n: number) => n.toLocaleString('en-US');
 
 export function OutputView({ run }: { run: RunResult }) {
-  const stdout = useLineIndex(run.stdout);
-  const stderr = useLineIndex(run.stderr);
+  const texts = useRunOutput(run);
+  const stdout = useLineIndex(texts.stdout);
+  const stderr = useLineIndex(texts.stderr);
   const [chosen, setChosen] = useState<OutputStream | null>(null);
   const stream: OutputStream = chosen ?? (stdout.count === 0 && stderr.count > 0 ? 'stderr' : 'stdout');
   const index = stream === 'stdout' ? stdout : stderr;
