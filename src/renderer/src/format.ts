@@ -43,10 +43,21 @@ export function statusOf(run: Pick<RunResult, 'state' | 'verdict'>): string {
 }
 
 /** Local time of an ISO 8601 instant: 14:03:21, with the date when not today. */
+// Formatters built once (toLocale*String builds one per call) and answers kept per instant: lists
+// re-render rows several times a second.
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+const DATE = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'numeric', day: 'numeric' });
+const clocks = new Map<string, { day: string; text: string }>();
+
 export function clock(iso: string | undefined): string {
   if (!iso) return '–';
+  const today = new Date().toDateString();
+  const cached = clocks.get(iso);
+  if (cached && cached.day === today) return cached.text;
   const date = new Date(iso);
-  const today = new Date();
-  const time = date.toLocaleTimeString(undefined, { hour12: false });
-  return date.toDateString() === today.toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
+  const time = TIME.format(date);
+  const text = date.toDateString() === today ? time : `${DATE.format(date)} ${time}`;
+  if (clocks.size > 5000) clocks.clear();
+  clocks.set(iso, { day: today, text });
+  return text;
 }

@@ -92,55 +92,61 @@ export const useWarden = create<WardenState>()((set, get) => {
     if (events.length === 0) return;
     const now = performance.now();
     set((state) => {
-      const runs = { ...state.runs };
-      const syncedAt = { ...state.syncedAt };
-      const output = { ...state.output };
+      // Copy-on-write per field: a frame of output events changes `output` only, so
+      // views that select runs, order or trees are not re-rendered for it.
+      const changed: Partial<WardenState> = {};
+      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'trees' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
+        if (!(key in changed)) (changed as Record<string, unknown>)[key] = { ...state[key] };
+        return changed[key] as WardenState[K];
+      };
+      const runOf = (id: string) => (changed.runs ?? state.runs)[id];
       let order = state.order;
-      let trees = state.trees;
-      let signals = state.signals;
-      let stopProgress = state.stopProgress;
       for (const event of events) {
         const id = event.runId;
         switch (event.type) {
           case 'started': {
-            if (!runs[id]) order = [id, ...order.filter((o) => o !== id)];
-            runs[id] = { ...event.snapshot, stdout: runs[id]?.stdout ?? event.snapshot.stdout, stderr: runs[id]?.stderr ?? event.snapshot.stderr };
-            syncedAt[id] = now;
+            const known = runOf(id);
+            if (!known) order = [id, ...order.filter((o) => o !== id)];
+            draft('runs')[id] = { ...event.snapshot, stdout: known?.stdout ?? event.snapshot.stdout, stderr: known?.stderr ?? event.snapshot.stderr };
+            draft('syncedAt')[id] = now;
             break;
           }
           case 'output': {
-            const run = runs[id];
+            const run = runOf(id);
             if (!run) break;
+            const output = draft('output');
             const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr };
             output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
             break;
           }
           case 'tree':
-            trees = { ...trees, [id]: event.snapshot };
+            draft('trees')[id] = event.snapshot;
             break;
           case 'signal-sent': {
-            signals = { ...signals, [id]: [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent] };
+            const signals = draft('signals');
+            signals[id] = [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent];
             const step = event.step === 'teardown' ? undefined : event.step;
-            if (step) stopProgress = { ...stopProgress, [id]: { step, seenAt: now, ...(event.killAtMs !== undefined ? { killAtMs: event.killAtMs } : {}) } };
-            const run = runs[id];
-            if (run && run.state === 'running' && step) runs[id] = { ...run, state: 'stopping' };
+            if (step) draft('stopProgress')[id] = { step, seenAt: now, ...(event.killAtMs !== undefined ? { killAtMs: event.killAtMs } : {}) };
+            const run = runOf(id);
+            if (run && run.state === 'running' && step) draft('runs')[id] = { ...run, state: 'stopping' };
             break;
           }
           case 'limit-extended': {
-            const run = runs[id];
-            if (run) runs[id] = { ...run, limitMs: event.limitMs };
+            const run = runOf(id);
+            if (run) draft('runs')[id] = { ...run, limitMs: event.limitMs };
             break;
           }
           case 'ended': {
-            if (!runs[id]) order = [id, ...order];
-            runs[id] = event.result;
-            syncedAt[id] = now;
-            delete output[id];
+            if (!runOf(id)) order = [id, ...order];
+            draft('runs')[id] = event.result;
+            draft('syncedAt')[id] = now;
+            if ((changed.output ?? state.output)[id]) delete draft('output')[id];
             break;
           }
         }
       }
-      return { runs, syncedAt, output, order, trees, signals, stopProgress };
+      if (order !== state.order) changed.order = order;
+      return changed;
     });
   };
 

@@ -20,7 +20,9 @@ function useLineIndex(text: string): LineIndex {
   return useMemo(() => (ref.current = indexLines(ref.current, text)), [text]);
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+// One formatter for every call: toLocaleString builds a new one each time, which shows in profiles.
+const NUMBER = new Intl.NumberFormat('en-US');
+const count = (n: number) => NUMBER.format(n);
 
 export function OutputView({ run }: { run: RunResult }) {
   const texts = useRunOutput(run);
@@ -46,7 +48,10 @@ export function OutputView({ run }: { run: RunResult }) {
   const matches = result.matches;
   const active = current >= 0 && current < matches.length ? matches[current]! : null;
 
-  const range = visibleRange({ scrollTop, height, count: index.count, lineHeight: LINE_HEIGHT, overscan: OVERSCAN });
+  // While following, the view's top is the tail's: known from the line count, so one render draws the
+  // right lines (no read of scrollHeight, no second render to catch up).
+  const viewTop = follow ? Math.max(0, index.count * LINE_HEIGHT - height) : scrollTop;
+  const range = visibleRange({ scrollTop: viewTop, height, count: index.count, lineHeight: LINE_HEIGHT, overscan: OVERSCAN });
 
   // Track the viewport's height.
   useLayoutEffect(() => {
@@ -62,9 +67,9 @@ export function OutputView({ run }: { run: RunResult }) {
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el || !follow) return;
-    el.scrollTop = el.scrollHeight;
-    setScrollTop(el.scrollTop);
-  }, [follow, index.count, index.version, height, stream]);
+    // Past the end is clamped by the browser to the bottom.
+    el.scrollTop = viewTop + LINE_HEIGHT * 4;
+  }, [follow, viewTop, index.version, stream]);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
