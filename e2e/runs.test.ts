@@ -81,6 +81,8 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await search.fill('needle');
     const row = page.locator(tid('history-row', { 'data-run-id': done.json.id }));
     await visible(row);
+    // The search filters: the other runs of this host (earlier specs) are not listed.
+    await waitFor('only the needle run to be listed', async () => (await page.locator(tid('history-row')).count()) === 1);
     await h.screenshot(page, 'history-search');
 
     // A search for something else leaves it out.
