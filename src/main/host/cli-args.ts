@@ -240,8 +240,13 @@ Options:
   --on-busy queue|refuse  with --python: wait behind a running script (default) or refuse
   --json                  print the result as one JSON object
   --format shell-results  print a block for a model to read
+  --yield DURATION        return when it ends or after DURATION, whichever is first; a run still
+                          going is left running in the host (exit 75; continue with warden wait ID)
 
 Durations: 500ms, 30s, 2m, 1h (a bare number is seconds).
+With a Warden host running (warden serve, or the app), the run goes through it
+and appears live there; without one it is supervised in this process.
+
 Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
-ended it; 126 or 127 when it could not be run or was not found; 125 for Warden's
-own errors (bad arguments).`;
+ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
+returned first; 125 for Warden's own errors (bad arguments).`;
