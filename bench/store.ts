@@ -41,8 +41,8 @@ function verdictFor(x: number): Verdict {
   return 'completed';
 }
 
-/** A deterministic, varied run: i picks its words, verdict and time. */
-function syntheticRun(i: number, t0: number): RunResult {
+/** A deterministic, varied run: i picks its words, verdict and time (run i starts i seconds after t0). */
+export function syntheticRun(i: number, t0: number): RunResult {
   const r = Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1;
   const verdict = verdictFor(r);
   const w = (k: number) => pick(WORDS, i * 7 + k * 13);

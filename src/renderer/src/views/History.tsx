@@ -205,7 +205,7 @@ export function HistoryView() {
       </div>
 
       {rows.length > 0 && (
-        <table className={`history-table${list.replacing ? ' stale' : ''}`} aria-busy={list.loading}>
+        <table className={`data-table history-table${list.replacing ? ' stale' : ''}`} aria-busy={list.loading}>
           <colgroup>
             <col className="col-started" />
             <col />

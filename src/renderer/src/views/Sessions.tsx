@@ -104,7 +104,7 @@ export function SessionsView() {
       {sessions && sessions.length === 0 && <NoSessions />}
 
       {sessions && sessions.length > 0 && (
-        <table className="sessions-table">
+        <table className="data-table sessions-table">
           <colgroup>
             <col className="col-name" />
             <col className="col-state" />
