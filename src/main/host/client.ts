@@ -168,6 +168,7 @@ export class NodeTransport implements HttpTransport {
   }
 }
 
+/** The control socket of a state dir: <state dir>/run/warden.sock (the host listens there, clients connect). */
 export function socketPathFor(stateDir: string): string {
   return join(stateDir, 'run', 'warden.sock');
 }

@@ -12,7 +12,7 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
@@ -21,20 +21,15 @@ import type { HostInfo, WardenApi } from '../../shared/api';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
 import { engineApi } from '../supervisor/api';
 import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
-import { connectToHost } from './client';
+import { connectToHost, socketPathFor } from './client';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
 import { settingsFile } from './settings-file';
 
-export const SOCKET_NAME = 'warden.sock';
 export const TOKEN_NAME = 'token';
 
 export function runDirOf(stateDir: string): string {
   return join(stateDir, 'run');
-}
-
-export function socketPathOf(stateDir: string): string {
-  return join(runDirOf(stateDir), SOCKET_NAME);
 }
 
 export function tokenPathOf(stateDir: string): string {
@@ -133,7 +128,7 @@ async function takeLock(stateDir: string): Promise<NetServer> {
   throw new HostRunningError(
     info
       ? `A Warden host is already running for ${stateDir} (pid ${info.pid}, since ${info.startedAt}); the CLI uses it. Stop it first to start another.`
-      : `Another Warden host holds the lock for ${stateDir} but does not answer on ${socketPathOf(stateDir)}; stop it first.`,
+      : `Another Warden host holds the lock for ${stateDir} but does not answer on ${socketPathFor(stateDir)}; stop it first.`,
     info,
   );
 }
@@ -144,7 +139,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const runDir = runDirOf(stateDir);
   mkdirSync(runDir, { recursive: true, mode: 0o700 });
   chmodSync(runDir, 0o700);
-  const socketPath = socketPathOf(stateDir);
+  const socketPath = socketPathFor(stateDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new HostError(`The control socket path ${socketPath} is longer than a unix socket allows (${MAX_SOCKET_PATH} bytes); set WARDEN_STATE_DIR to a shorter directory.`);
   }
@@ -294,13 +289,4 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     shutdown,
     closed,
   };
-}
-
-/** The token a TCP client needs, from the host's token file. */
-export function readToken(stateDir: string): string | null {
-  try {
-    return readFileSync(tokenPathOf(stateDir), 'utf8').trim() || null;
-  } catch {
-    return null;
-  }
 }

@@ -4,8 +4,8 @@
 
 import type { CliIo } from './cli';
 import { UsageError } from './cli-args';
-import { HostError, HostRunningError, socketPathOf, startHost } from './host';
-import { NodeTransport } from './client';
+import { HostError, HostRunningError, startHost } from './host';
+import { NodeTransport, socketPathFor } from './client';
 import { LOGIN_LINK_ROUTE } from './server';
 import { resolveStateDir } from '../store/state-dir';
 
@@ -99,7 +99,7 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
 }
 
 async function loginLinkFromRunningHost(stateDir: string): Promise<string | null> {
-  const transport = new NodeTransport({ socketPath: socketPathOf(stateDir) }, { timeoutMs: 2000 });
+  const transport = new NodeTransport({ socketPath: socketPathFor(stateDir) }, { timeoutMs: 2000 });
   try {
     const reply = await transport.request('POST', LOGIN_LINK_ROUTE, {});
     const url = (reply.body as { url?: unknown } | null)?.url;
