@@ -12,7 +12,7 @@
 // 60 s) and exits.
 
 import { createInterface } from 'node:readline';
-import { NodeTransport } from '../src/main/host/client';
+import { NodeTransport } from '../src/client/transport';
 import type { RunEvent } from '../src/shared/events';
 import { ROUTES } from '../src/shared/http-api';
 

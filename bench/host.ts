@@ -38,7 +38,7 @@ import { promisify } from 'node:util';
 import type { WardenApi } from '../src/shared/api';
 import type { RunEvent } from '../src/shared/events';
 import { ROUTES } from '../src/shared/http-api';
-import { connectToHost, NodeTransport } from '../src/main/host/client';
+import { connectToHost, NodeTransport } from '../src/client/transport';
 import { startHost, type Host } from '../src/main/host/host';
 import type { ClientsReport } from './host-clients';
 import { check, median, ms, quantile, sleep, sum, type Check, type Figure } from './lib';

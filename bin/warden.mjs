@@ -4,6 +4,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../src/main/host/cli.ts');
+const { main } = await import('../src/cli/main.ts');
 process.stdout.on('error', () => undefined); // a closed pipe (| head) is not our error
 process.exitCode = await main(process.argv.slice(2));

@@ -107,7 +107,7 @@ describe('the Electron main process', () => {
 
   it('hosts the control socket of its state dir, so CLI runs appear in the app', async () => {
     expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(true);
-    const { connectToHost } = await import('./host/client');
+    const { connectToHost } = await import('../client/transport');
     const api = await connectToHost(STATE_DIR);
     expect(api).not.toBeNull();
     const started = await api!.start({ argv: ['echo', 'from-cli'] });

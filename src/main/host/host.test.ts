@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../shared/events';
 import { HttpWardenApi, ROUTES } from '../../shared/http-api';
 import { openStore } from '../store';
-import { NodeTransport, SseParser } from './client';
+import { NodeTransport, SseParser } from '../../client/transport';
 import { HostRunningError, startHost, type Host } from './host';
 
 const hosts: Host[] = [];

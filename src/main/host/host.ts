@@ -21,7 +21,7 @@ import type { HostInfo, WardenApi } from '../../shared/api';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
 import { engineApi } from '../supervisor/api';
 import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
-import { connectToHost, socketPathFor } from './client';
+import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
 import { settingsFile } from './settings-file';

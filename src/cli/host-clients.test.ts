@@ -9,11 +9,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../shared/result';
-import type { RunSummary } from '../../shared/history';
-import { YIELDED_STATUS } from './remote-cli';
+import type { RunResult } from '../shared/result';
+import type { RunSummary } from '../shared/history';
+import { YIELDED_STATUS } from './remote';
 
-const BIN = resolve(__dirname, '../../../bin/warden.mjs');
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
 function stateDir(): string {
   return mkdtempSync(join(tmpdir(), 'wc-'));

@@ -6,17 +6,17 @@
 // YIELDED_STATUS; `warden wait ID` continues with only the output not returned
 // yet (the host marks what each yielded answer carried).
 
-import type { WardenApi } from '../../shared/api';
-import { parseDuration } from '../../shared/duration';
-import type { OutputStream } from '../../shared/events';
-import { type HttpWardenApi, ROUTES, WardenApiError } from '../../shared/http-api';
-import type { RunRequest } from '../../shared/request';
-import type { RunResult, SessionInfo } from '../../shared/result';
-import { seconds } from '../supervisor/format';
-import type { CliIo } from './cli';
-import { UsageError, type OutputFormat } from './cli-args';
-import { HostUnreachableError, NodeTransport, socketPathFor } from './client';
-import { exitStatusFor, humanSummary, shellResults } from './render-result';
+import type { WardenApi } from '../shared/api';
+import { parseDuration } from '../shared/duration';
+import type { OutputStream } from '../shared/events';
+import { type HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
+import type { RunRequest } from '../shared/request';
+import type { RunResult, SessionInfo } from '../shared/result';
+import { seconds } from '../main/supervisor/format';
+import type { CliIo } from './main';
+import { UsageError, type OutputFormat } from './args';
+import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
+import { exitStatusFor, humanSummary, shellResults } from './render';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
 export const YIELDED_STATUS = 75;

@@ -2,12 +2,12 @@
 // port the web UI and the token-guarded TCP API). Runs until SIGINT/SIGTERM,
 // then stops live runs with the stop sequence, records them and exits.
 
-import type { CliIo } from './cli';
-import { UsageError } from './cli-args';
-import { HostError, HostRunningError, startHost } from './host';
-import { NodeTransport, socketPathFor } from './client';
-import { LOGIN_LINK_ROUTE } from './server';
-import { resolveStateDir } from '../store/state-dir';
+import type { CliIo } from './main';
+import { UsageError } from './args';
+import { HostError, HostRunningError, startHost } from '../main/host/host';
+import { NodeTransport, socketPathFor } from '../client/transport';
+import { LOGIN_LINK_ROUTE } from '../main/host/server';
+import { resolveStateDir } from '../main/store/state-dir';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp]
 

@@ -5,18 +5,18 @@
 // history. Never a stack trace for the user: bad input is one line and 125.
 
 import { readFileSync } from 'node:fs';
-import { WardenInputError } from '../supervisor/options';
-import { Supervisor } from '../supervisor/registry';
-import type { RunResult } from '../../shared/result';
-import type { RunRequest } from '../../shared/request';
-import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './cli-args';
-import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP, storeSource, type HistorySource } from './history-cli';
-import { exitStatusFor, humanSummary, shellResults } from './render-result';
-import { connectToHost } from './client';
-import { EXTEND_HELP, extendCommand, parseYield, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote-cli';
-import { serve, SERVE_HELP } from './serve-cli';
-import { resolveStateDir } from '../store/state-dir';
-import type { HttpWardenApi } from '../../shared/http-api';
+import { WardenInputError } from '../main/supervisor/options';
+import { Supervisor } from '../main/supervisor/registry';
+import type { RunResult } from '../shared/result';
+import type { RunRequest } from '../shared/request';
+import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './args';
+import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP, storeSource, type HistorySource } from './history';
+import { exitStatusFor, humanSummary, shellResults } from './render';
+import { connectToHost } from '../client/transport';
+import { EXTEND_HELP, extendCommand, parseYield, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
+import { serve, SERVE_HELP } from './serve';
+import { resolveStateDir } from '../main/store/state-dir';
+import type { HttpWardenApi } from '../shared/http-api';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -88,7 +88,7 @@ const processIo: CliIo = {
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     return pkg.version;
   } catch {
     return 'unknown';

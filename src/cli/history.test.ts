@@ -8,10 +8,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../shared/result';
-import { isDead, waitDead } from '../supervisor/proc-testkit';
+import type { RunResult } from '../shared/result';
+import { isDead, waitDead } from '../main/supervisor/proc-testkit';
 
-const BIN = resolve(__dirname, '../../../bin/warden.mjs');
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
 function cli(stateDir: string) {
   return (args: string[]) =>

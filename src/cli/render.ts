@@ -1,9 +1,9 @@
 // A finished run for its reader: a model (shell-results), a program (JSON) or
 // a person (a short summary). Also the exit status of `warden run`.
 
-import type { RunResult } from '../../shared/result';
-import { seconds } from '../supervisor/format';
-import { signalNumber } from '../supervisor/signals';
+import type { RunResult } from '../shared/result';
+import { seconds } from '../main/supervisor/format';
+import { signalNumber } from '../main/supervisor/signals';
 
 /** ARCHITECTURE.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
 export function exitStatusFor(result: RunResult): number {

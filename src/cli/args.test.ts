@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../shared/duration';
-import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './cli-args';
+import { parseDuration } from '../shared/duration';
+import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './args';
 
 describe('durations', () => {
   it.each([

@@ -2,16 +2,16 @@
 // `warden list`, `warden show` and `warden history prune` read it. A store
 // that cannot be used never stops a run: the user is told in one line.
 
-import type { HistoryQuery } from '../../shared/api';
-import type { RunPage } from '../../shared/history';
-import type { RunResult, Verdict } from '../../shared/result';
-import { parseDuration } from '../../shared/duration';
-import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../store';
-import { seconds, bytes } from '../supervisor/format';
-import { parseMemory } from '../supervisor/memory';
-import type { Supervisor } from '../supervisor/registry';
-import { UsageError } from './cli-args';
-import { humanSummary } from './render-result';
+import type { HistoryQuery } from '../shared/api';
+import type { RunPage } from '../shared/history';
+import type { RunResult, Verdict } from '../shared/result';
+import { parseDuration } from '../shared/duration';
+import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
+import { seconds, bytes } from '../main/supervisor/format';
+import { parseMemory } from '../main/supervisor/memory';
+import type { Supervisor } from '../main/supervisor/registry';
+import { UsageError } from './args';
+import { humanSummary } from './render';
 
 export interface History {
   store: HistoryStore;

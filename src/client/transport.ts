@@ -3,9 +3,9 @@
 // (src/shared/http-api.ts) turns this transport into a WardenApi.
 
 import { Agent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import type { RunEvent } from '../../shared/events';
-import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../../shared/http-api';
-import { resolveStateDir } from '../store/state-dir';
+import type { RunEvent } from '../shared/events';
+import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
+import { resolveStateDir } from '../main/store/state-dir';
 import { join } from 'node:path';
 
 export type Endpoint = { socketPath: string } | { host: string; port: number; token: string };

@@ -6,9 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../shared/result';
+import type { RunResult } from '../shared/result';
 
-const BIN = resolve(__dirname, '../../../bin/warden.mjs');
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
 // The history of these runs goes to a directory of this file's own, not the user's.
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'warden-cli-state-'));

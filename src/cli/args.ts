@@ -1,8 +1,8 @@
 // `warden run` arguments to a run request. Every mistake is one line for the
 // user, raised as a UsageError (exit status 125).
 
-import { parseDuration } from '../../shared/duration';
-import type { CommandRunRequest, PythonRunRequest } from '../../shared/request';
+import { parseDuration } from '../shared/duration';
+import type { CommandRunRequest, PythonRunRequest } from '../shared/request';
 
 export class UsageError extends Error {
   override name = 'UsageError';
