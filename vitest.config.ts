@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A safety net: a background host a test's warden command started exits soon by itself
+    // (tests stop theirs; see src/cli/testkit.ts).
+    env: { WARDEN_HOST_IDLE: '30s' },
   },
 });

@@ -1,29 +1,61 @@
-// `warden run` arguments to a run request. Every mistake is one line for the
-// user, raised as a UsageError (exit status 125).
+// `warden run` arguments to a run request. util.parseArgs splits the words
+// (src/cli/parse.ts); every value is checked here, and every mistake is one
+// line for the user, raised as a UsageError (exit status 125).
 
 import { parseDuration } from '../shared/duration';
 import type { CommandRunRequest, PythonRunRequest } from '../shared/request';
+import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError };
 
 export type OutputFormat = 'human' | 'json' | 'shell-results';
 
-export interface RunCommand {
+/** What the client does rather than the run: wait at most yieldMs, or run the engine in this process. */
+export interface ClientChoices {
+  yieldMs?: number;
+  embedded?: boolean;
+}
+
+export interface RunCommand extends ClientChoices {
   request: CommandRunRequest;
   format: OutputFormat;
 }
 
 /** `warden run --python`: the script's source comes from -c CODE, or from FILE ('-' is stdin), read by the caller. */
-export interface PythonRunCommand {
+export interface PythonRunCommand extends ClientChoices {
   request: Omit<PythonRunRequest, 'code'>;
   source: { code: string } | { file: string };
   format: OutputFormat;
 }
 
-/** Options a session script cannot take: they belong to command runs. */
-const COMMAND_ONLY = new Set(['--shell', '--stdin', '--terminate-after', '--drain', '--teardown-budget']);
+const SHARED: Record<string, OptionSpec> = {
+  limit: { type: 'string' },
+  grace: { type: 'string' },
+  memory: { type: 'string' },
+  'keep-descendants': { type: 'boolean' },
+  cwd: { type: 'string' },
+  env: { type: 'string' },
+  'output-cap': { type: 'string' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+  yield: { type: 'string' },
+  embedded: { type: 'boolean' },
+  python: { type: 'boolean' },
+};
+const COMMAND_ONLY: Record<string, OptionSpec> = {
+  shell: { type: 'boolean' },
+  stdin: { type: 'string' },
+  'terminate-after': { type: 'string' },
+  drain: { type: 'string' },
+  'teardown-budget': { type: 'string' },
+};
+const PYTHON_ONLY: Record<string, OptionSpec> = {
+  c: { type: 'string', short: 'c' },
+  session: { type: 'string' },
+  'on-busy': { type: 'string' },
+};
+/** Every option either kind knows, so the other kind's options get a helpful refusal instead of "unknown". */
+const ALL: Record<string, OptionSpec> = { ...SHARED, ...COMMAND_ONLY, ...PYTHON_ONLY };
 
 /** `warden run` arguments: a command run, or a Python script with --python. */
 export function parseAnyRunArgs(args: string[]): RunCommand | PythonRunCommand {
@@ -36,118 +68,71 @@ export function isPythonCommand(command: RunCommand | PythonRunCommand): command
   return 'source' in command;
 }
 
-/** Walks the words of `warden run`; an option's value is `--flag=value` or the next word. */
-class ArgCursor {
-  i = 0;
-  constructor(private readonly args: string[]) {}
-
-  value(flag: string): string {
-    const inline = flag.indexOf('=');
-    if (inline >= 0 && flag.startsWith('--')) return flag.slice(inline + 1);
-    const next = this.args[this.i + 1];
-    if (next === undefined) throw new UsageError(`${flag} needs a value.`);
-    this.i += 1;
-    return next;
-  }
+export function parseFormat(text: string): OutputFormat {
+  if (text !== 'shell-results' && text !== 'json' && text !== 'human') throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
+  return text;
 }
 
-function parsePythonArgs(args: string[]): PythonRunCommand {
-  const request: Omit<PythonRunRequest, 'code'> = {};
-  let format: OutputFormat = 'human';
-  const env: Record<string, string> = {};
-  let code: string | undefined;
-  const files: string[] = [];
-  const cursor = new ArgCursor(args);
-  const value = (flag: string) => cursor.value(flag);
-  for (; cursor.i < args.length; cursor.i += 1) {
-    const arg = args[cursor.i]!;
-    if (arg === '--') {
-      files.push(...args.slice(cursor.i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      files.push(arg);
-      continue;
-    }
-    const flag = arg.startsWith('--') && arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
-    if (COMMAND_ONLY.has(flag)) throw new UsageError(`${flag} is for commands, not with --python.`);
-    if (flag === '--python') continue;
-    const shared = sharedOption(flag, () => value(arg), request, env);
-    if (shared === true) continue;
-    if (shared !== false) {
-      format = shared;
-      continue;
-    }
-    if (flag === '--limit' || flag === '--grace') {
-      const text = value(arg);
-      const ms = parseDuration(text);
-      if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
-      if (flag === '--limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
-      if (flag === '--limit') request.limitMs = ms;
-      else request.graceMs = ms;
-    } else if (flag === '-c') {
-      if (code !== undefined) throw new UsageError('-c was given twice.');
-      code = value(arg);
-    } else if (flag === '--session') {
-      const name = value(arg);
-      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UsageError(`--session takes 1 to 64 letters, digits, '_', '.' or '-', not ${JSON.stringify(name)}.`);
-      request.session = name;
-    } else if (flag === '--on-busy') {
-      const text = value(arg);
-      if (text !== 'queue' && text !== 'refuse') throw new UsageError(`--on-busy takes queue or refuse, not ${JSON.stringify(text)}.`);
-      request.onBusy = text;
-    } else {
-      throw new UsageError(`Unknown option ${flag} for warden run --python (see warden run --help).`);
-    }
-  }
-  if (code !== undefined && files.length > 0) throw new UsageError('--python takes -c CODE or FILE, not both.');
-  if (files.length > 1) throw new UsageError(`--python runs one FILE, not ${files.length} (session scripts take no arguments).`);
-  if (code === undefined && files.length === 0) throw new UsageError('No script given: warden run --python [options] (-c CODE | FILE)');
-  if (Object.keys(env).length > 0) request.env = env;
-  return { request, source: code !== undefined ? { code } : { file: files[0]! }, format };
+/** A duration option's value in ms: one line naming the flag when it is not one. */
+export function durationOption(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
+  return ms;
 }
+
+export function parseYield(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new UsageError(`--yield takes a duration such as 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
+  return ms;
+}
+
+const unknownFor = (command: string) => (rawName: string) => `Unknown option ${rawName} for ${command} (see warden run --help).`;
 
 /**
- * The options a command run and a Python script both take. Returns true when
- * it took the flag, the output format for --json and --format, false otherwise.
+ * The options a command run and a Python script both take, applied to the
+ * request; returns false for an option that is not one of them.
  */
 function sharedOption(
-  flag: string,
-  value: () => string,
+  token: Extract<OptionToken, { kind: 'option' }>,
   request: { memory?: string | number; keepDescendants?: boolean; cwd?: string; outputCapChars?: number },
   env: Record<string, string>,
-): boolean | OutputFormat {
-  switch (flag) {
-    case '--json':
-      return 'json';
-    case '--format': {
-      const text = value();
-      if (text !== 'shell-results' && text !== 'json' && text !== 'human') {
-        throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(text)}.`);
-      }
-      return text;
-    }
-    case '--memory':
-      // Checked when the run starts (parseMemory), with the same one-line errors as the API.
-      request.memory = value();
+  out: { format: OutputFormat } & ClientChoices,
+): boolean {
+  const value = token.value ?? '';
+  switch (token.name) {
+    case 'json':
+      out.format = 'json';
       return true;
-    case '--keep-descendants':
+    case 'format':
+      out.format = parseFormat(value);
+      return true;
+    case 'yield':
+      out.yieldMs = parseYield(value);
+      return true;
+    case 'embedded':
+      out.embedded = true;
+      return true;
+    case 'python':
+      return true;
+    case 'memory':
+      // Checked when the run starts (parseMemory), with the same one-line errors as the API.
+      request.memory = value;
+      return true;
+    case 'keep-descendants':
       request.keepDescendants = true;
       return true;
-    case '--cwd':
-      request.cwd = value();
+    case 'cwd':
+      request.cwd = value;
       return true;
-    case '--env': {
-      const pair = value();
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(pair)}.`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    case 'env': {
+      const eq = value.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(value)}.`);
+      env[value.slice(0, eq)] = value.slice(eq + 1);
       return true;
     }
-    case '--output-cap': {
-      const text = value();
-      const n = Number(text);
-      if (!Number.isInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(text)}.`);
+    case 'output-cap': {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(value)}.`);
       request.outputCapChars = n;
       return true;
     }
@@ -156,60 +141,90 @@ function sharedOption(
   }
 }
 
-const DURATION_FLAGS: Record<string, keyof CommandRunRequest> = {
-  '--limit': 'limitMs',
-  '--grace': 'graceMs',
-  '--terminate-after': 'terminateAfterMs',
-  '--drain': 'drainMs',
-  '--teardown-budget': 'teardownBudgetMs',
+function limitOption(token: Extract<OptionToken, { kind: 'option' }>): number {
+  const ms = durationOption(token.rawName, token.value ?? '');
+  if (token.name === 'limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
+  return ms;
+}
+
+function clientChoices(out: ClientChoices): ClientChoices {
+  return { ...(out.yieldMs !== undefined ? { yieldMs: out.yieldMs } : {}), ...(out.embedded ? { embedded: true } : {}) };
+}
+
+function parsePythonArgs(args: string[]): PythonRunCommand {
+  const request: Omit<PythonRunRequest, 'code'> = {};
+  const out: { format: OutputFormat } & ClientChoices = { format: 'human' };
+  const env: Record<string, string> = {};
+  let code: string | undefined;
+  const files: string[] = [];
+  let afterTerminator = false;
+  for (const token of tokensOf(args, ALL, 'warden run --python', unknownFor('warden run --python'))) {
+    if (token.kind === 'option-terminator') {
+      afterTerminator = true;
+      continue;
+    }
+    if (token.kind === 'positional') {
+      files.push(token.value);
+      continue;
+    }
+    if (afterTerminator) continue;
+    if (Object.hasOwn(COMMAND_ONLY, token.name)) throw new UsageError(`${token.rawName} is for commands, not with --python.`);
+    if (sharedOption(token, request, env, out)) continue;
+    const value = token.value ?? '';
+    if (token.name === 'limit') request.limitMs = limitOption(token);
+    else if (token.name === 'grace') request.graceMs = limitOption(token);
+    else if (token.name === 'c') {
+      if (code !== undefined) throw new UsageError('-c was given twice.');
+      code = value;
+    } else if (token.name === 'session') {
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) throw new UsageError(`--session takes 1 to 64 letters, digits, '_', '.' or '-', not ${JSON.stringify(value)}.`);
+      request.session = value;
+    } else if (token.name === 'on-busy') {
+      if (value !== 'queue' && value !== 'refuse') throw new UsageError(`--on-busy takes queue or refuse, not ${JSON.stringify(value)}.`);
+      request.onBusy = value;
+    }
+  }
+  if (code !== undefined && files.length > 0) throw new UsageError('--python takes -c CODE or FILE, not both.');
+  if (files.length > 1) throw new UsageError(`--python runs one FILE, not ${files.length} (session scripts take no arguments).`);
+  if (code === undefined && files.length === 0) throw new UsageError('No script given: warden run --python [options] (-c CODE | FILE)');
+  if (Object.keys(env).length > 0) request.env = env;
+  return { request, source: code !== undefined ? { code } : { file: files[0]! }, format: out.format, ...clientChoices(out) };
+}
+
+const DURATION_OPTIONS: Record<string, keyof CommandRunRequest> = {
+  limit: 'limitMs',
+  grace: 'graceMs',
+  'terminate-after': 'terminateAfterMs',
+  drain: 'drainMs',
+  'teardown-budget': 'teardownBudgetMs',
 };
 
 export function parseRunArgs(args: string[]): RunCommand {
   const request: CommandRunRequest = { argv: [] };
-  let format: OutputFormat = 'human';
+  const out: { format: OutputFormat } & ClientChoices = { format: 'human' };
   const env: Record<string, string> = {};
-  const cursor = new ArgCursor(args);
-  const value = (flag: string) => cursor.value(flag);
-  for (; cursor.i < args.length; cursor.i += 1) {
-    const arg = args[cursor.i]!;
-    if (arg === '--') {
-      request.argv = args.slice(cursor.i + 1);
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      request.argv = args.slice(cursor.i);
-      break;
-    }
-    const flag = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
-    const shared = sharedOption(flag, () => value(arg), request, env);
-    if (shared === true) continue;
-    if (shared !== false) {
-      format = shared;
-      continue;
-    }
-    if (flag in DURATION_FLAGS) {
-      const text = value(arg);
-      const ms = parseDuration(text);
-      if (ms === undefined) throw new UsageError(`${flag} takes a duration such as 500ms, 30s, 2m or 1h, not ${JSON.stringify(text)}.`);
-      if (flag === '--limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
-      (request as unknown as Record<string, number>)[DURATION_FLAGS[flag]!] = ms;
-    } else if (flag === '--shell') {
+  const { options, rest } = splitAtCommand(args, ALL, 'warden run', unknownFor('warden run'));
+  for (const token of options) {
+    if (token.kind !== 'option') continue;
+    if (sharedOption(token, request, env, out)) continue;
+    if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
+      (request as unknown as Record<string, number>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
+    } else if (token.name === 'shell') {
       request.shell = true;
-    } else if (flag === '--stdin') {
-      request.stdin = value(arg);
-    } else if (flag === '-c' || flag === '--session' || flag === '--on-busy') {
-      throw new UsageError(`${flag} is for Python scripts: add --python.`);
-    } else {
-      throw new UsageError(`Unknown option ${flag} for warden run (see warden run --help).`);
+    } else if (token.name === 'stdin') {
+      request.stdin = token.value ?? '';
+    } else if (Object.hasOwn(PYTHON_ONLY, token.name)) {
+      throw new UsageError(`${token.rawName} is for Python scripts: add --python.`);
     }
   }
+  request.argv = rest;
   if (request.argv.length === 0) throw new UsageError('No command given: warden run [options] -- COMMAND [ARGS...]');
   if (request.shell && request.argv.length > 1) {
     // One shell string is what a user means; several words are joined as sh would see them.
     request.argv = [request.argv.join(' ')];
   }
   if (Object.keys(env).length > 0) request.env = env;
-  return { request, format };
+  return { request, format: out.format, ...clientChoices(out) };
 }
 
 export const RUN_HELP = `Usage: warden run [options] -- COMMAND [ARGS...]
@@ -242,10 +257,14 @@ Options:
   --format shell-results  print a block for a model to read
   --yield DURATION        return when it ends or after DURATION, whichever is first; a run still
                           going is left running in the host (exit 75; continue with warden wait ID)
+  --embedded              supervise in this process instead of the host (also WARDEN_EMBEDDED=1);
+                          no --yield then
 
 Durations: 500ms, 30s, 2m, 1h (a bare number is seconds).
-With a Warden host running (warden serve, or the app), the run goes through it
-and appears live there; without one it is supervised in this process.
+The run goes through the state dir's Warden host (the app, warden serve, or a
+background host started now when none runs), so it appears live there. Without
+--yield it belongs to this command: if warden run dies, by any signal, the host
+stops the run with the stop sequence and records why.
 
 Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
 ended it; 126 or 127 when it could not be run or was not found; 75 when --yield

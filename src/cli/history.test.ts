@@ -2,6 +2,8 @@
 // by `warden run`, found by `warden list`, shown whole by `warden show`,
 // pruned, and a run whose Warden was killed recovered as lost with its
 // leftover process torn down.
+// Embedded (WARDEN_EMBEDDED=1): a killed embedded CLI is the Warden that goes away
+// here; through a host the run would be stopped with its client (autostart.test.ts).
 
 import { execa } from 'execa';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
 function cli(stateDir: string) {
   return (args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { reject: false, stdin: 'ignore', env: { WARDEN_STATE_DIR: stateDir }, timeout: 60_000, stripFinalNewline: false });
+    execa(process.execPath, [BIN, ...args], { reject: false, stdin: 'ignore', env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' }, timeout: 60_000, stripFinalNewline: false });
 }
 
 describe('history through the CLI', () => {
@@ -74,7 +76,7 @@ describe('history through the CLI', () => {
     const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
       reject: false,
       stdin: 'ignore',
-      env: { WARDEN_STATE_DIR: stateDir },
+      env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
       buffer: false,
     });
     let printed = '';

@@ -12,11 +12,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
 import type { RunSummary } from '../shared/history';
 import { YIELDED_STATUS } from './remote';
+import { stopBackgroundHosts } from './testkit';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
+const dirs: string[] = [];
+
 function stateDir(): string {
-  return mkdtempSync(join(tmpdir(), 'wc-'));
+  const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+  dirs.push(dir);
+  return dir;
 }
 
 function warden(dir: string, args: string[]) {
@@ -45,6 +50,8 @@ afterEach(async () => {
     child.kill('SIGTERM');
     await child;
   }
+  // A command after a host went away starts a background one: it goes too.
+  await stopBackgroundHosts(dirs.splice(0));
 });
 
 const json = <T>(text: string) => JSON.parse(text) as T;
@@ -151,11 +158,11 @@ describe('the CLI with a host running', () => {
     expect(waited.exitCode).toBe(130);
   });
 
-  it('without a host, --yield is refused with one line, and sessions says where sessions live', async () => {
+  it('embedded, --yield is refused with one line; without a host, sessions says where sessions live', async () => {
     const dir = stateDir();
-    const refused = await warden(dir, ['run', '--yield', '1s', '--', 'true']);
+    const refused = await warden(dir, ['run', '--embedded', '--yield', '1s', '--', 'true']);
     expect(refused.exitCode).toBe(125);
-    expect(refused.stderr).toMatch(/^warden: --yield needs a Warden host/);
+    expect(refused.stderr).toMatch(/^warden: --yield needs the host/);
     const sessions = await warden(dir, ['sessions']);
     expect(sessions.exitCode).toBe(0);
     expect(sessions.stderr).toContain('no Warden host is running');

@@ -16,7 +16,7 @@ const STATE_DIR = mkdtempSync(join(tmpdir(), 'warden-cli-state-'));
 function warden(args: string[], options: { cwd?: string; input?: string } = {}) {
   return execa(process.execPath, [BIN, ...args], {
     reject: false,
-    env: { WARDEN_STATE_DIR: STATE_DIR },
+    env: { WARDEN_STATE_DIR: STATE_DIR, WARDEN_EMBEDDED: '1' }, // the engine in the command: these are about what a run does, not the host
     ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
     cwd: options.cwd,
     timeout: 60_000,

@@ -1,20 +1,20 @@
-// The `warden` command line. With a host running for the state dir (warden
-// serve, or the app), run / wait / stop / extend / list / show / sessions go
-// through its control socket, so the runs appear live there; with none, runs
-// are supervised embedded in this process and still recorded in the shared
-// history. Never a stack trace for the user: bad input is one line and 125.
+// The `warden` command line, bundled by scripts/build-cli.mjs. Commands go
+// through the state dir's host (src/client/autostart.ts starts one in the
+// background when none runs), so every run appears live in the app and the
+// history; --embedded (or WARDEN_EMBEDDED=1) supervises in this process.
+// Only what a command needs is loaded: the engine, SQLite and zod are in lazy
+// chunks that a call through a running host never imports. Never a stack
+// trace for the user: bad input is one line and 125.
 
 import { readFileSync } from 'node:fs';
-import { WardenInputError } from '../main/supervisor/options';
-import { Supervisor } from '../main/supervisor/registry';
-import type { RunResult } from '../shared/result';
+import { join, resolve as resolvePath } from 'node:path';
 import type { RunRequest } from '../shared/request';
-import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type OutputFormat, type PythonRunCommand } from './args';
-import { list, LIST_HELP, prune, PRUNE_HELP, recordHistory, show, SHOW_HELP, storeSource, type HistorySource } from './history';
-import { exitStatusFor, humanSummary, shellResults } from './render';
+import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type PythonRunCommand } from './args';
+import { list, LIST_HELP, PRUNE_HELP, show, SHOW_HELP, type HistorySource } from './history';
 import { connectToHost } from '../client/transport';
-import { EXTEND_HELP, extendCommand, parseYield, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
-import { serve, SERVE_HELP } from './serve';
+import { embeddedFromEnv, ensureHost, HostStartError } from '../client/autostart';
+import { packageRoot } from '../client/package-root';
+import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../main/store/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 
@@ -27,18 +27,20 @@ Commands:
   wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result
   stop ID [--force]                    stop a live run with the stop sequence; print its result
   extend ID DURATION                   move a live run's deadline later
-  list [--verdict V] [--since 1h] [--search TEXT] [--json]
+  list [--live] [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
   show ID [--json]                     one run, live or from the history, whole
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
+  mcp                                  an MCP server over stdio for agents (see warden mcp --help)
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
 
-With a host running (warden serve, or the app), commands go through its control
-socket and runs appear live there; without one, warden run supervises in this
-process. The history is a SQLite file in $WARDEN_STATE_DIR (default
-~/.local/state/warden), shared by all of them.
+Commands go through the state dir's host (the app, warden serve, or one started
+in the background when none runs, which exits after 10 minutes with no live
+run and no client: WARDEN_HOST_IDLE), so runs appear live there. --embedded or
+WARDEN_EMBEDDED=1 supervises in this process instead. The history is a SQLite
+file in $WARDEN_STATE_DIR (default ~/.local/state/warden), shared by all.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID); 125 for Warden's own errors.
@@ -88,7 +90,8 @@ const processIo: CliIo = {
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const root = packageRoot();
+    const pkg = JSON.parse(readFileSync(join(root ?? '.', 'package.json'), 'utf8')) as { version: string };
     return pkg.version;
   } catch {
     return 'unknown';
@@ -115,31 +118,35 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       return await run(rest, io);
     }
     const help = rest[0] === '--help' || rest[0] === '-h';
-    const helps: Record<string, string> = { list: LIST_HELP, show: SHOW_HELP, wait: WAIT_HELP, stop: STOP_HELP, extend: EXTEND_HELP, sessions: SESSIONS_HELP, serve: SERVE_HELP };
+    const helps: Record<string, string> = { list: LIST_HELP, show: SHOW_HELP, wait: WAIT_HELP, stop: STOP_HELP, extend: EXTEND_HELP, sessions: SESSIONS_HELP };
     if (help && command in helps) {
       io.out(`${helps[command]}\n`);
       return 0;
     }
-    if (command === 'serve') return await serve(rest, io, version());
-    if (['list', 'show', 'wait', 'stop', 'extend', 'sessions'].includes(command)) {
-      const stateDir = resolveStateDir();
-      const host = await connectToHost(stateDir);
-      const source: HistorySource = host ? { page: (q) => host.history(q), get: (id) => host.get(id) } : storeSource;
-      const readStored = (id: string) => storeSource.get(id);
-      if (command === 'list') return await list(rest, io.out, source);
-      if (command === 'show') return await show(rest, io.out, source);
-      if (command === 'wait') return await waitCommand(rest, io, host, stateDir, readStored);
-      if (command === 'stop') return await stopCommand(rest, io, host, readStored);
-      if (command === 'extend') return await extendCommand(rest, io, host);
-      return await sessionsCommand(rest, io, host);
+    if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
+    if (command === 'mcp') return await (await import('../mcp/index')).mcpCommand(rest, io);
+    const stateDir = resolveStateDir();
+    if (command === 'list' || command === 'show') {
+      // A running host answers (its live runs included); with none, the store is read directly.
+      const source = async (live = false): Promise<HistorySource> => {
+        const host = live ? await hostFor(stateDir, io) : await connectToHost(stateDir);
+        if (host) return { page: (q) => host.history(q), get: (id) => host.get(id) };
+        return (await import('./store-access')).storeSource;
+      };
+      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source());
     }
+    if (command === 'wait') return await waitCommand(rest, io, () => hostFor(stateDir, io), stateDir);
+    if (command === 'stop') return await stopCommand(rest, io, () => hostFor(stateDir, io));
+    if (command === 'extend') return await extendCommand(rest, io, () => hostFor(stateDir, io));
+    if (command === 'sessions') return await sessionsCommand(rest, io, await connectToHost(stateDir));
     if (command === 'history') {
       if (rest[0] !== 'prune') throw new UsageError('warden history takes: prune (see warden --help).');
-      return rest[1] === '--help' || rest[1] === '-h' ? (io.out(`${PRUNE_HELP}\n`), 0) : prune(rest.slice(1), io.out);
+      return rest[1] === '--help' || rest[1] === '-h' ? (io.out(`${PRUNE_HELP}\n`), 0) : (await import('./store-access')).prune(rest.slice(1), io.out);
     }
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof WardenInputError) {
+    // By name: the engine's input errors come from a chunk this module does not import.
+    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError'))) {
       io.err(`warden: ${error.message}\n`);
       return 125;
     }
@@ -148,76 +155,44 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
-/** `--yield D` taken out of the options (before `--`): it is the client's, not the run's. */
-function takeYield(args: string[]): { args: string[]; yieldMs: number | undefined } {
-  const end = args.indexOf('--');
-  const options = end >= 0 ? args.slice(0, end) : args;
-  const rest = end >= 0 ? args.slice(end) : [];
-  const kept: string[] = [];
-  let yieldMs: number | undefined;
-  for (let i = 0; i < options.length; i++) {
-    const arg = options[i]!;
-    if (arg === '--yield' || arg.startsWith('--yield=')) {
-      const text = arg === '--yield' ? options[++i] : arg.slice('--yield='.length);
-      if (text === undefined) throw new UsageError('--yield needs a value.');
-      yieldMs = parseYield(text);
-    } else {
-      kept.push(arg);
-    }
+/**
+ * A request as this process would run it: the host runs it in this working
+ * directory (a relative --cwd is resolved here) and with this environment,
+ * not the host's own.
+ */
+export function asThisProcess(request: RunRequest): RunRequest {
+  const baseEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) baseEnv[name] = value;
+  return { ...request, cwd: resolvePath(request.cwd ?? '.'), baseEnv };
+}
+
+/** The state dir's host: the running one, or one started in the background now. */
+async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
+  if (embeddedFromEnv()) {
+    const running = await connectToHost(stateDir);
+    if (running) return running;
+    throw new UsageError('No Warden host is running, and WARDEN_EMBEDDED starts none: no run is live here (ended runs: warden show ID).');
   }
-  return { args: [...kept, ...rest], yieldMs };
+  return ensureHost(stateDir, { onStart: (log) => io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
-  const taken = takeYield(args);
-  const command = parseAnyRunArgs(taken.args);
-  const { format } = command;
+  const command = parseAnyRunArgs(args);
+  const { format, yieldMs } = command;
+  const embedded = command.embedded === true || embeddedFromEnv();
+  if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   const stateDir = resolveStateDir();
-  const host: HttpWardenApi | null = await connectToHost(stateDir);
-  if (host) return runRemote({ api: host, stateDir, request, format, ...(taken.yieldMs !== undefined ? { yieldMs: taken.yieldMs } : {}) }, io);
-  if (taken.yieldMs !== undefined) {
-    throw new UsageError('--yield needs a Warden host, so the run can go on after this command returns: start one with warden serve (or the app), then run again.');
+  if (!embedded) {
+    let host: HttpWardenApi | null = null;
+    try {
+      host = await hostFor(stateDir, io);
+    } catch (error) {
+      // No host could be had: a run that needs none is still run, here, rather than lost.
+      if (!(error instanceof HostStartError) || yieldMs !== undefined) throw error;
+      io.err(`warden: ${error.message} Running it in this process instead.\n`);
+    }
+    if (host) return runRemote({ api: host, stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
   }
-  const supervisor = new Supervisor();
-  // Recorded in the shared history, so `warden list` and the app see it.
-  const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
-  let snapshot: RunResult;
-  try {
-    snapshot = supervisor.start(request);
-  } catch (error) {
-    await history?.close();
-    throw error;
-  }
-  const id = snapshot.id;
-  const unsubscribe = format === 'human'
-    ? supervisor.subscribe((event) => {
-        if (event.type === 'output' && event.runId === id) (event.stream === 'stdout' ? io.out : io.err)(event.text);
-      })
-    : () => undefined;
-  // First Ctrl-C runs the stop sequence; a second one kills at once.
-  let interrupts = 0;
-  const unregister = io.onSignal((signal) => {
-    interrupts += 1;
-    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping the run (again to kill it now)\n`);
-    supervisor.stop(id, { reason: signal === 'SIGINT' ? 'user' : 'shutdown', force: interrupts > 1 });
-  });
-  try {
-    const result = await supervisor.wait(id);
-    if (format === 'human') io.err(`${humanSummary(result)}\n`);
-    else io.out(render(result, format));
-    return exitStatusFor(result);
-  } finally {
-    unregister();
-    unsubscribe();
-    // Closes a Python session's interpreter, so nothing outlives the command.
-    await supervisor.shutdown();
-    await history?.close();
-  }
-}
-
-function render(result: RunResult, format: OutputFormat): string {
-  if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
-  if (format === 'shell-results') return `${shellResults(result)}\n`;
-  return '';
+  return (await import('./embedded')).runEmbedded(request, format, io);
 }

@@ -9,23 +9,19 @@
 import type { WardenApi } from '../shared/api';
 import { parseDuration } from '../shared/duration';
 import type { OutputStream } from '../shared/events';
-import { type HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
+import { HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
 import type { CliIo } from './main';
-import { UsageError, type OutputFormat } from './args';
+import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
+import { tokensOf, type OptionSpec } from './parse';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
 import { exitStatusFor, humanSummary, shellResults } from './render';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
 export const YIELDED_STATUS = 75;
 
-export function parseYield(text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--yield takes a duration such as 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
-  return ms;
-}
 
 /** The exit status for a result a client got: a yielded one has its own. */
 export function statusOf(result: RunResult): number {
@@ -99,6 +95,12 @@ class LiveOutput {
     });
   }
 
+  /** Stops the stream without printing more (the wait failed). */
+  abandon(): void {
+    this.close?.();
+    this.close = null;
+  }
+
   /** Stops printing; then prints what the final result holds beyond what was printed. */
   finish(result: RunResult, from: Record<OutputStream, number>): void {
     this.close?.();
@@ -122,12 +124,16 @@ export interface RemoteRun {
   yieldMs?: number;
 }
 
-/** `warden run` through a host. Ctrl-C stops the run (a second kills it); a yield leaves it running. */
+/**
+ * `warden run` through a host. Ctrl-C stops the run (a second kills it); a
+ * yield leaves it running. Without a yield the run is owned by this process's
+ * connection: if this process dies, the host stops the run.
+ */
 export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> {
   const { api, format } = options;
   let started: RunResult;
   try {
-    started = await api.start(options.request);
+    started = await api.start(options.request, options.yieldMs === undefined ? { owner: 'connection' } : {});
   } catch (error) {
     clientError(error);
   }
@@ -159,37 +165,32 @@ async function follow(
       }
       result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' });
     } catch (error) {
-      clientError(error);
+      // Ended before this host's memory of it: the stored result is the answer.
+      if (!(api instanceof HttpWardenApi)) clientError(error);
+      result = await storedEnd(api, id, error);
     }
     return printResult(result, format, io);
   } finally {
+    live?.abandon();
     unregister();
   }
 }
 
 function parseIdCommand(args: string[], name: string, valueFlags: string[], switches: string[]) {
+  const spec: Record<string, OptionSpec> = { json: { type: 'boolean' }, format: { type: 'string' } };
+  for (const flag of valueFlags) spec[flag] = { type: 'string' };
+  for (const flag of switches) spec[flag] = { type: 'boolean' };
   const values = new Map<string, string>();
   const set = new Set<string>();
   const words: string[] = [];
   let format: OutputFormat = 'human';
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const value = () => {
-      const v = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : args[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value.`);
-      return v;
-    };
-    if (flag === '--json') format = 'json';
-    else if (flag === '--format') {
-      const v = value();
-      if (v !== 'shell-results' && v !== 'json' && v !== 'human') throw new UsageError(`--format takes shell-results, json or human, not ${JSON.stringify(v)}.`);
-      format = v;
-    } else if (valueFlags.includes(flag)) values.set(flag, value());
-    else if (switches.includes(flag)) set.add(flag);
-    else if (arg.startsWith('-')) throw new UsageError(`Unknown option ${flag} for warden ${name} (see warden ${name} --help).`);
-    else words.push(arg);
+  for (const token of tokensOf(args, spec, name)) {
+    if (token.kind === 'positional') words.push(token.value);
+    else if (token.kind !== 'option') continue;
+    else if (token.name === 'json') format = 'json';
+    else if (token.name === 'format') format = parseFormat(token.value ?? '');
+    else if (valueFlags.includes(token.name)) values.set(`--${token.name}`, token.value ?? '');
+    else set.add(`--${token.name}`);
   }
   return { values, set, words, format };
 }
@@ -208,12 +209,12 @@ DURATION if it is still running (state running, exit status ${YIELDED_STATUS}); 
 Output an earlier yielded answer already returned is not repeated; --all-output
 prints all of it. Exit status as warden run's.`;
 
-export async function waitCommand(args: string[], io: CliIo, api: HttpWardenApi | null, stateDir: string, readStored: (id: string) => Promise<RunResult | null>): Promise<number> {
-  const { values, set, words, format } = parseIdCommand(args, 'wait', ['--yield'], ['--all-output']);
+export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string): Promise<number> {
+  const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield'], ['all-output']);
   const id = runIdWord(words, 'wait', 'warden wait ID');
   if (words.length > 1) throw new UsageError('warden wait takes one run id.');
   const yieldMs = values.has('--yield') ? parseYield(values.get('--yield')!) : undefined;
-  if (!api) return printStoredOrFail(id, format, io, await readStored(id));
+  const api = await host();
   return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io });
 }
 
@@ -222,21 +223,18 @@ export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format she
 Stops a live run with the stop sequence (SIGINT, SIGTERM, then SIGKILL at the
 grace; --force: SIGKILL now) and prints its final result.`;
 
-export async function stopCommand(args: string[], io: CliIo, api: HttpWardenApi | null, readStored: (id: string) => Promise<RunResult | null>): Promise<number> {
-  const { set, words, format } = parseIdCommand(args, 'stop', [], ['--force']);
+export async function stopCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
+  const { set, words, format } = parseIdCommand(args, 'stop', [], ['force']);
   const id = runIdWord(words, 'stop', 'warden stop ID');
   if (words.length > 1) throw new UsageError('warden stop takes one run id.');
-  if (!api) {
-    const stored = await readStored(id);
-    if (stored?.state === 'ended') throw new UsageError(`Run ${id} already ended (${stored.verdict}); nothing to stop.`);
-    throw new UsageError(`No Warden host is running, so no run is live to stop${stored ? ` (run ${id} was left ${stored.state} by a host that went away; the next host records it as lost)` : ''}.`);
-  }
+  const api = await host();
   let result: RunResult;
   try {
     const snapshot = await api.stop(id, { force: set.has('--force') });
     result = snapshot.state === 'ended' ? snapshot : await api.wait(id);
   } catch (error) {
-    clientError(error);
+    const stored = await storedEnd(api, id, error);
+    throw new UsageError(`Run ${id} already ended (${stored.verdict}); nothing to stop.`);
   }
   return printResult(result, format, io);
 }
@@ -247,18 +245,19 @@ Moves a live run's deadline DURATION later (e.g. 30s, 5m); a run without a
 limit gets one of its elapsed time plus DURATION. Refused once the stop
 sequence has begun. The change is recorded on the run's timeline.`;
 
-export async function extendCommand(args: string[], io: CliIo, api: HttpWardenApi | null): Promise<number> {
+export async function extendCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
   const { words, format } = parseIdCommand(args, 'extend', [], []);
   const id = runIdWord(words, 'extend', 'warden extend ID DURATION');
   if (words.length !== 2) throw new UsageError('warden extend takes a run id and a duration: warden extend ID 30s');
   const byMs = parseDuration(words[1]!);
   if (byMs === undefined || byMs <= 0) throw new UsageError(`warden extend takes a duration such as 30s or 5m, not ${JSON.stringify(words[1])}.`);
-  if (!api) throw new UsageError('No Warden host is running, so no run is live to extend.');
+  const api = await host();
   let result: RunResult;
   try {
     result = await api.extend(id, byMs);
   } catch (error) {
-    clientError(error);
+    const stored = await storedEnd(api, id, error);
+    throw new UsageError(`Run ${id} already ended (${stored.verdict}); there is no deadline to move.`);
   }
   if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
   else io.err(`warden: run ${id} now has a ${seconds(result.limitMs ?? 0)} limit (${seconds(result.elapsedMs)} elapsed)\n`);
@@ -299,10 +298,14 @@ export async function sessionsCommand(args: string[], io: CliIo, api: HttpWarden
   return 0;
 }
 
-function printStoredOrFail(id: string, format: OutputFormat, io: CliIo, stored: RunResult | null): number {
-  if (!stored) throw new UsageError(`No run with id ${JSON.stringify(id)}: no Warden host is running and the history has none.`);
-  if (stored.state !== 'ended') {
-    throw new UsageError(`Run ${id} is not live: no Warden host is running (it was left ${stored.state} by a host that went away; the next host records it as lost).`);
-  }
-  return printResult(stored, format, io);
+/**
+ * A run the host does not hold in memory (404): its stored end from the
+ * history, through the host. Anything else is the host's error, as the CLI's.
+ */
+async function storedEnd(api: HttpWardenApi, id: string, error: unknown): Promise<RunResult> {
+  if (!(error instanceof WardenApiError) || error.status !== 404) clientError(error);
+  const stored = await api.get(id).catch(() => null);
+  if (!stored) throw new UsageError(`No run with id ${JSON.stringify(id)} (see warden list).`);
+  if (stored.state !== 'ended') throw new UsageError(`Run ${id} is not live: it was left ${stored.state} by a Warden host that went away (the next host start records it as lost).`);
+  return stored;
 }

@@ -3,13 +3,14 @@
 // then stops live runs with the stop sequence, records them and exits.
 
 import type { CliIo } from './main';
-import { UsageError } from './args';
+import { parseDuration } from '../shared/duration';
+import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { HostError, HostRunningError, startHost } from '../main/host/host';
 import { NodeTransport, socketPathFor } from '../client/transport';
 import { LOGIN_LINK_ROUTE } from '../main/host/server';
 import { resolveStateDir } from '../main/store/state-dir';
 
-export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp]
+export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
 Runs a Warden host for this state dir: the engine, the history, and the
 control socket (<state dir>/run/warden.sock) that warden run, wait, stop and
@@ -20,6 +21,8 @@ Options:
   --no-tcp      the unix socket only: no web UI, no TCP
   --open        print a login URL for the web UI with a one-time token (with a host
                 already running: a fresh link to it)
+  --idle-exit D exit after D with no live run and no client connected (the
+                background host a warden command starts uses 10m, or WARDEN_HOST_IDLE)
 
 TCP clients send Authorization: Bearer <token>, the token being in
 <state dir>/run/token (readable by you alone). One host per state dir: a
@@ -29,37 +32,55 @@ them at once).`;
 
 export const DEFAULT_PORT = 7373;
 
-export function parseServeArgs(args: string[]): { port: number | null; open: boolean } {
+export interface ServeArgs {
+  port: number | null;
+  open: boolean;
+  /** Exit after this long with no live run and no client; null: never. */
+  idleExitMs: number | null;
+  /** Started by a client (src/client/autostart.ts): log lines are timestamped, and losing the race to another host is no error. */
+  background: boolean;
+}
+
+export function parseServeArgs(args: string[]): ServeArgs {
   let port: number | null = DEFAULT_PORT;
   let open = false;
   let noTcp = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (flag === '--port') {
-      const text = inline ?? args[++i];
-      if (text === undefined) throw new UsageError('--port needs a value.');
+  let idleExitMs: number | null = null;
+  let background = false;
+  const spec: Record<string, OptionSpec> = { port: { type: 'string' }, open: { type: 'boolean' }, 'no-tcp': { type: 'boolean' }, 'idle-exit': { type: 'string' }, background: { type: 'boolean' } };
+  for (const token of tokensOf(args, spec, 'serve')) {
+    if (token.kind === 'positional') throw new UsageError(`warden serve takes no words (${JSON.stringify(token.value)}); see warden serve --help.`);
+    if (token.kind !== 'option') continue;
+    const text = token.value ?? '';
+    if (token.name === 'port') {
       const n = Number(text);
       if (!/^\d+$/.test(text) || n > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not ${JSON.stringify(text)}.`);
       port = n;
-    } else if (flag === '--open' && inline === undefined) {
-      open = true;
-    } else if (flag === '--no-tcp' && inline === undefined) {
-      noTcp = true;
-    } else {
-      throw new UsageError(`Unknown option ${JSON.stringify(arg)} for warden serve (see warden serve --help).`);
+    } else if (token.name === 'open') open = true;
+    else if (token.name === 'no-tcp') noTcp = true;
+    else if (token.name === 'background') background = true;
+    else if (token.name === 'idle-exit') {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms <= 0) throw new UsageError(`--idle-exit takes a duration such as 30s or 10m, not ${JSON.stringify(text)}.`);
+      idleExitMs = ms;
     }
   }
   if (noTcp && open) throw new UsageError('--open needs the web UI, which --no-tcp turns off.');
-  return { port: noTcp ? null : port, open };
+  return { port: noTcp ? null : port, open, idleExitMs, background };
 }
 
 export async function serve(args: string[], io: CliIo, version: string): Promise<number> {
-  const { port, open } = parseServeArgs(args);
+  const { port, open, idleExitMs, background } = parseServeArgs(args);
+  const stamp = () => (background ? `${new Date().toISOString()} ` : '');
   let host;
   try {
-    host = await startHost({ port, version, log: (line) => io.err(`warden: ${line}\n`) });
+    host = await startHost({ port, version, log: (line) => io.err(`${stamp()}warden: ${line}\n`), ...(idleExitMs !== null ? { idleExitMs } : {}) });
   } catch (error) {
+    if (error instanceof HostRunningError && background) {
+      // Two clients started a host at once: the other one listens, and both use it.
+      io.err(`${stamp()}warden: ${error.message}\n`);
+      return 0;
+    }
     if (error instanceof HostRunningError && open) {
       // The user wants the web UI of the host already running: a fresh login link from it.
       const link = await loginLinkFromRunningHost(resolveStateDir());
@@ -75,8 +96,8 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
     }
     throw error;
   }
-  io.err(`warden: host ${host.supervisor.hostId} (pid ${process.pid}) for ${host.stateDir}\n`);
-  io.err(`warden: control socket ${host.socketPath}\n`);
+  io.err(`${stamp()}warden: host ${host.supervisor.hostId} (pid ${process.pid}) for ${host.stateDir}\n`);
+  io.err(`${stamp()}warden: control socket ${host.socketPath}\n`);
   if (host.tcp) {
     io.err(`warden: API and web UI on ${host.tcp.url} (token in ${host.tcp.tokenPath})\n`);
     if (open) io.out(`${host.loginUrl()}\n`);
@@ -94,7 +115,7 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
   });
   await host.closed;
   unregister();
-  io.err('warden: host stopped; every run is recorded\n');
+  io.err(`${stamp()}warden: host stopped; every run is recorded\n`);
   return 0;
 }
 

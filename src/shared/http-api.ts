@@ -121,8 +121,14 @@ export class HttpWardenApi implements WardenApi {
     throw new WardenApiError(message, reply.status);
   }
 
-  start(request: RunRequest): Promise<RunResult> {
-    return this.call('POST', ROUTES.runs, request);
+  /**
+   * `owner: 'connection'`: the run belongs to this client's connection; the
+   * host stops it if the connection closes before the run ends (a transport
+   * that keeps one connection, as the CLI's does, makes that "while this
+   * process lives").
+   */
+  start(request: RunRequest, options: { owner?: 'connection' } = {}): Promise<RunResult> {
+    return this.call('POST', options.owner ? `${ROUTES.runs}?owner=${options.owner}` : ROUTES.runs, request);
   }
 
   stop(id: string, options: { force?: boolean } = {}): Promise<RunResult> {

@@ -7,6 +7,12 @@ export interface CommandRunRequest {
   shell?: boolean;
   cwd?: string;
   env?: Record<string, string>;
+  /**
+   * The environment the run starts from instead of the host's own, `env` then
+   * added on top: a CLI or MCP client sends its own, so a run through the host
+   * sees what the same command would see run by that client.
+   */
+  baseEnv?: Record<string, string>;
   /** Text written to stdin, then closed. Without it stdin is /dev/null. */
   stdin?: string;
   /** null or absent: no limit. */
@@ -42,6 +48,8 @@ export interface PythonRunRequest {
   cwd?: string;
   /** Used when the session's interpreter starts; a running interpreter keeps its own. */
   env?: Record<string, string>;
+  /** The environment a fresh interpreter starts from instead of the host's (see CommandRunRequest.baseEnv). */
+  baseEnv?: Record<string, string>;
   /** Leave processes the script started running after it ends. */
   /** A memory limit for the session's interpreter (its own cgroup), set when an interpreter starts. */
   memory?: string | number;

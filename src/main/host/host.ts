@@ -16,11 +16,11 @@ import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync }
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { HostInfo, WardenApi } from '../../shared/api';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
 import { engineApi } from '../supervisor/api';
 import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
+import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
@@ -67,7 +67,16 @@ export interface HostOptions {
   events?: EventHubLimits;
   log?: (line: string) => void;
   version?: string;
+  /**
+   * Shut down by itself after this long with no live run and no client
+   * connected to the control socket (a background host a client started);
+   * absent: never.
+   */
+  idleExitMs?: number;
 }
+
+/** How often an idle-exit host looks whether it is idle. */
+const IDLE_CHECK_MS = 500;
 
 export interface Host {
   readonly stateDir: string;
@@ -87,7 +96,9 @@ export interface Host {
 }
 
 function defaultWebRoot(): string | null {
-  const dir = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+  const root = packageRoot();
+  if (!root) return null;
+  const dir = join(root, 'out', 'renderer');
   return existsSync(join(dir, 'index.html')) ? dir : null;
 }
 
@@ -203,10 +214,24 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     webRoot: options.webRoot === undefined ? defaultWebRoot() : options.webRoot,
     port: () => tcpPort,
     log,
+    onOwnerGone: (id) => {
+      const run = supervisor.get(id);
+      if (!run || run.state === 'ended') return;
+      log(`run ${id}: its client went away before the end; stopping it`);
+      supervisor.stop(id, {
+        reason: 'user',
+        note: 'Its client (the warden run that started it) went away before the end, so the host stopped it: a run started without --yield belongs to its command, as with timeout(1).',
+      });
+    },
   });
 
   const unixServer = createHttpServer((req, res) => handler(req, res, 'unix'));
   const servers: Server[] = [unixServer];
+  let clients = 0;
+  unixServer.on('connection', (socket) => {
+    clients += 1;
+    socket.once('close', () => (clients -= 1));
+  });
   // Runs may wait for hours: no request or idle timeouts on long polls and streams.
   unixServer.requestTimeout = 0;
   unixServer.on('clientError', (_error, socket) => socket.destroy());
@@ -253,12 +278,32 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     tcp = { port: tcpPort, url: `http://127.0.0.1:${tcpPort}`, tokenPath, token };
   }
 
+  let idleTimer: NodeJS.Timeout | undefined;
+  if (options.idleExitMs !== undefined) {
+    const idleExitMs = options.idleExitMs;
+    let idleSince: number | null = null;
+    idleTimer = setInterval(() => {
+      const busy = clients > 0 || supervisor.list().some((run) => run.state !== 'ended');
+      if (busy) {
+        idleSince = null;
+        return;
+      }
+      idleSince ??= performance.now();
+      if (performance.now() - idleSince >= idleExitMs) {
+        clearInterval(idleTimer);
+        log(`no live run and no client for ${Math.round(idleExitMs / 1000)} s: exiting`);
+        void shutdown();
+      }
+    }, Math.min(IDLE_CHECK_MS, idleExitMs));
+  }
+
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   let shuttingDown: Promise<void> | null = null;
   const shutdown = () => {
     shuttingDown ??= (async () => {
       accepting = false;
+      clearInterval(idleTimer);
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
       await recorder?.close();

@@ -38,6 +38,11 @@ export interface ControlServerOptions {
   maxBodyBytes?: number;
   /** Reports what went wrong inside the host (never a client's bad input). */
   log?: (line: string) => void;
+  /**
+   * A run started with ?owner=connection whose client's connection closed
+   * while it was live (the client died or was killed): the host stops it.
+   */
+  onOwnerGone?: (runId: string) => void;
 }
 
 class HttpError extends Error {
@@ -236,8 +241,21 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     }
     if (path === `${API_PREFIX}/runs`) {
       if (method === 'POST') {
+        // ?owner=connection: the run belongs to this client, as a command belongs to timeout(1);
+        // when the connection closes before the run ends, the host stops it.
+        for (const [key, value] of url.searchParams) {
+          if (key !== 'owner' || value !== 'connection') throw new HttpError(400, `Starting a run takes only the query owner=connection, not ${key}=${value}.`);
+        }
+        const owned = url.searchParams.has('owner');
         const request = parseRunRequest(await body());
-        return send(res, 201, await api.start(request));
+        const started = await api.start(request);
+        if (owned && started.state !== 'ended') {
+          const socket = req.socket;
+          const gone = () => options.onOwnerGone?.(started.id);
+          if (socket.destroyed) queueMicrotask(gone);
+          else socket.once('close', gone);
+        }
+        return send(res, 201, started);
       }
       if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
       noQuery();

@@ -66,7 +66,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
   if (argv[0] === '') throw new WardenInputError('The command (argv[0]) is empty.');
   if (argv.some((a) => a.includes('\0'))) throw new WardenInputError('An argument contains a NUL character, which no command can receive.');
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new WardenInputError('cwd must be a string.');
-  const env = mergeEnv(settings.baseEnv, request.env);
+  const env = mergeEnv(baseEnvOf(request.baseEnv, settings), request.env);
   const scope = `${settings.hostId}.${id}`;
   env.WARDEN_SCOPE = scope;
   if (request.stdin !== undefined && typeof request.stdin !== 'string') throw new WardenInputError('stdin must be a string.');
@@ -94,6 +94,13 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     procRoot: settings.procRoot,
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
   };
+}
+
+/** The client's environment when it sent one (checked as env is), else the host's. */
+function baseEnvOf(given: unknown, settings: EngineSettings): Record<string, string | undefined> {
+  if (given === undefined) return settings.baseEnv;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new WardenInputError('baseEnv must be an object of NAME: value strings.');
+  return mergeEnv({}, given);
 }
 
 function mergeEnv(base: Record<string, string | undefined>, extra: unknown): Record<string, string | undefined> {
@@ -136,7 +143,7 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
   const onBusy = request.onBusy ?? 'queue';
   if (onBusy !== 'queue' && onBusy !== 'refuse') throw new WardenInputError(`onBusy must be "queue" or "refuse", not ${JSON.stringify(onBusy)}.`);
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new WardenInputError('cwd must be a string.');
-  const env = mergeEnv(settings.baseEnv, request.env);
+  const env = mergeEnv(baseEnvOf(request.baseEnv, settings), request.env);
   const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1 });
   const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
   const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;

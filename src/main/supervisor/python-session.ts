@@ -521,7 +521,8 @@ export class PythonRun {
     return this.startMono !== undefined;
   }
 
-  stop(reason: StopReason, options: { force?: boolean } = {}): void {
+  stop(reason: StopReason, options: { force?: boolean; note?: string } = {}): void {
+    if (options.note && !this.ended) this.notes.push(options.note);
     this.session.stopRun(this, reason, options.force === true);
   }
 

@@ -30,7 +30,8 @@ interface SupervisedRun {
   readonly done: Promise<RunResult>;
   readonly ended: boolean;
   snapshot(): RunResult;
-  stop(reason: StopReason, options?: { force?: boolean }): void;
+  /** `note` is added to the result's notes (why it was stopped, when a client's words are not enough). */
+  stop(reason: StopReason, options?: { force?: boolean; note?: string }): void;
   /** Moves the deadline later; throws WardenInputError once it has ended or its stop began. */
   extend(byMs: number): RunResult;
   /** A stream's kept output from a character offset, and the stream's length now. */
@@ -201,7 +202,7 @@ export class Supervisor {
     return session;
   }
 
-  stop(id: string, options: { force?: boolean; reason?: StopReason } = {}): RunResult {
+  stop(id: string, options: { force?: boolean; reason?: StopReason; note?: string } = {}): RunResult {
     const run = this.find(id);
     run.stop(options.reason ?? 'user', options);
     return run.snapshot();

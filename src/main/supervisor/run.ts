@@ -173,8 +173,9 @@ export class CommandRun {
   }
 
   /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
-  stop(reason: StopReason, options: { force?: boolean } = {}): void {
+  stop(reason: StopReason, options: { force?: boolean; note?: string } = {}): void {
     if (this.exit !== undefined || this.pgid === undefined) return;
+    if (options.note) this.notes.push(options.note);
     this.stopper.begin(reason, options);
   }
 

@@ -1,0 +1,74 @@
+// Bundles the `warden` command (src/cli/main.ts and everything it loads
+// lazily: the embedded engine, the host of `warden serve`, `warden mcp`) into
+// out/cli/ with esbuild, so a call costs about as much as starting Node
+// instead of transpiling TypeScript through tsx every time.
+//
+// Each build goes to a directory of its own (out/cli/build-*) and the
+// symlink out/cli/current is swapped to it in one rename: two processes
+// building at once never leave a half-written bundle, and a process that
+// loaded one build keeps loading its lazy chunks from that build.
+// bin/warden.mjs builds when out/cli/current is missing or older than an
+// input recorded in its meta.json.
+//
+//   node scripts/build-cli.mjs     build now (npm test and npm run build do)
+
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outRoot = join(root, 'out', 'cli');
+/** Builds other than the current one are removed once this old (a long-lived host may still load chunks from its own). */
+const KEEP_OLD_BUILDS_MS = 6 * 60 * 60 * 1000;
+
+export const CURRENT = join(outRoot, 'current');
+
+export async function buildCli() {
+  const { build } = await import('esbuild');
+  mkdirSync(outRoot, { recursive: true });
+  const name = `build-${Date.now().toString(36)}-${process.pid}`;
+  const dir = join(outRoot, name);
+  const startedMs = Date.now();
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { warden: 'src/cli/main.ts' },
+    outdir: dir,
+    bundle: true,
+    // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    // Dependencies load from node_modules as they are (libsql is native; none needs bundling to start fast).
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  const inputs = [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
+  writeFileSync(join(dir, 'meta.json'), `${JSON.stringify({ builtMs: startedMs, inputs, metafile: result.metafile })}\n`);
+  const link = join(outRoot, `.${name}.link`);
+  symlinkSync(name, link);
+  renameSync(link, CURRENT);
+  for (const entry of readdirSync(outRoot)) {
+    if (!entry.startsWith('build-') || entry === name) continue;
+    try {
+      if (Date.now() - statSync(join(outRoot, entry)).mtimeMs > KEEP_OLD_BUILDS_MS) rmSync(join(outRoot, entry), { recursive: true, force: true });
+    } catch {
+      // Another build removed it first.
+    }
+  }
+  return { dir, relative: relative(root, dir) };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const { relative: where } = await buildCli();
+    console.error(`warden: built the CLI into ${where} (out/cli/current)`);
+  } catch (error) {
+    console.error(`warden: building the CLI failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,157 @@
+// The host that is always there: warden commands start a background host
+// when none runs for the state dir, racing clients end up with one, it idles
+// out by itself, --embedded starts none, and a run belongs to the warden run
+// that started it (SIGKILL of that client stops it) unless it was yielded.
+// Real processes throughout; every host a test starts is gone after it.
+
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectToHost, socketPathFor } from '../client/transport';
+import type { RunResult } from '../shared/result';
+import { YIELDED_STATUS } from './remote';
+import { backgroundHostPids, stopBackgroundHosts } from './testkit';
+
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
+const dirs: string[] = [];
+
+function stateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wa-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function warden(dir: string, args: string[], env: Record<string, string> = {}): ResultPromise<{ reject: false }> {
+  return execa(process.execPath, [BIN, ...args], { reject: false, env: { WARDEN_STATE_DIR: dir, WARDEN_HOST_IDLE: '60s', ...env }, extendEnv: true, stdin: 'ignore', timeout: 60_000 }) as ResultPromise<{ reject: false }>;
+}
+
+const hostPids = backgroundHostPids;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, tries = 300): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+// No host outlives its test: SIGTERM (live runs stopped and recorded), then wait for the exit.
+afterEach(() => stopBackgroundHosts(dirs.splice(0)));
+
+const json = (text: string) => JSON.parse(text) as RunResult;
+
+describe('a host that is always there', () => {
+  it('--yield with no host started by hand: a background host takes the run, and wait finishes it', async () => {
+    const dir = stateDir();
+    const first = await warden(dir, ['run', '--json', '--yield', '1s', '--', 'bash', '-c', 'echo first; sleep 2.5; echo second']);
+    expect(first.exitCode).toBe(YIELDED_STATUS);
+    const running = json(first.stdout);
+    expect(running).toMatchObject({ state: 'running', stdout: 'first\n' });
+    expect(first.stderr).toMatch(/starting a background Warden host/);
+    expect(hostPids(dir)).toHaveLength(1);
+    expect(readFileSync(join(dir, 'host.log'), 'utf8')).toMatch(/control socket/);
+
+    const done = await warden(dir, ['wait', '--json', running.id]);
+    expect(done.exitCode).toBe(0);
+    expect(json(done.stdout)).toMatchObject({ id: running.id, state: 'ended', verdict: 'completed', stdout: 'second\n' });
+    // The second command found the host: it started none.
+    expect(done.stderr).not.toMatch(/starting a background/);
+  });
+
+  it('clients starting at once end up with one host, and all their runs are in it', async () => {
+    const dir = stateDir();
+    const clients = await Promise.all([0, 1, 2, 3].map((i) => warden(dir, ['run', '--json', '--', 'bash', '-c', `echo client-${i}`])));
+    for (const [i, client] of clients.entries()) {
+      expect(client.exitCode).toBe(0);
+      expect(json(client.stdout).stdout).toBe(`client-${i}\n`);
+    }
+    const pids = await until('one host', () => {
+      const now = hostPids(dir);
+      return now.length === 1 ? now : null;
+    });
+    const api = await connectToHost(dir);
+    expect((await api!.host()).pid).toBe(pids[0]);
+    const history = await api!.history({ limit: 10 });
+    expect(history.runs.map((r) => r.id).sort()).toEqual(clients.map((c) => json(c.stdout).id).sort());
+    const log = readFileSync(join(dir, 'host.log'), 'utf8');
+    expect(log.match(/control socket/g)).toHaveLength(1);
+  });
+
+  it('exits by itself after its idle time with no live run and no client', async () => {
+    const dir = stateDir();
+    const env = { WARDEN_HOST_IDLE: '1s' };
+    const started = await warden(dir, ['run', '--json', '--yield', '10s', '--', 'bash', '-c', 'sleep 2; echo late'], env);
+    expect(started.exitCode).toBe(0);
+    const [pid] = hostPids(dir);
+    expect(pid).toBeDefined();
+    await until('the idle host to exit', () => hostPids(dir).length === 0);
+    expect(existsSync(socketPathFor(dir))).toBe(false);
+    expect(readFileSync(join(dir, 'host.log'), 'utf8')).toMatch(/no live run and no client for 1 s: exiting/);
+    // What it ran is in the history, read without a host.
+    const listed = await warden(dir, ['list', '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ verdict: 'completed' }]);
+  });
+
+  it('a live run keeps an idle-exit host alive past its idle time', async () => {
+    const dir = stateDir();
+    const env = { WARDEN_HOST_IDLE: '1s' };
+    const yielded = await warden(dir, ['run', '--json', '--yield', '200ms', '--', 'bash', '-c', 'sleep 4; echo kept'], env);
+    expect(yielded.exitCode).toBe(YIELDED_STATUS);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(hostPids(dir)).toHaveLength(1);
+    const done = await warden(dir, ['wait', '--json', json(yielded.stdout).id], env);
+    expect(json(done.stdout)).toMatchObject({ verdict: 'completed', stdout: 'kept\n' });
+  });
+
+  it('--embedded and WARDEN_EMBEDDED=1 run in the command and start no host', async () => {
+    const dir = stateDir();
+    const flag = await warden(dir, ['run', '--embedded', '--json', '--', 'bash', '-c', 'echo here']);
+    const env = await warden(dir, ['run', '--json', '--', 'bash', '-c', 'echo here too'], { WARDEN_EMBEDDED: '1' });
+    expect(json(flag.stdout)).toMatchObject({ verdict: 'completed', stdout: 'here\n' });
+    expect(json(env.stdout)).toMatchObject({ verdict: 'completed', stdout: 'here too\n' });
+    expect(hostPids(dir)).toEqual([]);
+    expect(existsSync(join(dir, 'host.log'))).toBe(false);
+    expect(await connectToHost(dir)).toBeNull();
+    const refused = await warden(dir, ['run', '--embedded', '--yield', '1s', '--', 'true']);
+    expect(refused.exitCode).toBe(125);
+    expect(refused.stderr).toMatch(/^warden: --yield needs the host/);
+  });
+
+  it('a run belongs to its warden run: SIGKILL of that client stops it, and the reason is recorded', async () => {
+    const dir = stateDir();
+    const client = warden(dir, ['run', '--json', '--', 'bash', '-c', 'echo started; sleep 60']);
+    const api = await until('the host', () => connectToHost(dir));
+    const live = await until('the run to be live', async () => (await api.list()).find((r) => r.state === 'running' && r.stdout.includes('started')));
+    client.kill('SIGKILL');
+    await client;
+    const result = await api.wait(live.id, { timeoutMs: 30_000 });
+    expect(result).toMatchObject({ state: 'ended', verdict: 'stopped', stop: { reason: 'user' } });
+    expect(result.notes.join(' ')).toMatch(/client .* went away before the end/);
+    // And the history says so too.
+    const stored = await warden(dir, ['show', '--json', live.id]);
+    expect(json(stored.stdout).notes.join(' ')).toMatch(/went away before the end/);
+  });
+
+  it('a yielded run belongs to the host: SIGKILL of the waiting client leaves it running to its end', async () => {
+    const dir = stateDir();
+    const client = warden(dir, ['run', '--json', '--yield', '30s', '--', 'bash', '-c', 'echo started; sleep 2; echo finished']);
+    const api = await until('the host', () => connectToHost(dir));
+    const live = await until('the run to be live', async () => (await api.list()).find((r) => r.state === 'running' && r.stdout.includes('started')));
+    client.kill('SIGKILL');
+    await client;
+    const result = await api.wait(live.id, { timeoutMs: 30_000 });
+    expect(result).toMatchObject({ state: 'ended', verdict: 'completed', stdout: 'started\nfinished\n' });
+  });
+
+  it('wait, stop and extend of an id the host does not hold say so in one line', async () => {
+    const dir = stateDir();
+    for (const args of [['wait', 'abcdef123456'], ['stop', 'abcdef123456'], ['extend', 'abcdef123456', '5s']]) {
+      const result = await warden(dir, args);
+      expect(result.exitCode).toBe(125);
+      expect(result.stderr.trim().split('\n').at(-1)).toBe('warden: No run with id "abcdef123456" (see warden list).');
+    }
+  });
+});

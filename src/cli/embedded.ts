@@ -1,0 +1,49 @@
+// `warden run --embedded` (or WARDEN_EMBEDDED=1): the engine in this process,
+// as before there was a host to go through. The run is still recorded in the
+// shared history, so `warden list` and the app see it. Loaded only for this.
+
+import { Supervisor } from '../main/supervisor/registry';
+import type { RunRequest } from '../shared/request';
+import type { RunResult } from '../shared/result';
+import type { OutputFormat } from './args';
+import type { CliIo } from './main';
+import { exitStatusFor, humanSummary, shellResults } from './render';
+import { recordHistory } from './store-access';
+
+export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo): Promise<number> {
+  const supervisor = new Supervisor();
+  const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
+  let snapshot: RunResult;
+  try {
+    snapshot = supervisor.start(request);
+  } catch (error) {
+    await history?.close();
+    throw error;
+  }
+  const id = snapshot.id;
+  const unsubscribe = format === 'human'
+    ? supervisor.subscribe((event) => {
+        if (event.type === 'output' && event.runId === id) (event.stream === 'stdout' ? io.out : io.err)(event.text);
+      })
+    : () => undefined;
+  // First Ctrl-C runs the stop sequence; a second one kills at once.
+  let interrupts = 0;
+  const unregister = io.onSignal((signal) => {
+    interrupts += 1;
+    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping the run (again to kill it now)\n`);
+    supervisor.stop(id, { reason: signal === 'SIGINT' ? 'user' : 'shutdown', force: interrupts > 1 });
+  });
+  try {
+    const result = await supervisor.wait(id);
+    if (format === 'human') io.err(`${humanSummary(result)}\n`);
+    else if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
+    else io.out(`${shellResults(result)}\n`);
+    return exitStatusFor(result);
+  } finally {
+    unregister();
+    unsubscribe();
+    // Closes a Python session's interpreter, so nothing outlives the command.
+    await supervisor.shutdown();
+    await history?.close();
+  }
+}

@@ -1,0 +1,93 @@
+// The history store from the CLI, loaded only by the commands that open it
+// themselves (an embedded run, list/show with no host running, history
+// prune): a call through a running host never loads SQLite. A store that
+// cannot be used never stops a run: the user is told in one line.
+
+import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
+import { bytes } from '../main/supervisor/format';
+import { parseMemory } from '../main/supervisor/memory';
+import type { Supervisor } from '../main/supervisor/registry';
+import { flags, type HistorySource } from './history';
+import { UsageError } from './parse';
+
+export interface History {
+  store: HistoryStore;
+  recorder: Recorder;
+  close(): Promise<void>;
+}
+
+/** Opens the store for a run and records it; null (with a one-line warning) when the store cannot be used. */
+export async function recordHistory(supervisor: Supervisor, warn: (line: string) => void): Promise<History | null> {
+  let store: HistoryStore;
+  try {
+    store = openStore();
+  } catch (error) {
+    warn(`warden: history is off for this run: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+  if (store.movedAside) warn(`warden: ${store.movedAside.message}`);
+  const recorder = attachRecorder(store, supervisor, { onError: (e) => warn(`warden: history: ${e.message}`) });
+  try {
+    const report = await store.recoverLostRuns({ tearDown: true });
+    if (report.recovered.length > 0) warn(`warden: recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
+  } catch (error) {
+    warn(`warden: history: recovery failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    store,
+    recorder,
+    async close() {
+      await recorder.close();
+      store.close();
+    },
+  };
+}
+
+function openForReading(): HistoryStore {
+  try {
+    return openStore();
+  } catch (error) {
+    if (error instanceof StoreOpenError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+
+/** The store read directly (no host running): opened for the one call. */
+export const storeSource: HistorySource = {
+  page: async (query) => {
+    const store = openForReading();
+    try {
+      return store.list(query);
+    } finally {
+      store.close();
+    }
+  },
+  get: async (id) => {
+    const store = openForReading();
+    try {
+      return store.get(id);
+    } finally {
+      store.close();
+    }
+  },
+};
+
+
+export function prune(args: string[], out: (text: string) => void): number {
+  const f = flags(args, 'history prune', ['max-runs', 'max-bytes'], []);
+  if (f.words.length > 0) throw new UsageError(`warden history prune takes no words; see warden history prune --help.`);
+  const maxRunsText = f.values.get('--max-runs');
+  const maxRuns = maxRunsText === undefined ? undefined : Number(maxRunsText);
+  if (maxRuns !== undefined && (!Number.isInteger(maxRuns) || maxRuns < 0)) throw new UsageError(`--max-runs takes a whole number, not ${JSON.stringify(maxRunsText)}.`);
+  const maxBytesText = f.values.get('--max-bytes');
+  const maxBytes = maxBytesText === undefined ? undefined : parseMemory(maxBytesText, '--max-bytes');
+  const store = openForReading();
+  try {
+    const report = store.prune({ ...(maxRuns !== undefined ? { maxRuns } : {}), ...(maxBytes !== undefined ? { maxBytes } : {}) });
+    out(`Removed ${report.removedRuns} run(s) (${bytes(report.removedBytes)} of output); kept ${report.keptRuns} (${bytes(report.keptBytes)}).\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,92 @@
+// A host that is always there: the CLI and `warden mcp` call ensureHost(),
+// which connects to the host of the state dir or, when none answers, starts
+// one in the background (`warden serve --no-tcp --idle-exit ...`, detached in
+// its own session, its output in <state dir>/host.log) and connects to that.
+//
+// Two clients starting at once may both spawn a host: the host lock (an
+// abstract socket, see src/main/host/host.ts) lets exactly one of them listen;
+// the other exits at once, and both clients find the one that listens.
+
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HttpWardenApi } from '../shared/http-api';
+import { packageRoot } from './package-root';
+import { connectToHost } from './transport';
+
+/** How long a background host waits with no live run and no client before it exits (WARDEN_HOST_IDLE overrides). */
+export const DEFAULT_IDLE_EXIT = '10m';
+/** How long a client waits for the host it started to listen. */
+const START_TIMEOUT_MS = 10_000;
+
+export class HostStartError extends Error {
+  override name = 'HostStartError';
+}
+
+/** Whether the caller asked for the engine in process: --embedded, or WARDEN_EMBEDDED=1. */
+export function embeddedFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.WARDEN_EMBEDDED;
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/** bin/warden.mjs of this checkout, which a background host is started with. */
+export function wardenBin(): string {
+  const root = packageRoot();
+  if (!root) throw new HostStartError('Cannot find bin/warden.mjs to start a Warden host from.');
+  return join(root, 'bin', 'warden.mjs');
+}
+
+export function hostLogPath(stateDir: string): string {
+  return join(stateDir, 'host.log');
+}
+
+export interface EnsureHostOptions {
+  /** Exit after this long with no live run and no client (default WARDEN_HOST_IDLE, else 10m). */
+  idleExit?: string;
+  /** Called once when a host is being started (the CLI says so on stderr). */
+  onStart?: (logPath: string) => void;
+}
+
+/** Spawns a background host for the state dir; returns at once (the caller polls its socket). */
+export function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): void {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const logPath = hostLogPath(stateDir);
+  const log = openSync(logPath, 'a', 0o600);
+  try {
+    writeSync(log, `${new Date().toISOString()} starting a background host (asked by pid ${process.pid})\n`);
+    const idle = options.idleExit ?? (process.env.WARDEN_HOST_IDLE || DEFAULT_IDLE_EXIT);
+    const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_STATE_DIR: stateDir };
+    delete env.WARDEN_EMBEDDED;
+    const child = spawn(process.execPath, [wardenBin(), 'serve', '--no-tcp', '--idle-exit', idle, '--background'], {
+      detached: true, // its own session and group: a client's Ctrl-C or death does not reach it
+      stdio: ['ignore', log, log],
+      env,
+      cwd: stateDir,
+    });
+    child.on('error', () => undefined);
+    child.unref();
+  } finally {
+    closeSync(log);
+  }
+}
+
+/**
+ * The host of the state dir as a WardenApi: the running one, or one started
+ * now in the background. Throws HostStartError (one line, naming the log)
+ * when a started host does not answer in time.
+ */
+export async function ensureHost(stateDir: string, options: EnsureHostOptions = {}): Promise<HttpWardenApi> {
+  const running = await connectToHost(stateDir);
+  if (running) return running;
+  options.onStart?.(hostLogPath(stateDir));
+  spawnBackgroundHost(stateDir, options);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let delay = 5;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 50);
+    const host = await connectToHost(stateDir, { timeoutMs: 1000 });
+    if (host) return host;
+  }
+  throw new HostStartError(`Started a Warden host for ${stateDir} but it did not answer within ${START_TIMEOUT_MS / 1000} s; see ${hostLogPath(stateDir)}.`);
+}
