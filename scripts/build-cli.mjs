@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outRoot = join(root, 'out', 'cli');
 /** Builds other than the current one are removed once this old (a long-lived host may still load chunks from its own). */
-const KEEP_OLD_BUILDS_MS = 6 * 60 * 60 * 1000;
+const KEEP_OLD_BUILDS_MS = 60 * 60 * 1000;
 
 export const CURRENT = join(outRoot, 'current');
 
