@@ -47,6 +47,13 @@ export async function buildCli() {
     logLevel: 'silent',
     legalComments: 'none',
   });
+  // A warning is an import esbuild could not follow (a module that does not exist yet, say): a bundle
+  // built past it would fail at run time, long after this check said it was fresh.
+  if (result.warnings.length > 0) {
+    rmSync(dir, { recursive: true, force: true });
+    const first = result.warnings[0];
+    throw new Error(`${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`);
+  }
   const inputs = [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
   writeFileSync(join(dir, 'meta.json'), `${JSON.stringify({ builtMs: startedMs, inputs, metafile: result.metafile })}\n`);
   const link = join(outRoot, `.${name}.link`);

@@ -5,7 +5,7 @@
 // Real processes throughout; every host a test starts is gone after it.
 
 import { execa, type ResultPromise } from 'execa';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -144,6 +144,20 @@ describe('a host that is always there', () => {
     await client;
     const result = await api.wait(live.id, { timeoutMs: 30_000 });
     expect(result).toMatchObject({ state: 'ended', verdict: 'completed', stdout: 'started\nfinished\n' });
+  });
+
+  it('a run through the host gets the working directory and environment of the warden run that asked, not the host\'s', async () => {
+    const dir = stateDir();
+    // The host is started by one client, with its own environment and directory...
+    const first = await execa(process.execPath, [BIN, 'run', '--json', '--', 'true'], { reject: false, cwd: tmpdir(), env: { WARDEN_STATE_DIR: dir, WARDEN_AT_HOST_START: 'host-only' } });
+    expect(first.exitCode).toBe(0);
+    // ...and a second client elsewhere, with another, runs a relative script.
+    const work = mkdtempSync(join(tmpdir(), 'wa-cwd-'));
+    dirs.push(work);
+    writeFileSync(join(work, 'show.sh'), '#!/bin/sh\necho "pwd=$(pwd) at-start=${WARDEN_AT_HOST_START:-unset} mine=$WARDEN_MINE"\n', { mode: 0o755 });
+    const second = await execa(process.execPath, [BIN, 'run', '--json', '--', './show.sh'], { reject: false, cwd: work, env: { WARDEN_STATE_DIR: dir, WARDEN_MINE: 'client' }, extendEnv: true });
+    expect(second.stderr).not.toMatch(/starting a background/);
+    expect(json(second.stdout)).toMatchObject({ verdict: 'completed', stdout: `pwd=${work} at-start=unset mine=client\n`, cwd: work });
   });
 
   it('wait, stop and extend of an id the host does not hold say so in one line', async () => {

@@ -7,13 +7,14 @@
 // trace for the user: bad input is one line and 125.
 
 import { readFileSync } from 'node:fs';
-import { join, resolve as resolvePath } from 'node:path';
+import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type PythonRunCommand } from './args';
 import { list, LIST_HELP, PRUNE_HELP, show, SHOW_HELP, type HistorySource } from './history';
 import { connectToHost } from '../client/transport';
 import { embeddedFromEnv, ensureHost, HostStartError } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
+import { asThisProcess } from '../client/as-this-process';
 import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../main/store/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
@@ -153,17 +154,6 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
     io.err(`warden: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 125;
   }
-}
-
-/**
- * A request as this process would run it: the host runs it in this working
- * directory (a relative --cwd is resolved here) and with this environment,
- * not the host's own.
- */
-export function asThisProcess(request: RunRequest): RunRequest {
-  const baseEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) baseEnv[name] = value;
-  return { ...request, cwd: resolvePath(request.cwd ?? '.'), baseEnv };
 }
 
 /** The state dir's host: the running one, or one started in the background now. */

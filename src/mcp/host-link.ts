@@ -1,0 +1,114 @@
+// The MCP server's one connection to a Warden host: made at first need (the
+// running host of the state dir, or a background one started now), kept with
+// an open event-stream subscription, so a background host does not idle out
+// while an agent is attached, and made again when the host went away.
+
+import type { RunEvent } from '../shared/events';
+import type { HttpWardenApi } from '../shared/http-api';
+import { ensureHost, HostStartError } from '../client/autostart';
+import { HostUnreachableError } from '../client/transport';
+
+export type Connect = (stateDir: string) => Promise<HttpWardenApi>;
+
+/** No host could be had: the one-line reason a tool call answers with. */
+export class NoHostError extends Error {
+  override name = 'NoHostError';
+}
+
+/** Connection errors that mean the request never reached a host: safe to send again to a new one. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOENT']);
+
+export class HostLink {
+  private pending: Promise<HttpWardenApi> | null = null;
+  private current: HttpWardenApi | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private readonly watchers = new Map<string, Set<(event: RunEvent) => void>>();
+  private closed = false;
+
+  constructor(
+    readonly stateDir: string,
+    private readonly connect: Connect = (dir) => ensureHost(dir),
+  ) {}
+
+  /** The host's API; starts one when none runs. Throws NoHostError with one line. */
+  api(): Promise<HttpWardenApi> {
+    if (this.closed) return Promise.reject(new NoHostError('The Warden MCP server is shutting down.'));
+    if (!this.pending) {
+      const attempt = this.connect(this.stateDir).then(
+        (api) => {
+          if (this.closed) return api;
+          this.current = api;
+          this.unsubscribe = api.subscribe((event) => this.dispatch(event));
+          return api;
+        },
+        (error: unknown) => {
+          if (this.pending === attempt) this.pending = null; // the next call tries again
+          const why = error instanceof Error ? error.message : String(error);
+          throw new NoHostError(error instanceof HostStartError ? why : `Cannot reach or start a Warden host for ${this.stateDir}: ${why}`);
+        },
+      );
+      this.pending = attempt;
+    }
+    return this.pending;
+  }
+
+  /**
+   * Calls `fn` with the host's API. When the host is gone (nothing listens on
+   * its socket), forgets it and, if the request cannot have reached it, tries
+   * once more with a new host.
+   */
+  async call<T>(fn: (api: HttpWardenApi) => Promise<T>): Promise<T> {
+    const api = await this.api();
+    try {
+      return await fn(api);
+    } catch (error) {
+      if (!(error instanceof HostUnreachableError)) throw error;
+      this.forget(api);
+      if (error.code === undefined || !NOT_SENT.has(error.code)) {
+        throw new NoHostError(`Lost the Warden host (${error.message}); what it recorded is in the history (the list tool); the next call starts a new host.`);
+      }
+      return fn(await this.api());
+    }
+  }
+
+  /** Calls `listener` with the events of one run until the returned function is called. */
+  watch(runId: string, listener: (event: RunEvent) => void): () => void {
+    let set = this.watchers.get(runId);
+    if (!set) this.watchers.set(runId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
+    };
+  }
+
+  /** Closes the event stream; later calls are refused. */
+  close(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.current = null;
+    this.pending = null;
+  }
+
+  private dispatch(event: RunEvent): void {
+    const set = this.watchers.get(event.runId);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(event);
+      } catch {
+        // A watcher's failure is its own; the stream goes on.
+      }
+    }
+  }
+
+  /** Drops the connection to `api` (not a newer one another call made meanwhile). */
+  private forget(api: HttpWardenApi): void {
+    if (this.current !== api) return;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.current = null;
+    this.pending = null;
+  }
+}

@@ -1,0 +1,356 @@
+// `warden mcp` as an agent's client sees it: the SDK's own Client over stdio
+// against `node bin/warden.mjs mcp` (a real subprocess), which starts a real
+// background host for a fresh state dir. Real processes throughout; no
+// wall-clock assertions.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { execa } from 'execa';
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectToHost } from '../client/transport';
+import { stopBackgroundHosts } from '../cli/testkit';
+import type { RunSummary } from '../shared/history';
+import { InputError } from '../shared/schemas';
+import { parseToolArgs, runInput } from './schemas';
+import { runRequestFrom } from './tools';
+import type { RunResult } from '../shared/result';
+
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
+
+function childEnv(stateDir: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'WARDEN_EMBEDDED') env[key] = value;
+  return { ...env, WARDEN_STATE_DIR: stateDir, WARDEN_HOST_IDLE: '30s' };
+}
+
+interface Attached {
+  client: Client;
+  stderr: () => string;
+}
+
+async function attach(stateDir: string, cwd?: string, env: Record<string, string> = {}): Promise<Attached> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { ...childEnv(stateDir), ...env }, stderr: 'pipe', ...(cwd !== undefined ? { cwd } : {}) });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'warden-mcp-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'wmcp-'));
+/** Every state dir a test used: afterAll makes sure no host of theirs is left. */
+const stateDirs = [dir];
+/** The agent's directory: where the MCP server is started (the host runs elsewhere, in the state dir). */
+const workDir = realpathSync(mkdtempSync(join(tmpdir(), 'wmcp-work-')));
+mkdirSync(join(workDir, 'sub'));
+let session: Attached;
+
+/** A tool call, its text block and its structuredContent. */
+async function call(name: string, args: Record<string, unknown>, options: { onprogress?: (p: { progress: number; message?: string }) => void } = {}) {
+  const result = (await session.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  return { result, text, run: result.structuredContent as unknown as RunResult };
+}
+
+function expectOneLineError(result: CallToolResult, text: string): void {
+  expect(result.isError).toBe(true);
+  expect(text.trim().split('\n')).toHaveLength(1);
+}
+
+/** Ends the host a state dir's clients started, and waits until its process is gone. */
+async function stopHost(stateDir: string): Promise<void> {
+  const api = await connectToHost(stateDir);
+  if (!api) return;
+  const { pid } = await api.host();
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 300; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(pid, 'SIGKILL');
+}
+
+beforeAll(async () => {
+  session = await attach(dir, workDir);
+}, 180_000);
+
+afterAll(async () => {
+  await session?.client.close();
+  await stopHost(dir);
+  await stopBackgroundHosts(stateDirs);
+}, 60_000);
+
+describe('warden mcp', { timeout: 60_000 }, () => {
+  it('lists its tools, each with a description and input and output schemas', async () => {
+    const { tools } = await session.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'sessions', 'show', 'stop', 'wait']);
+    for (const tool of tools) {
+      expect(tool.description?.length).toBeGreaterThan(50);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    const run = tools.find((t) => t.name === 'run')!;
+    expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['argv', 'shell', 'python', 'session', 'cwd', 'env', 'stdin', 'limit', 'grace', 'memory', 'yield']));
+    expect(Object.keys(run.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'state', 'verdict', 'exitCode', 'stdout', 'stderr', 'advice']));
+  });
+
+  it('runs a command and answers with the result contract and a shell_results block', async () => {
+    const { result, text, run } = await call('run', { argv: ['bash', '-c', 'echo hi'] });
+    expect(result.isError).toBeFalsy();
+    expect(run).toMatchObject({ kind: 'command', state: 'ended', verdict: 'completed', exitCode: 0, signal: null, stdout: 'hi\n', stderr: '' });
+    expect(run.id).toMatch(/^[0-9a-f]{6,32}$/);
+    expect(text).toContain('<shell_results>');
+    expect(text).toContain('<verdict>completed</verdict>');
+    expect(text).toContain('<stdout>hi\n</stdout>');
+    expect(text).not.toContain('<next>');
+  });
+
+  it("runs in the agent's directory (where warden mcp started), a relative cwd taken from there", async () => {
+    const here = await call('run', { argv: ['pwd'] });
+    expect(here.run.stdout).toBe(`${workDir}\n`);
+    expect(here.run.cwd).toBe(workDir);
+    const sub = await call('run', { shell: 'pwd; echo "$GREETING" >&2', cwd: 'sub', env: { GREETING: 'hello' } });
+    expect(sub.run.stdout).toBe(`${join(workDir, 'sub')}\n`);
+    expect(sub.run.stderr).toBe('hello\n');
+    const stdin = await call('run', { argv: ['cat'], stdin: 'from stdin' });
+    expect(stdin.run.stdout).toBe('from stdin');
+  });
+
+  it('keeps the output of a run its limit stopped: timed-out', async () => {
+    const { run, text } = await call('run', { argv: ['bash', '-c', 'echo before; sleep 30'], limit: '1s' });
+    expect(run.state).toBe('ended');
+    expect(run.verdict).toBe('timed-out');
+    expect(run.stdout).toBe('before\n');
+    expect(run.limitMs).toBe(1000);
+    expect(run.stop?.reason).toBe('deadline');
+    expect(text).toContain('<verdict>timed-out</verdict>');
+    expect(text).toContain('<advice>');
+  });
+
+  it('yields a run still going with a <next> hint; wait returns the rest and its end', async () => {
+    const first = await call('run', { shell: 'echo first; sleep 2.5; echo second', yield: '1s' });
+    expect(first.run.state).toBe('running');
+    expect(first.run.verdict).toBeUndefined();
+    expect(first.run.stdout).toBe('first\n');
+    expect(first.text).toContain('<verdict>running</verdict>');
+    expect(first.text).toMatch(new RegExp(`<next>.*wait.*${first.run.id}.*</next>\\n</shell_results>`));
+    const rest = await call('wait', { id: first.run.id });
+    expect(rest.run).toMatchObject({ id: first.run.id, state: 'ended', verdict: 'completed', exitCode: 0, stdout: 'second\n' });
+    expect(rest.text).not.toContain('<next>');
+  });
+
+  it('sends progress notifications while wait blocks, when the client asks for them', async () => {
+    const started = await call('run', { argv: ['bash', '-c', 'echo tick; sleep 4'], yield: '500ms' });
+    expect(started.run.state).toBe('running');
+    const seen: { progress: number; message?: string }[] = [];
+    const done = await call('wait', { id: started.run.id }, { onprogress: (p) => seen.push(p) });
+    expect(done.run.verdict).toBe('completed');
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen[0]!.message).toContain(started.run.id);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+  });
+
+  it('extends a yielded run, then stops it: stopped, with its final result', async () => {
+    const started = await call('run', { argv: ['sleep', '60'], limit: '20s', yield: '1s' });
+    expect(started.run.state).toBe('running');
+    const extended = await call('extend', { id: started.run.id, by: '1m' });
+    expect(extended.result.isError).toBeFalsy();
+    expect(extended.run.limitMs).toBe(80_000);
+    expect(extended.text).toContain('80 s limit');
+    const stopped = await call('stop', { id: started.run.id });
+    expect(stopped.run).toMatchObject({ id: started.run.id, state: 'ended', verdict: 'stopped' });
+    expect(stopped.run.stop?.reason).toBe('user');
+    expect(stopped.text).toContain('<verdict>stopped</verdict>');
+  });
+
+  it("says a Python script's native crash is one, with advice about native code", async () => {
+    const crash = await call('run', { python: 'import ctypes; ctypes.string_at(0)', limit: '40s' });
+    expect(crash.run.kind).toBe('python');
+    expect(crash.run.verdict).toBe('crashed');
+    expect(crash.run.advice).toMatch(/native code/);
+    expect(crash.text).toContain('<verdict>crashed</verdict>');
+    const sessions = await call('sessions', {});
+    expect(sessions.result.isError).toBeFalsy();
+    expect(sessions.text).toContain('default');
+  });
+
+  it('answers bad input with one line and keeps serving', async () => {
+    const both = await call('run', { argv: ['true'], shell: 'true' });
+    expectOneLineError(both.result, both.text);
+    expect(both.text).toContain('exactly one of argv, shell or python');
+    const soon = await call('run', { argv: ['true'], limit: 'soon' });
+    expectOneLineError(soon.result, soon.text);
+    expect(soon.text).toBe('limit takes a duration such as 500ms, 30s, 2m or 1h, not "soon".');
+    const number = await call('run', { argv: ['true'], limit: 5 });
+    expectOneLineError(number.result, number.text);
+    expect(number.text).toMatch(/^limit: /);
+    const extra = await call('run', { argv: ['true'], timeout: '5s' });
+    expectOneLineError(extra.result, extra.text);
+    expect(extra.text).toContain('"timeout"');
+    const long = await call('run', { argv: ['true'], yield: '5m' });
+    expectOneLineError(long.result, long.text);
+    const unknown = await call('wait', { id: 'abcdef123456' });
+    expectOneLineError(unknown.result, unknown.text);
+    expect(unknown.text).toContain('No run with id');
+    const notAnId = await call('show', { id: 'not-an-id' });
+    expectOneLineError(notAnId.result, notAnId.text);
+    const missing = await call('nosuchtool', {});
+    expect(missing.result.isError).toBe(true);
+    // Still serving.
+    const ok = await call('run', { argv: ['echo', 'still here'] });
+    expect(ok.run.stdout).toBe('still here\n');
+  });
+
+  it("lists its runs, as `warden list --json` does for the same state dir, and pages a run's output with show", async () => {
+    const { run } = await call('run', { argv: ['python3', '-c', "print('x' * 30000)"] });
+    expect(run.verdict).toBe('completed');
+    const cli = await execa(process.execPath, [BIN, 'list', '--json'], { env: childEnv(dir), reject: false, stdin: 'ignore', timeout: 60_000 });
+    expect(cli.exitCode).toBe(0);
+    expect((JSON.parse(cli.stdout) as RunSummary[]).map((r) => r.id)).toContain(run.id);
+
+    const listed = await call('list', { verdict: 'completed', since: '1h' });
+    expect((listed.result.structuredContent as { runs: RunSummary[] }).runs.map((r) => r.id)).toContain(run.id);
+    expect(listed.text).toContain(run.id);
+
+    const page = await call('show', { id: run.id, stream: 'stdout', maxChars: 1000 });
+    expect(page.run.stdout).toBe('x'.repeat(1000));
+    expect(page.run.stderr).toBe('');
+    expect(page.text).toMatch(/<page>stdout: characters 0 to 1,000 of 30,001, 29,001 more; next page: show with \{&quot;id&quot;: &quot;[0-9a-f]+&quot;, &quot;offset&quot;: 1000, &quot;maxChars&quot;: 1000\}<\/page>/);
+    const last = await call('show', { id: run.id, offset: 29_500 });
+    expect(last.run.stdout).toBe(`${'x'.repeat(500)}\n`);
+    expect(last.text).not.toContain('next page');
+
+    // A long output: the text block keeps its head and tail and says where the rest is; structuredContent has all of it.
+    const big = await call('run', { argv: ['python3', '-c', "print('y' * 120000)"] });
+    expect(big.run.stdout).toHaveLength(120_001);
+    expect(big.text).toContain('characters omitted here; the show tool');
+    expect(big.text.length).toBeLessThan(60_000);
+  });
+
+  it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {
+    const help = await execa(process.execPath, [BIN, 'mcp', '--help'], { env: childEnv(dir), reject: false, stdin: 'ignore' });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Usage: warden mcp');
+    expect(help.stdout).toMatch(/always goes through a Warden host/);
+    const bad = await execa(process.execPath, [BIN, 'mcp', '--bogus'], { env: childEnv(dir), reject: false, stdin: 'ignore' });
+    expect(bad.exitCode).toBe(125);
+    // (bin/warden.mjs may say first that it rebuilt the CLI after a source changed.)
+    const lines = bad.stderr.trim().split('\n').filter((line) => !/ the CLI\b/.test(line));
+    expect(lines).toEqual(['warden: Unknown option --bogus for warden mcp (see warden mcp --help).']);
+  });
+
+  it('exits 0 when stdin closes', async () => {
+    const child = await execa(process.execPath, [BIN, 'mcp'], { env: childEnv(dir), reject: false, input: '', timeout: 30_000 });
+    expect(child.exitCode).toBe(0);
+    expect(child.stdout).toBe('');
+  });
+
+  it('starts a new host when the one it used went away; wait and stop answer for a run of the old one from the history', async () => {
+    const old = await call('run', { argv: ['echo', 'old host'] });
+    const before = (await (await connectToHost(dir))!.host()).pid;
+    await stopHost(dir);
+    const { result, run } = await call('run', { argv: ['echo', 'new host'] });
+    expect(result.isError).toBeFalsy();
+    expect(run.stdout).toBe('new host\n');
+    const after = (await (await connectToHost(dir))!.host()).pid;
+    expect(after).not.toBe(before);
+    // The new host does not hold the old run: its stored result answers.
+    const waited = await call('wait', { id: old.run.id });
+    expect(waited.run).toMatchObject({ id: old.run.id, state: 'ended', verdict: 'completed', stdout: 'old host\n' });
+    const stopped = await call('stop', { id: old.run.id });
+    expect(stopped.result.isError).toBeFalsy();
+    expect(stopped.text).toMatch(/^Run [0-9a-f]+ had already ended \(completed\); nothing was stopped\./);
+  });
+
+  it('keeps the background host it started from idling out while attached; the host goes once it left', async () => {
+    const quick = mkdtempSync(join(tmpdir(), 'wmcp-idle-'));
+    stateDirs.push(quick);
+    const attached = await attach(quick, workDir, { WARDEN_HOST_IDLE: '1s' });
+    try {
+      const first = (await attached.client.callTool({ name: 'run', arguments: { argv: ['true'] } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      expect(first.isError).toBeFalsy();
+      const pid = (await (await connectToHost(quick))!.host()).pid;
+      // Several idle periods with no live run: the open event stream keeps the host.
+      await new Promise((r) => setTimeout(r, 3500));
+      expect((await (await connectToHost(quick))?.host())?.pid).toBe(pid);
+      await attached.client.close();
+      let gone = false;
+      for (let i = 0; i < 300 && !gone; i++) {
+        try {
+          process.kill(pid, 0);
+          await new Promise((r) => setTimeout(r, 100));
+        } catch {
+          gone = true;
+        }
+      }
+      expect(gone).toBe(true);
+    } finally {
+      await attached.client.close();
+      await stopHost(quick);
+    }
+  });
+
+  it('never dies when no host can be had: a tool call answers one line, the next call is answered too', async () => {
+    const bad = await attach('/dev/null/warden-state');
+    try {
+      const { tools } = await bad.client.listTools();
+      expect(tools.length).toBe(7);
+      for (const name of ['run', 'list']) {
+        const result = (await bad.client.callTool({ name, arguments: name === 'run' ? { argv: ['true'] } : {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+        const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+        expectOneLineError(result, text);
+      }
+    } finally {
+      await bad.client.close();
+    }
+  });
+});
+
+describe("the run tool's arguments as a run request (the CLI's parser underneath)", () => {
+  const request = (args: Record<string, unknown>) => runRequestFrom(parseToolArgs(runInput, args), '/work/here');
+
+  it('maps each argument to the request field warden run would set', () => {
+    expect(request({ argv: ['make', '-j4'], limit: '2m', grace: '3s', memory: '256M', env: { A: '1' }, stdin: 'x' })).toEqual({
+      argv: ['make', '-j4'],
+      limitMs: 120_000,
+      graceMs: 3000,
+      memory: '256M',
+      cwd: '/work/here',
+      env: { A: '1' },
+      stdin: 'x',
+    });
+    expect(request({ shell: 'ls | wc -l', cwd: 'sub' })).toEqual({ argv: ['ls | wc -l'], shell: true, cwd: '/work/here/sub' });
+    expect(request({ python: 'print(1)', session: 'work', limit: '500ms', cwd: '/abs' })).toEqual({ code: 'print(1)', session: 'work', limitMs: 500, cwd: '/abs' });
+    // Values that look like options stay values.
+    expect(request({ argv: ['echo', '--', '-n'], stdin: '--' })).toMatchObject({ argv: ['echo', '--', '-n'], stdin: '--' });
+    expect(request({ python: '-1' })).toMatchObject({ code: '-1' });
+  });
+
+  it('refuses what the CLI refuses, in one line naming the argument', () => {
+    const message = (args: Record<string, unknown>) => {
+      try {
+        request(args);
+      } catch (error) {
+        expect(error).toBeInstanceOf(InputError);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(message({})).toMatch(/^run needs one of argv/);
+    expect(message({ argv: ['true'], python: 'x' })).toBe('run takes exactly one of argv, shell or python, not argv and python.');
+    expect(message({ argv: ['true'], limit: '0s' })).toBe('limit must be more than 0.');
+    expect(message({ argv: ['true'], grace: 'later' })).toBe('grace takes a duration such as 500ms, 30s, 2m or 1h, not "later".');
+    expect(message({ argv: ['true'], session: 'a' })).toBe('session goes with python: the session a script runs in.');
+    expect(message({ python: 'x', stdin: 'y' })).toBe('stdin is for commands (argv or shell), not python scripts.');
+    expect(message({ python: 'x', session: 'no spaces' })).toMatch(/^session: must be 1 to 64 letters/);
+    expect(message({ argv: [] })).toMatch(/^argv: needs at least the command/);
+  });
+});

@@ -1,0 +1,201 @@
+// What the MCP tools take and give back, as zod schemas: the input schemas
+// are validated here (one-line messages, see parseToolArgs) and published as
+// JSON Schema in tools/list; the output schemas describe structuredContent.
+//
+// Output schemas are deliberately permissive (strings, not enums; extra keys
+// allowed): the SDK's client validates structuredContent against them and
+// fails the whole call on a mismatch, so a field added to the result contract
+// later must never break a client.
+
+import { z } from 'zod';
+import { InputError, RUN_ID, SESSION_NAME } from '../shared/schemas';
+
+const VERDICTS = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'] as const;
+
+// ---------------------------------------------------------------- outputs
+
+const proc = z.looseObject({ pid: z.number(), ppid: z.number(), pgid: z.number(), command: z.string() });
+
+/** The result contract of ARCHITECTURE.md (src/shared/result.ts RunResult), as `warden run --json` prints it. */
+export const runResultSchema = z
+  .looseObject({
+    id: z.string().describe('The run id: pass it to wait, stop, extend and show.'),
+    kind: z.string().describe("'command' or 'python'."),
+    argv: z.array(z.string()).optional(),
+    code: z.string().optional(),
+    session: z.string().optional(),
+    cwd: z.string(),
+    state: z.string().describe("'queued', 'running', 'stopping' or 'ended'; not 'ended' means the run goes on: call wait."),
+    queuePosition: z.number().optional(),
+    verdict: z.string().optional().describe(`How it ended (absent while live): ${VERDICTS.join(', ')}.`),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable(),
+    startedAt: z.string(),
+    endedAt: z.string().optional(),
+    elapsedMs: z.number(),
+    limitMs: z.number().nullable(),
+    stop: z
+      .looseObject({
+        reason: z.string(),
+        requestedAtMs: z.number(),
+        signals: z.array(z.looseObject({ signal: z.string(), atMs: z.number() })),
+        endedBy: z.string(),
+      })
+      .optional(),
+    oom: z.looseObject({ confirmed: z.boolean(), peakBytes: z.number().optional(), limitBytes: z.number().optional() }).optional(),
+    advice: z.string().nullable(),
+    notes: z.array(z.string()),
+    stdout: z.string(),
+    stderr: z.string(),
+    stdoutTruncated: z.number(),
+    stderrTruncated: z.number(),
+    teardown: z.looseObject({ killed: z.array(proc), survivors: z.array(proc), elapsedMs: z.number(), complete: z.boolean() }).optional(),
+    peak: z.looseObject({ rssBytes: z.number(), processes: z.number() }).optional(),
+  })
+  .describe('The run as the result contract describes it: the same object `warden run --json` prints.');
+
+const streamPage = z.looseObject({
+  from: z.number().describe('Offset of the first character returned.'),
+  to: z.number().describe('Offset after the last character returned.'),
+  total: z.number().describe('Characters of the stream kept.'),
+});
+
+/** show: the result contract with stdout and stderr cut to the page asked for, and where the page lies. */
+export const showResultSchema = runResultSchema.extend({
+  page: z
+    .looseObject({ stream: z.string(), stdout: streamPage.optional(), stderr: streamPage.optional() })
+    .describe('Which part of the output stdout and stderr hold here.'),
+});
+
+const runSummary = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  state: z.string(),
+  verdict: z.string().optional(),
+  command: z.string().nullable().optional(),
+  startedAt: z.string(),
+  elapsedMs: z.number(),
+  limitMs: z.number().nullable(),
+});
+
+export const listResultSchema = z.looseObject({
+  runs: z.array(runSummary).describe('Newest first; as `warden list --json` gives them (no output).'),
+  more: z.boolean().describe('Whether more runs match than were returned.'),
+});
+
+export const sessionsResultSchema = z.looseObject({
+  sessions: z.array(z.looseObject({ name: z.string(), state: z.string(), pid: z.number().nullable() })),
+});
+
+// ---------------------------------------------------------------- inputs
+
+const duration = (what: string) => z.string({ error: 'must be a duration string such as "500ms", "30s", "2m" or "1h"' }).describe(what);
+const runId = z
+  .string({ error: 'must be a run id (a string)' })
+  .regex(RUN_ID, { error: 'must be a run id: 6 to 32 hex characters, as run or list return it' })
+  .describe('The run id, as run, list or an earlier answer gave it.');
+const yieldArg = duration(
+  'Return after this long if the run is still going (default "30s", at most "50s"); the run keeps running and wait continues it. Durations: "500ms", "30s", "2m".',
+).optional();
+
+const strict = <T extends z.core.$ZodLooseShape>(tool: string, shape: T) =>
+  z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `${tool} takes no argument ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : `${tool} takes an object of arguments`),
+  });
+
+export const runInput = strict('run', {
+  argv: z
+    .array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' })
+    .min(1, { error: 'needs at least the command, e.g. ["ls", "-la"]' })
+    .optional()
+    .describe('The command and its arguments, run directly (no shell): ["pytest", "-x", "tests/"]. Give exactly one of argv, shell or python.'),
+  shell: z
+    .string({ error: 'must be a string' })
+    .optional()
+    .describe('One shell command line, run through /bin/sh -c, for pipes, redirections, && and globs: "grep -r TODO src | wc -l".'),
+  python: z
+    .string({ error: "must be a string: the script's source" })
+    .optional()
+    .describe("A Python script's source, run in a persistent interpreter session: variables and imports stay for the next script of the same session. Top-level await works."),
+  session: z
+    .string({ error: 'must be a string' })
+    .regex(SESSION_NAME, { error: "must be 1 to 64 letters, digits, '_', '.' or '-'" })
+    .optional()
+    .describe('With python: the interpreter session to run in (default "default"). A busy session queues the script.'),
+  cwd: z.string({ error: 'must be a string' }).optional().describe('Working directory (default: the directory the agent started warden mcp in, usually the project; a relative path is taken from there).'),
+  env: z
+    .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' })
+    .optional()
+    .describe('Extra environment variables: {"NAME": "value"}. With python, used when the session\'s interpreter starts.'),
+  stdin: z.string({ error: 'must be a string' }).optional().describe('Text given to the command on stdin (default: none, /dev/null). Commands only.'),
+  limit: duration('Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. Default: none. E.g. "30s", "10m".').optional(),
+  grace: duration('From the limit (or a stop) to SIGKILL (default "5s"; "10s" for python).').optional(),
+  memory: z.string({ error: 'must be text such as "256M" or "1G"' }).optional().describe('Memory limit in its own cgroup, e.g. "256M" or "1G" (refused where no memory cgroup is writable).'),
+  yield: yieldArg,
+});
+
+export const waitInput = strict('wait', { id: runId, yield: yieldArg });
+
+export const stopInput = strict('stop', {
+  id: runId,
+  force: z.boolean({ error: 'must be true or false' }).optional().describe('SIGKILL at once instead of the stop sequence (default false).'),
+});
+
+export const extendInput = strict('extend', {
+  id: runId,
+  by: duration('How much later the deadline moves, e.g. "30s" or "5m".'),
+});
+
+export const listInput = strict('list', {
+  live: z.boolean({ error: 'must be true or false' }).optional().describe('true: only runs still going; false: only ended ones; absent: both.'),
+  verdict: z
+    .union([z.enum(VERDICTS), z.array(z.enum(VERDICTS))], { error: `must be one or more of ${VERDICTS.join(', ')}` })
+    .optional()
+    .describe('Only runs that ended so: one verdict or a list of them.'),
+  since: duration('Only runs started within this long, e.g. "1h" or "30m".').optional(),
+  search: z.string({ error: 'must be a string' }).max(1000, { error: 'is at most 1000 characters' }).optional().describe('Words that must all appear in the command, the script, or the end of its output.'),
+  limit: z
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be 1 to 1000' })
+    .max(1000, { error: 'must be 1 to 1000' })
+    .optional()
+    .describe('At most this many runs (default 20).'),
+});
+
+export const showInput = strict('show', {
+  id: runId,
+  stream: z.enum(['stdout', 'stderr', 'both'], { error: 'must be "stdout", "stderr" or "both"' }).optional().describe('Which output to return (default "both").'),
+  offset: z
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(0, { error: 'cannot be negative' })
+    .optional()
+    .describe('Characters to skip at the start of each stream returned (default 0): the next offset a previous answer named.'),
+  maxChars: z
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be at least 1' })
+    .max(50_000, { error: 'is at most 50000' })
+    .optional()
+    .describe('At most this many characters of each stream (default 20000).'),
+});
+
+export const sessionsInput = strict('sessions', {});
+
+/** Parses tool arguments or throws InputError with the first problem as one line: "limit: must be a duration string ...". */
+export function parseToolArgs<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+  let message = issue.message.replace(/\s+/g, ' ').trim();
+  if (!message.endsWith('.')) message += '.';
+  throw new InputError(where ? `${where}${message}` : message.charAt(0).toUpperCase() + message.slice(1));
+}
+
+/** A zod schema as the JSON Schema tools/list publishes (draft-07, as the SDK's own conversion and its AJV validator use). */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
+  const json = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...json, type: 'object' };
+}

@@ -1,0 +1,65 @@
+// The MCP server of `warden mcp`: tools/list publishes the tools of tools.ts
+// with their JSON Schemas; tools/call runs one, and whatever goes wrong in a
+// call (bad arguments, a refusal from the host, no host at all) is an
+// isError answer with one line, never the end of the server.
+
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { WardenApiError } from '../shared/http-api';
+import { InputError } from '../shared/schemas';
+import { UsageError } from '../cli/args';
+import { HostLink, NoHostError } from './host-link';
+import { jsonSchemaOf } from './schemas';
+import { ToolError, TOOLS, type ToolContext } from './tools';
+
+const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"): at the limit Warden interrupts the run and still returns all its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and has a <next> line; call wait with its id for the rest, or stop. list and show read past runs; a person can watch every run live in the Warden app.`;
+
+/** One line for the model: the message of a known error, else "Internal error: ...". */
+export function errorLine(error: unknown): string {
+  const known = error instanceof InputError || error instanceof WardenApiError || error instanceof NoHostError || error instanceof UsageError || error instanceof ToolError;
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.replace(/\s+/g, ' ').trim() || 'Unknown error.';
+  return known ? line : `Internal error: ${line}`;
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+export function createMcpServer(link: HostLink, version: string): Server {
+  const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const tools: Tool[] = TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchemaOf(tool.input, 'input'),
+    outputSchema: jsonSchemaOf(tool.output, 'output'),
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+  const byName = new Map(TOOLS.map((tool) => [tool.name, tool] as const));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return errorResult(`No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
+    const token = request.params._meta?.progressToken;
+    const context: ToolContext = {
+      link,
+      signal: extra.signal,
+      progress:
+        token === undefined
+          ? null
+          : (progress, message, total) => {
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message } })
+                .catch(() => undefined);
+            },
+    };
+    try {
+      return await tool.handle(request.params.arguments, context);
+    } catch (error) {
+      return errorResult(errorLine(error));
+    }
+  });
+  return server;
+}

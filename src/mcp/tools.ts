@@ -1,0 +1,387 @@
+// The tools of `warden mcp`: run, wait, stop, extend, list, show, sessions.
+// Each parses its arguments (one-line errors), calls the host's API and
+// answers with a text block for the model and, for runs, the result contract
+// as structuredContent.
+
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { HistoryQuery } from '../shared/api';
+import { parseDuration } from '../shared/duration';
+import type { RunSummary } from '../shared/history';
+import type { RunRequest } from '../shared/request';
+import type { RunResult } from '../shared/result';
+import { WardenApiError } from '../shared/http-api';
+import { InputError } from '../shared/schemas';
+import { seconds } from '../main/supervisor/format';
+import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
+import { asThisProcess } from '../client/as-this-process';
+import type { HostLink } from './host-link';
+import { DEFAULT_MAX_CHARS, listText, pageLines, runText, sessionsText, type StreamPage } from './render';
+import {
+  extendInput,
+  listInput,
+  listResultSchema,
+  parseToolArgs,
+  runInput,
+  runResultSchema,
+  sessionsInput,
+  sessionsResultSchema,
+  showInput,
+  showResultSchema,
+  stopInput,
+  waitInput,
+} from './schemas';
+
+/** How long run and wait block when not told: well inside a client's usual 60 s tool-call limit. */
+export const DEFAULT_YIELD_MS = 30_000;
+/** The longest yield: MCP clients commonly end a tool call at 60 s. */
+export const MAX_YIELD_MS = 50_000;
+const DEFAULT_LIST_LIMIT = 20;
+const PROGRESS_EVERY_MS = 1000;
+
+/** A failure a tool reports as it is (one line, no "Internal error"). */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export interface ToolContext {
+  link: HostLink;
+  /** Sends notifications/progress for this call; null when the client sent no progressToken. */
+  progress: ((progress: number, message: string, total?: number) => void) | null;
+  /** Aborted when the client cancels the call: progress stops (the run goes on). */
+  signal?: AbortSignal;
+}
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  annotations: ToolAnnotations;
+  handle(args: unknown, context: ToolContext): Promise<CallToolResult>;
+}
+
+function runAnswer(result: RunResult, lead?: string): CallToolResult {
+  const block = runText(result);
+  return {
+    content: [{ type: 'text', text: lead ? `${lead}\n${block}` : block }],
+    structuredContent: result as unknown as Record<string, unknown>,
+  };
+}
+
+function parseYieldArg(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_YIELD_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new InputError(`yield takes a duration such as 500ms, 30s or 50s, not ${JSON.stringify(text)}.`);
+  if (ms > MAX_YIELD_MS) {
+    throw new InputError(`yield is at most 50s (a client ends a tool call at about 60 s), not ${JSON.stringify(text)}: the run goes on after a yield, so call wait again for more.`);
+  }
+  return ms;
+}
+
+/** The CLI's messages name flags (--limit); the tool's arguments have the same names without the dashes. */
+function asToolMessage(message: string): string {
+  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2');
+}
+
+/**
+ * A run request from the tool's arguments, through the CLI's own parser
+ * (`warden run` words), so bad values get the CLI's one-line messages.
+ * The working directory is the agent's (this server's), or relative to it.
+ */
+export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string = process.cwd()): RunRequest {
+  const given = (['argv', 'shell', 'python'] as const).filter((key) => args[key] !== undefined);
+  if (given.length === 0) {
+    throw new InputError("run needs one of argv (a command and its arguments), shell (a command line for /bin/sh -c) or python (a script's source).");
+  }
+  if (given.length > 1) throw new InputError(`run takes exactly one of argv, shell or python, not ${given.join(' and ')}.`);
+  if (args.session !== undefined && args.python === undefined) throw new InputError('session goes with python: the session a script runs in.');
+  if (args.stdin !== undefined && args.python !== undefined) throw new InputError('stdin is for commands (argv or shell), not python scripts.');
+  if (args.shell !== undefined && args.shell.trim() === '') throw new InputError('shell is empty: give the command line to run.');
+  const words: string[] = [];
+  if (args.python !== undefined) words.push('--python');
+  if (args.limit !== undefined) words.push('--limit', args.limit);
+  if (args.grace !== undefined) words.push('--grace', args.grace);
+  if (args.memory !== undefined) words.push('--memory', args.memory);
+  // The agent's directory, not the host's: a background host runs in the state dir.
+  words.push('--cwd', resolve(baseDir, args.cwd ?? '.'));
+  for (const [name, value] of Object.entries(args.env ?? {})) {
+    if (name === '' || name.includes('=') || name.includes('\0')) throw new InputError(`env: a variable name cannot be empty or hold "=", not ${JSON.stringify(name)}.`);
+    words.push('--env', `${name}=${value}`);
+  }
+  if (args.stdin !== undefined) words.push('--stdin', args.stdin);
+  if (args.python !== undefined) {
+    words.push('-c', args.python);
+    if (args.session !== undefined) words.push('--session', args.session);
+  } else if (args.shell !== undefined) {
+    words.push('--shell', '--', args.shell);
+  } else {
+    words.push('--', ...args.argv!);
+  }
+  try {
+    const command = parseAnyRunArgs(words);
+    if (!isPythonCommand(command)) return command.request;
+    return { ...command.request, code: args.python! };
+  } catch (error) {
+    if (error instanceof UsageError) throw new InputError(asToolMessage(error.message));
+    throw error;
+  }
+}
+
+/** ANSI escape sequences (colours, cursor moves), left out of a progress message. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+
+/** The last non-blank line of some output, cut for a progress message. */
+function lastLine(text: string): string | null {
+  const lines = text.split(/\r?\n|\r/).map((line) => line.replace(ANSI, '').replace(/[\p{Cc}]/gu, '').trim());
+  const line = lines.reverse().find((l) => l !== '');
+  if (line === undefined) return null;
+  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}
+
+/**
+ * While a call blocks on a run: a progress notification every second (when
+ * the client asked for them), saying how long and what the run printed last.
+ * `startElapsedMs`: the run's elapsed time when the call began, when known.
+ */
+function followProgress(context: ToolContext, id: string, known: { startElapsedMs?: number; limitMs?: number | null }): () => void {
+  const send = context.progress;
+  if (!send) return () => undefined;
+  const began = performance.now();
+  let limitMs = known.limitMs ?? null;
+  let last: string | null = null;
+  let stopping: string | null = null;
+  const unwatch = context.link.watch(id, (event) => {
+    if (event.type === 'output') last = lastLine(event.text) ?? last;
+    else if (event.type === 'limit-extended') limitMs = event.limitMs;
+    else if (event.type === 'signal-sent' && event.step !== 'teardown') stopping = `stopping (${event.signal} sent)`;
+  });
+  const timer = setInterval(() => {
+    const waited = performance.now() - began;
+    const elapsed = known.startElapsedMs !== undefined ? known.startElapsedMs + waited : undefined;
+    const when = elapsed !== undefined ? `${seconds(Math.round(elapsed / 1000) * 1000)}${limitMs !== null ? ` of a ${seconds(limitMs)} limit` : ''}` : `waited ${seconds(Math.round(waited / 1000) * 1000)}`;
+    const message = `run ${id} ${stopping ?? 'running'}, ${when}${last !== null ? `; last output: ${last}` : ''}`;
+    const progress = Math.floor((elapsed ?? waited) / 100) / 10;
+    try {
+      send(progress, message, elapsed !== undefined && limitMs !== null ? limitMs / 1000 : undefined);
+    } catch {
+      // A notification that cannot be sent changes nothing for the run.
+    }
+  }, PROGRESS_EVERY_MS);
+  const end = () => {
+    clearInterval(timer);
+    unwatch();
+    context.signal?.removeEventListener('abort', end);
+  };
+  context.signal?.addEventListener('abort', end);
+  return end;
+}
+
+async function waitWithProgress(context: ToolContext, id: string, timeoutMs: number, known: { startElapsedMs?: number; limitMs?: number | null } = {}): Promise<RunResult> {
+  const stop = followProgress(context, id, known);
+  try {
+    return await context.link.call(async (api) => {
+      try {
+        return await api.wait(id, { timeoutMs, output: 'unseen' });
+      } catch (error) {
+        // A run the host no longer holds (an earlier host's, or long ended): its stored result.
+        if (!(error instanceof WardenApiError && error.status === 404)) throw error;
+        const stored = await api.get(id);
+        if (!stored) throw error;
+        return stored;
+      }
+    });
+  } finally {
+    stop();
+  }
+}
+
+const RUN_DESCRIPTION = `Run a command or a Python script under Warden's supervision and return how it ended: exit code or signal, a verdict that says why (completed, failed, timed-out, stopped, killed, crashed, signaled, spawn-failed), its stdout and stderr, and advice for the next step.
+
+Use it instead of a plain shell for anything that may hang, run long, or use a lot of memory: give a limit ("30s", "10m") and at the limit Warden interrupts it (SIGINT, then SIGTERM, then SIGKILL after the grace) and still returns all the output so far, and it ends every process the run left behind.
+
+Give exactly one of: argv (a command and its arguments, run directly, no shell), shell (one command line run through /bin/sh -c, for pipes and redirections), or python (a script's source, run in a persistent interpreter session whose variables stay for the next script).
+
+The call returns when the run ends or after yield (default 30s, at most 50s), whichever is first. If it is still going, the answer has state "running", the output so far, and a <next> line: the run keeps running, and the wait tool with its id returns the rest. The text is a <shell_results> block; structuredContent is the full result object.`;
+
+const WAIT_DESCRIPTION = `Wait for a run that is still going (a run or an earlier wait answered state "running" with a <next> line) and return its result: the output it printed since the last answer, and, once it ended, its verdict, exit code and advice.
+
+Returns when the run ends or after yield (default 30s, at most 50s); if it still runs, call wait again, or stop it. Also works on an ended run (returns its final result). The text is a <shell_results> block; structuredContent is the result object.`;
+
+const STOP_DESCRIPTION = `Stop a live run with Warden's stop sequence (SIGINT, then SIGTERM, then SIGKILL after its grace) and return its final result: verdict "stopped", the output not returned yet, and what teardown ended. force: true sends SIGKILL at once. Use it when a run is stuck or no longer needed.`;
+
+const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
+
+const LIST_DESCRIPTION = `List live and recent runs from Warden's history, newest first: id, when it started, verdict (or state while live), elapsed time against its limit, and the command. Filter by live, verdict, since ("1h"), or search text. Use it to find a run's id (for show, wait or stop) or to see what ran and how it ended. structuredContent.runs holds the runs without their output.`;
+
+const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: its <shell_results> block (verdict, exit code, advice, notes) with up to maxChars characters (default 20000) of each stream from offset (default 0). A <page> line says how much of each stream is left and which offset to ask for next; a stream not asked for comes back empty. Use it to read a long output in parts, or a past run's result from list. It does not wait and marks no output as seen.`;
+
+const SESSIONS_DESCRIPTION = `List the Python interpreter sessions of the Warden host (used by run with python): name, state (idle, busy, starting, dead), interpreter pid and Python version, scripts run and queued, and the run id of the script running now.`;
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'run',
+    title: 'Run a command or Python script under supervision',
+    description: RUN_DESCRIPTION,
+    input: runInput,
+    output: runResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    async handle(raw, context) {
+      const args = parseToolArgs(runInput, raw);
+      const request = asThisProcess(runRequestFrom(args));
+      const yieldMs = parseYieldArg(args.yield);
+      const started = await context.link.call((api) => api.start(request));
+      let result: RunResult;
+      try {
+        result = await waitWithProgress(context, started.id, yieldMs, { startElapsedMs: started.elapsedMs, limitMs: started.limitMs });
+      } catch (error) {
+        // It started: say which run, so the caller can find it again.
+        const why = error instanceof Error ? error.message : String(error);
+        throw new ToolError(`Run ${started.id} started, but waiting on it failed: ${why}`);
+      }
+      return runAnswer(result);
+    },
+  },
+  {
+    name: 'wait',
+    title: 'Wait for a run',
+    description: WAIT_DESCRIPTION,
+    input: waitInput,
+    output: runResultSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(waitInput, raw);
+      const yieldMs = parseYieldArg(args.yield);
+      return runAnswer(await waitWithProgress(context, args.id, yieldMs));
+    },
+  },
+  {
+    name: 'stop',
+    title: 'Stop a run',
+    description: STOP_DESCRIPTION,
+    input: stopInput,
+    output: runResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(stopInput, raw);
+      const snapshot = await context.link.call(async (api) => {
+        try {
+          return await api.stop(args.id, { force: args.force === true });
+        } catch (error) {
+          // Not live in the host: a stored run that ended is answered as it ended.
+          if (!(error instanceof WardenApiError && error.status === 404)) throw error;
+          const stored = await api.get(args.id);
+          if (stored?.state !== 'ended') throw error;
+          return stored;
+        }
+      });
+      if (snapshot.state === 'ended' && snapshot.stop?.reason !== 'user') {
+        return runAnswer(snapshot, `Run ${snapshot.id} had already ended (${snapshot.verdict ?? 'ended'}); nothing was stopped.`);
+      }
+      // The stop sequence takes up to the grace; a very long grace yields like wait does.
+      const result = snapshot.state === 'ended' ? snapshot : await waitWithProgress(context, args.id, MAX_YIELD_MS, { startElapsedMs: snapshot.elapsedMs, limitMs: snapshot.limitMs });
+      return runAnswer(result);
+    },
+  },
+  {
+    name: 'extend',
+    title: "Extend a run's time limit",
+    description: EXTEND_DESCRIPTION,
+    input: extendInput,
+    output: runResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(extendInput, raw);
+      const byMs = parseDuration(args.by);
+      if (byMs === undefined || byMs <= 0) throw new InputError(`by takes a duration such as 30s or 5m, not ${JSON.stringify(args.by)}.`);
+      const result = await context.link.call((api) => api.extend(args.id, byMs));
+      const limit = result.limitMs !== null ? `a ${seconds(result.limitMs)} limit` : 'no limit';
+      return runAnswer(result, `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).`);
+    },
+  },
+  {
+    name: 'list',
+    title: 'List runs',
+    description: LIST_DESCRIPTION,
+    input: listInput,
+    output: listResultSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(listInput, raw);
+      let since: number | undefined;
+      if (args.since !== undefined) {
+        const ms = parseDuration(args.since);
+        if (ms === undefined) throw new InputError(`since takes a duration such as 30m, 1h or 24h, not ${JSON.stringify(args.since)}.`);
+        since = Date.now() - ms;
+      }
+      const query: HistoryQuery = {
+        ...(args.live !== undefined ? { state: args.live ? 'live' : 'ended' } : {}),
+        ...(args.verdict !== undefined ? { verdict: args.verdict } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(args.search !== undefined ? { text: args.search } : {}),
+        limit: args.limit ?? DEFAULT_LIST_LIMIT,
+      };
+      const { runs, more } = await context.link.call(async (api) => {
+        const page = await api.history(query);
+        let runs: RunSummary[] = page.runs;
+        if (runs.some((run) => run.state !== 'ended')) {
+          // The history holds a live run as it started: the host's snapshot has its elapsed time and limit now.
+          const live = new Map((await api.list()).map((run) => [run.id, run] as const));
+          runs = runs.map((run) => {
+            const now = live.get(run.id);
+            if (!now) return run;
+            return { ...run, state: now.state, elapsedMs: now.elapsedMs, limitMs: now.limitMs, ...(now.verdict !== undefined ? { verdict: now.verdict, exitCode: now.exitCode, signal: now.signal } : {}) };
+          });
+        }
+        return { runs, more: page.nextCursor !== null };
+      });
+      return { content: [{ type: 'text', text: listText(runs, more) }], structuredContent: { runs, more } };
+    },
+  },
+  {
+    name: 'show',
+    title: 'Show a run and its output',
+    description: SHOW_DESCRIPTION,
+    input: showInput,
+    output: showResultSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(showInput, raw);
+      const result = await context.link.call((api) => api.get(args.id));
+      if (!result) throw new InputError(`No run with id ${JSON.stringify(args.id)} (the list tool shows the runs there are).`);
+      const stream = args.stream ?? 'both';
+      const offset = args.offset ?? 0;
+      const maxChars = args.maxChars ?? DEFAULT_MAX_CHARS;
+      const pages: Partial<Record<'stdout' | 'stderr', StreamPage>> = {};
+      const text: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
+      for (const s of ['stdout', 'stderr'] as const) {
+        if (stream !== 'both' && stream !== s) continue;
+        const all = result[s];
+        const from = Math.min(offset, all.length);
+        const to = Math.min(from + maxChars, all.length);
+        pages[s] = { from, to, total: all.length };
+        text[s] = all.slice(from, to);
+      }
+      const paged: RunResult = { ...result, stdout: text.stdout, stderr: text.stderr };
+      return {
+        content: [{ type: 'text', text: runText(paged, pageLines(result.id, pages, maxChars)) }],
+        structuredContent: { ...(paged as unknown as Record<string, unknown>), page: { stream, ...pages } },
+      };
+    },
+  },
+  {
+    name: 'sessions',
+    title: 'List Python sessions',
+    description: SESSIONS_DESCRIPTION,
+    input: sessionsInput,
+    output: sessionsResultSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      parseToolArgs(sessionsInput, raw);
+      const sessions = await context.link.call((api) => api.sessions());
+      return { content: [{ type: 'text', text: sessionsText(sessions) }], structuredContent: { sessions } };
+    },
+  },
+];
