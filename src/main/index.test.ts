@@ -1,6 +1,8 @@
 // The Electron shell with 'electron' mocked (no Electron binary can run on the
 // build machines): the window is isolated and sandboxed, the CSP is set, IPC
-// handlers are registered, navigation and new windows are refused.
+// handlers are registered, navigation and new windows are refused, and
+// quitting (or closing the window) with live runs asks first. Here the app
+// hosts the engine; index-attach.test.ts has it attach to a running host.
 
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,10 @@ const appHandlers = new Map<string, (...args: unknown[]) => void>();
 let headersHook: ((details: unknown, callback: (r: unknown) => void) => void) | undefined;
 let permissionHook: ((c: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
 const navigationHandlers = new Map<string, (event: { preventDefault: () => void }) => void>();
-const windowHandlers = new Map<string, () => void>();
+const windowHandlers = new Map<string, (event?: { preventDefault: () => void }) => void>();
+/** What the next dialog.showMessageBox answers (its button index), and the options it was shown with. */
+let nextAnswer = 1;
+const messageBoxes: { message: string; detail?: string; buttons: string[] }[] = [];
 const notices: { options: { title: string; body: string }; click?: () => void; shown: boolean }[] = [];
 const executed: string[] = [];
 let focused = 0;
@@ -29,13 +34,14 @@ vi.mock('electron', () => {
       setWindowOpenHandler: (fn: typeof openHandler) => (openHandler = fn),
       on: (name: string, fn: (event: { preventDefault: () => void }) => void) => navigationHandlers.set(name, fn),
       send: vi.fn(),
+      reload: vi.fn(),
       executeJavaScript: async (code: string) => void executed.push(code),
     };
     constructor(options: Record<string, unknown>) {
       created.push({ options, window: this as unknown as Record<string, unknown> });
     }
     once() {}
-    on(name: string, fn: () => void) {
+    on(name: string, fn: (event?: { preventDefault: () => void }) => void) {
       windowHandlers.set(name, fn);
     }
     isDestroyed() {
@@ -86,7 +92,13 @@ vi.mock('electron', () => {
         this.entry.shown = true;
       }
     },
-    dialog: { showErrorBox: vi.fn() },
+    dialog: {
+      showErrorBox: vi.fn(),
+      showMessageBox: vi.fn(async (...args: unknown[]) => {
+        messageBoxes.push(args.at(-1) as (typeof messageBoxes)[number]);
+        return { response: nextAnswer, checkboxChecked: false };
+      }),
+    },
     BrowserWindow,
     ipcMain: { handle: (channel: string, fn: unknown) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
     session: {
@@ -98,6 +110,17 @@ vi.mock('electron', () => {
     shell: { openExternal: vi.fn() },
   };
 });
+
+const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+let liveId = '';
+
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Lets what follows an answered dialog run (a few turns of the event loop). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('the Electron main process', () => {
   beforeAll(async () => {
@@ -142,13 +165,10 @@ describe('the Electron main process', () => {
     expect(executed.at(-1)).toBe(`location.hash = '#/runs/${bad.id}/verdict'`);
   });
 
-  it('a second launch focuses the window; the window remembers its bounds', async () => {
+  it('a second launch focuses the window', () => {
     const before = focused;
     appHandlers.get('second-instance')!();
     expect(focused).toBeGreaterThan(before);
-    windowHandlers.get('close')!();
-    const { loadWindowBounds } = await import('./window-state');
-    expect(loadWindowBounds(STATE_DIR)).toEqual({ x: 12, y: 34, width: 1111, height: 777 });
   });
 
   it('sets a strict Content-Security-Policy on every response', () => {
@@ -180,20 +200,59 @@ describe('the Electron main process', () => {
     await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toBeInstanceOf(Array);
   });
 
-  it('stops live runs, records them and closes the socket before quitting', async () => {
+  it('quitting with a live run asks first, listing it; Cancel keeps the app, its host and the run', async () => {
+    const electron = (await import('electron')) as unknown as { app: { quit: ReturnType<typeof vi.fn> }; dialog: { showErrorBox: ReturnType<typeof vi.fn> } };
     const start = handlers.get('warden:start') as (event: unknown, request: unknown) => Promise<{ id: string }>;
-    const live = await start({ senderFrame: { url: 'file:///app/out/renderer/index.html' } }, { argv: ['sleep', '60'] });
+    const get = handlers.get('warden:get') as (event: unknown, id: string) => Promise<{ state: string }>;
+    const live = await start(frame, { argv: ['sleep', '60'] });
+    liveId = live.id;
+    nextAnswer = 1;
+    const preventDefault = vi.fn();
+    appHandlers.get('before-quit')!({ preventDefault });
+    expect(preventDefault).toHaveBeenCalled();
+    await until('the question', () => messageBoxes.length === 1);
+    await settle();
+    const asked = messageBoxes[0]!;
+    expect(asked.message).toBe('A run is live in this Warden. Stop it and quit?');
+    expect(asked.detail).toContain(`${live.id}  sleep 60 — `);
+    expect(asked.detail).toMatch(/stopped with the stop sequence .* recorded in the history/);
+    expect(asked.buttons).toEqual(['Stop runs and quit', 'Cancel']);
+    expect(electron.app.quit).not.toHaveBeenCalled();
+    expect((await get(frame, live.id)).state).toBe('running');
+    expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(true);
+    expect(electron.dialog.showErrorBox).not.toHaveBeenCalled();
+  });
+
+  it('closing the window asks the same (it quits the app); Cancel keeps the window open; the window remembers its bounds', async () => {
+    const electron = (await import('electron')) as unknown as { app: { quit: ReturnType<typeof vi.fn> } };
+    const preventDefault = vi.fn();
+    windowHandlers.get('close')!({ preventDefault });
+    expect(preventDefault).toHaveBeenCalled();
+    await until('the question', () => messageBoxes.length === 2);
+    await settle();
+    expect(messageBoxes[1]!.detail).toContain(liveId);
+    expect(electron.app.quit).not.toHaveBeenCalled();
+    const { loadWindowBounds } = await import('./window-state');
+    expect(loadWindowBounds(STATE_DIR)).toEqual({ x: 12, y: 34, width: 1111, height: 777 });
+  });
+
+  it('confirming stops the live run, records it and closes the socket before quitting', async () => {
+    nextAnswer = 0;
     const preventDefault = vi.fn();
     appHandlers.get('before-quit')!({ preventDefault });
     expect(preventDefault).toHaveBeenCalled();
     const electron = (await import('electron')) as unknown as { app: { quit: ReturnType<typeof vi.fn> } };
-    for (let i = 0; i < 400 && electron.app.quit.mock.calls.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(electron.app.quit).toHaveBeenCalled();
+    await until('the quit', () => electron.app.quit.mock.calls.length > 0);
+    expect(messageBoxes).toHaveLength(3);
     expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(false);
+    // Once decided, the quit goes through: the next before-quit is not held.
+    const again = vi.fn();
+    appHandlers.get('before-quit')!({ preventDefault: again });
+    expect(again).not.toHaveBeenCalled();
     const { openStore } = await import('./store');
     const store = openStore({ dir: STATE_DIR });
     try {
-      expect(store.get(live.id)).toMatchObject({ verdict: 'stopped', stop: { reason: 'shutdown' } });
+      expect(store.get(liveId)).toMatchObject({ verdict: 'stopped', stop: { reason: 'shutdown' } });
     } finally {
       store.close();
     }

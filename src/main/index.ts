@@ -1,20 +1,30 @@
-// The Electron shell: one window (a second launch focuses it), and the host in
-// this process (the engine, the history and the control socket, so agents'
-// CLI runs appear live here). Everything testable lives in host/, ipc.ts,
-// window.ts, window-state.ts, notify.ts, event-batcher.ts and the supervisor.
+// The Electron shell: one window (a second launch focuses it), and the host of
+// its state dir: in this process (the engine, the history and the control
+// socket, so agents' CLI runs appear live here), or, when one already runs
+// (`warden serve`, a CLI's background host), that one over its socket.
+// Everything testable lives in app-host.ts, quit.ts, host/, ipc.ts, window.ts,
+// window-state.ts, notify.ts, event-batcher.ts and the supervisor.
 
-import { app, BrowserWindow, dialog, ipcMain, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, session, shell, type MessageBoxOptions } from 'electron';
 import { join } from 'node:path';
 import type { WardenApi } from '../shared/api';
-import { HostRunningError, startHost, type Host } from './host/host';
+import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
+import { HostRunningError } from './host/host';
 import { forwardEvents, registerIpc } from './ipc';
 import { noticeFor } from './notify';
+import { quitPrompt } from './quit';
 import { CONTENT_SECURITY_POLICY, windowOptions } from './window';
 import { loadWindowBounds, saveWindowBounds } from './window-state';
 
 const devUrl = process.env.ELECTRON_RENDERER_URL;
-let host: Host | null = null;
+let appHost: AppHost | null = null;
 let mainWindow: BrowserWindow | null = null;
+/** Set once quitting is decided: the next before-quit and window close go through. */
+let quitting = false;
+let quitAsked: Promise<void> | null = null;
+/** The open "lost its host" dialog, closed when a host is found again. */
+let lostDialog: AbortController | null = null;
+const log = (line: string) => console.error(`warden: ${line}`);
 
 function focusWindow(): void {
   if (!mainWindow || mainWindow.isDestroyed()) return;
@@ -38,7 +48,13 @@ function createWindow(api: WardenApi, stateDir: string): void {
     if (bounds.maximized) window.maximize();
     window.show();
   });
-  window.on('close', () => saveWindowBounds(stateDir, { ...window.getNormalBounds(), maximized: window.isMaximized() }));
+  window.on('close', (event) => {
+    saveWindowBounds(stateDir, { ...window.getNormalBounds(), maximized: window.isMaximized() });
+    // Closing the last window quits (not on macOS): ask first, with the window still there to go back to.
+    if (quitting || process.platform === 'darwin' || BrowserWindow.getAllWindows().length > 1) return;
+    event.preventDefault();
+    requestQuit();
+  });
   // No navigation away from Warden and no new windows; links open in the browser.
   window.webContents.setWindowOpenHandler(({ url }) => {
     if (url.startsWith('https://')) void shell.openExternal(url);
@@ -56,31 +72,123 @@ function createWindow(api: WardenApi, stateDir: string): void {
   else void window.loadFile(join(__dirname, '../renderer/index.html'));
 }
 
+function showDialog(options: MessageBoxOptions) {
+  return mainWindow && !mainWindow.isDestroyed() ? dialog.showMessageBox(mainWindow, options) : dialog.showMessageBox(options);
+}
+
+/** A desktop notification; where there are none, `important` ones become a dialog. */
+function notify(title: string, body: string, options: { onClick?: () => void; important?: boolean } = {}): void {
+  if (!Notification.isSupported()) {
+    if (options.important) void showDialog({ type: 'info', title, message: title, detail: body, buttons: ['OK'] });
+    return;
+  }
+  const shown = new Notification({ title, body });
+  if (options.onClick) shown.on('click', options.onClick);
+  shown.show();
+}
+
+/** The page refetches everything it shows (it keeps its route, in the hash). */
+function reloadWindows(): void {
+  for (const window of BrowserWindow.getAllWindows()) if (!window.isDestroyed()) window.webContents.reload();
+}
+
+/**
+ * The host changed under the window (see app-host.ts): the IPC already goes to
+ * the new one; the page is reloaded so that nothing it shows is the dead
+ * host's, and a notification says what happened.
+ */
+function hostChanged(change: AppHostChange): void {
+  if (change.kind === 'lost') {
+    void askLost(change);
+    return;
+  }
+  lostDialog?.abort();
+  reloadWindows();
+  const ended = change.lostRuns.length === 0 ? '' : ` ${change.lostRuns.length === 1 ? 'The run it held ended' : `The ${change.lostRuns.length} runs it held ended`} with it (History: lost).`;
+  if (change.kind === 'took-over') {
+    notify('Warden hosts its runs now', `The Warden host (pid ${change.from.pid}) went away; this app hosts the engine for the CLI and agents now.${ended}`, { important: true });
+  } else if (change.to.hostId !== change.from.hostId) {
+    notify('Warden switched hosts', `The Warden host (pid ${change.from.pid}) went away; showing the host that replaced it (pid ${change.to.pid}).${ended}`, { important: true });
+  }
+}
+
+async function askLost(change: Extract<AppHostChange, { kind: 'lost' }>): Promise<void> {
+  if (lostDialog || quitting) return;
+  const controller = new AbortController();
+  lostDialog = controller;
+  const answer = await showDialog({
+    type: 'error',
+    title: 'Warden lost its host',
+    message: `The Warden host this window showed (pid ${change.from.pid}) went away, and Warden cannot host in its place.`,
+    detail: `${change.error.message}\n\nWhat the window shows is no longer live. Retry (once that host is stopped), or quit.`,
+    buttons: ['Retry', 'Quit'],
+    defaultId: 0,
+    cancelId: 1,
+    noLink: true,
+    signal: controller.signal,
+  });
+  if (lostDialog === controller) lostDialog = null;
+  if (controller.signal.aborted) return;
+  if (answer.response === 0) await appHost?.reconnect();
+  else requestQuit();
+}
+
+/**
+ * Quitting: an app that hosts live runs asks first (they would be stopped);
+ * Cancel keeps it open. An attached app quits without asking or stopping
+ * anything: the runs are the other host's and go on.
+ */
+async function decideQuit(): Promise<void> {
+  const current = appHost;
+  if (current?.mode === 'host') {
+    const prompt = quitPrompt(await current.liveRuns().catch(() => []));
+    if (prompt) {
+      const { confirmId, ...options } = prompt;
+      const answer = await showDialog(options);
+      if (answer.response !== confirmId) return;
+    }
+  }
+  quitting = true;
+  lostDialog?.abort();
+  // Hosting: live runs are stopped with the stop sequence, recorded, and torn down before Warden exits.
+  await current?.close().catch((error: unknown) => log(`closing: ${error instanceof Error ? error.message : String(error)}`));
+  app.quit();
+}
+
+function requestQuit(): void {
+  quitAsked ??= decideQuit().finally(() => (quitAsked = null));
+}
+
 async function ready(): Promise<void> {
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  let started: Host;
+  let started: AppHost;
   try {
-    // The app is the host for its state dir; no TCP listener (the window talks over IPC).
-    started = await startHost({ port: null, webRoot: null, version: app.getVersion(), log: (line) => console.error(`warden: ${line}`) });
+    // Host the engine (no TCP listener: the window talks over IPC), or attach to the host already running.
+    started = await startOrAttach({ host: { port: null, webRoot: null, version: app.getVersion(), log }, log, onChange: hostChanged, onGap: reloadWindows });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     dialog.showErrorBox('Warden cannot start', error instanceof HostRunningError ? `${message}\n\nStop that host (warden serve) first, then open Warden again.` : message);
+    quitting = true;
     app.quit();
     return;
   }
-  host = started;
+  if (quitting) {
+    // Quit while it started: nothing was shown, nothing is left behind.
+    await started.close();
+    return;
+  }
+  appHost = started;
+  if (started.mode === 'attached') log(`attached to the Warden host of ${started.stateDir} (pid ${started.attachedTo?.pid}).`);
+  // The same API object across a takeover (app-host.ts): the handlers and subscriptions below stay valid.
   const api = started.api;
   registerIpc(ipcMain, api, devUrl ? [new URL(devUrl).origin] : ['file://']);
   // A run that ends in anything but completed is worth a look: clicking the notice opens it.
   api.subscribe((event) => {
     const notice = noticeFor(event);
-    if (!notice || !Notification.isSupported()) return;
-    const shown = new Notification({ title: notice.title, body: notice.body });
-    shown.on('click', () => openRun(notice.runId));
-    shown.show();
+    if (notice) notify(notice.title, notice.body, { onClick: () => openRun(notice.runId) });
   });
   createWindow(api, started.stateDir);
   app.on('activate', () => {
@@ -96,13 +204,10 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(ready);
 }
 
-let quitting = false;
 app.on('before-quit', (event) => {
-  if (quitting || !host) return;
-  // Live runs are stopped with the stop sequence, recorded, and torn down before Warden exits.
+  if (quitting) return;
   event.preventDefault();
-  quitting = true;
-  void host.shutdown().finally(() => app.quit());
+  requestQuit();
 });
 
 app.on('window-all-closed', () => {

@@ -1,0 +1,224 @@
+// The Electron shell (electron mocked) when a host already runs for its state
+// dir, a real `warden serve --no-tcp` in another process: the app attaches
+// instead of refusing, its IPC handlers answer from that host, its window gets
+// that host's events, and quitting it stops nothing. Then, with the main
+// process loaded afresh for another state dir: when the attached host dies,
+// the app takes over (hosts the engine itself), reloads the page and says so;
+// quitting it with no live run asks nothing.
+
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RunEvent } from '../shared/events';
+import { connectToHost } from '../client/transport';
+
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
+
+const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();
+const appHandlers = new Map<string, (...args: unknown[]) => void>();
+const sent: { channel: string; events: RunEvent[] }[] = [];
+const notices: { title: string; body: string }[] = [];
+const messageBoxes: unknown[] = [];
+const reloads = vi.fn();
+const windows: unknown[] = [];
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    webContents = {
+      setWindowOpenHandler: () => undefined,
+      on: () => undefined,
+      send: (channel: string, events: RunEvent[]) => sent.push({ channel, events }),
+      reload: reloads,
+      executeJavaScript: async () => undefined,
+    };
+    constructor() {
+      windows.push(this);
+    }
+    once() {}
+    on() {}
+    isDestroyed() {
+      return false;
+    }
+    isMinimized() {
+      return false;
+    }
+    isMaximized() {
+      return false;
+    }
+    getNormalBounds() {
+      return { x: 0, y: 0, width: 800, height: 600 };
+    }
+    show() {}
+    focus() {}
+    loadFile = async () => undefined;
+    loadURL = async () => undefined;
+    static getAllWindows() {
+      return windows;
+    }
+  }
+  return {
+    app: {
+      whenReady: () => Promise.resolve(),
+      on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
+      quit: vi.fn(),
+      getVersion: () => '0.0.0-test',
+      requestSingleInstanceLock: () => true,
+    },
+    Notification: class {
+      static isSupported() {
+        return true;
+      }
+      constructor(private readonly options: { title: string; body: string }) {}
+      on() {}
+      show() {
+        notices.push(this.options);
+      }
+    },
+    dialog: {
+      showErrorBox: vi.fn(),
+      showMessageBox: vi.fn(async (...args: unknown[]) => {
+        messageBoxes.push(args.at(-1));
+        return { response: 1, checkboxChecked: false };
+      }),
+    },
+    BrowserWindow,
+    ipcMain: { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
+    session: { defaultSession: { webRequest: { onHeadersReceived: () => undefined }, setPermissionRequestHandler: () => undefined } },
+    shell: { openExternal: vi.fn() },
+  };
+});
+
+type Electron = { app: { quit: ReturnType<typeof vi.fn> }; dialog: { showErrorBox: ReturnType<typeof vi.fn> } };
+const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+const servers: ResultPromise[] = [];
+
+function call<T>(channel: string, ...args: unknown[]): Promise<T> {
+  return handlers.get(channel)!(frame, ...args) as Promise<T>;
+}
+
+async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await condition()) return;
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** `warden serve --no-tcp` for the state dir, once it listens (wrapped: a ResultPromise is itself awaitable). */
+async function serve(dir: string): Promise<{ child: ResultPromise }> {
+  const child = execa(process.execPath, [BIN, 'serve', '--no-tcp'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', buffer: true });
+  servers.push(child);
+  await new Promise<void>((resolvePromise, reject) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('control socket')) resolvePromise();
+    });
+    void child.then((r) => reject(new Error(`warden serve exited early (${r.exitCode}): ${text}`)));
+  });
+  return { child };
+}
+
+/** Loads the main process afresh (vi.resetModules) for the state dir, once its window is open. */
+async function launch(dir: string): Promise<void> {
+  process.env.WARDEN_STATE_DIR = dir;
+  handlers.clear();
+  appHandlers.clear();
+  windows.length = 0;
+  const electron = (await import('electron')) as unknown as Electron;
+  electron.app.quit.mockClear();
+  vi.resetModules();
+  await import('./index');
+  await until('the window', () => windows.length > 0);
+}
+
+async function quit(): Promise<void> {
+  const electron = (await import('electron')) as unknown as Electron;
+  const preventDefault = vi.fn();
+  appHandlers.get('before-quit')!({ preventDefault });
+  await until('the quit', () => electron.app.quit.mock.calls.length > 0);
+}
+
+afterAll(async () => {
+  for (const child of servers.splice(0)) {
+    child.kill('SIGTERM');
+    await child;
+  }
+});
+
+describe('the Electron main process with a host already running', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wj-'));
+  let server: ResultPromise;
+
+  beforeAll(async () => {
+    server = (await serve(dir)).child;
+    await launch(dir);
+  });
+
+  it('attaches to it instead of refusing: no error dialog, the IPC answers from that host', async () => {
+    const electron = (await import('electron')) as unknown as Electron;
+    expect(electron.dialog.showErrorBox).not.toHaveBeenCalled();
+    expect(await call<{ pid: number }>('warden:host')).toMatchObject({ pid: server.pid });
+    const started = await call<{ id: string }>('warden:start', { argv: ['bash', '-c', 'echo from-the-app'] });
+    expect(await call('warden:wait', started.id)).toMatchObject({ verdict: 'completed', stdout: 'from-the-app\n' });
+    const other = await connectToHost(dir);
+    expect((await other!.list()).map((r) => r.id)).toContain(started.id);
+    // Its events reach the window, batched per run, as from a host in this process.
+    await until('the ended event in the window', () => sent.some((s) => s.channel === 'warden:event' && s.events.some((e) => e.type === 'ended' && e.runId === started.id)));
+  });
+
+  it('shows runs other clients start in that host, and notifies when one fails', async () => {
+    const other = await connectToHost(dir);
+    const failed = await other!.start({ argv: ['bash', '-c', 'exit 4'] });
+    await other!.wait(failed.id);
+    expect((await call<{ id: string }[]>('warden:list')).map((r) => r.id)).toContain(failed.id);
+    await until('the notice', () => notices.some((n) => n.title === 'Run failed' && n.body.includes('exit 4')));
+  });
+
+  it('quits without asking and without stopping the runs, which are that host\'s', async () => {
+    const live = await call<{ id: string }>('warden:start', { argv: ['sleep', '30'] });
+    await quit();
+    expect(messageBoxes).toHaveLength(0);
+    const other = await connectToHost(dir);
+    expect((await other!.get(live.id))?.state).toBe('running');
+    expect((await other!.host()).pid).toBe(server.pid);
+    await other!.stop(live.id, { force: true });
+  });
+});
+
+describe('the Electron main process when the host it attached to dies', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wk-'));
+  let server: ResultPromise;
+
+  beforeAll(async () => {
+    server = (await serve(dir)).child;
+    await launch(dir);
+  });
+
+  it('takes over: hosts the engine itself, reloads the page and says so; the dead host\'s run is lost', async () => {
+    expect(await call<{ pid: number }>('warden:host')).toMatchObject({ pid: server.pid });
+    const doomed = await call<{ id: string }>('warden:start', { argv: ['sleep', '30'] });
+    await until('the run in the window', () => sent.some((s) => s.events.some((e) => e.type === 'started' && e.runId === doomed.id)));
+    server.kill('SIGKILL');
+    await server;
+    await until('the reload', () => reloads.mock.calls.length > 0);
+    expect(notices.at(-1)).toMatchObject({ title: 'Warden hosts its runs now' });
+    expect(notices.at(-1)!.body).toContain(`pid ${server.pid}`);
+    expect(notices.at(-1)!.body).toContain('The run it held ended with it');
+    // The same handlers now answer from this process's host.
+    expect(await call<{ pid: number }>('warden:host')).toMatchObject({ pid: process.pid });
+    expect(await call('warden:get', doomed.id)).toMatchObject({ verdict: 'lost' });
+    const next = await call<{ id: string }>('warden:start', { argv: ['bash', '-c', 'echo hosted'] });
+    expect(await call('warden:wait', next.id)).toMatchObject({ stdout: 'hosted\n' });
+    await until('the new host\'s events in the window', () => sent.some((s) => s.events.some((e) => e.type === 'ended' && e.runId === next.id)));
+    expect((await (await connectToHost(dir))!.host()).pid).toBe(process.pid);
+  });
+
+  it('then quits without asking when no run is live, closing its socket', async () => {
+    await quit();
+    expect(messageBoxes).toHaveLength(0);
+    expect(existsSync(join(dir, 'run', 'warden.sock'))).toBe(false);
+  });
+});
