@@ -12,7 +12,7 @@ import type { RunRequest } from '../shared/request';
 import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type PythonRunCommand } from './args';
 import { list, LIST_HELP, PRUNE_HELP, show, SHOW_HELP, type HistorySource } from './history';
 import { connectToHost } from '../client/transport';
-import { embeddedFromEnv, ensureHost, HostStartError } from '../client/autostart';
+import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
@@ -163,7 +163,7 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
     if (running) return running;
     throw new UsageError('No Warden host is running, and WARDEN_EMBEDDED starts none: no run is live here (ended runs: warden show ID).');
   }
-  return ensureHost(stateDir, { onStart: (log) => io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
+  return hostApi(stateDir, { onStart: (log) => io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -173,16 +173,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   const stateDir = resolveStateDir();
-  if (!embedded) {
-    let host: HttpWardenApi | null = null;
-    try {
-      host = await hostFor(stateDir, io);
-    } catch (error) {
-      // No host could be had: a run that needs none is still run, here, rather than lost.
-      if (!(error instanceof HostStartError) || yieldMs !== undefined) throw error;
-      io.err(`warden: ${error.message} Running it in this process instead.\n`);
-    }
-    if (host) return runRemote({ api: host, stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
-  }
+  if (!embedded) return runRemote({ api: await hostFor(stateDir, io), stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
   return (await import('./embedded')).runEmbedded(request, format, io);
 }

@@ -7,12 +7,11 @@
 // abstract socket, see src/main/host/host.ts) lets exactly one of them listen;
 // the other exits at once, and both clients find the one that listens.
 
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HttpWardenApi } from '../shared/http-api';
+import { HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
 import { packageRoot } from './package-root';
-import { connectToHost } from './transport';
+import { connectToHost, HostUnreachableError, NodeTransport, socketPathFor } from './transport';
 
 /** How long a background host waits with no live run and no client before it exits (WARDEN_HOST_IDLE overrides). */
 export const DEFAULT_IDLE_EXIT = '10m';
@@ -48,7 +47,9 @@ export interface EnsureHostOptions {
 }
 
 /** Spawns a background host for the state dir; returns at once (the caller polls its socket). */
-export function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): void {
+export async function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): Promise<void> {
+  // Loaded only here: most calls find a host and never spawn one.
+  const { spawn } = await import('node:child_process');
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const logPath = hostLogPath(stateDir);
   const log = openSync(logPath, 'a', 0o600);
@@ -78,8 +79,12 @@ export function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions
 export async function ensureHost(stateDir: string, options: EnsureHostOptions = {}): Promise<HttpWardenApi> {
   const running = await connectToHost(stateDir);
   if (running) return running;
+  return startAndConnect(stateDir, options);
+}
+
+async function startAndConnect(stateDir: string, options: EnsureHostOptions): Promise<HttpWardenApi> {
   options.onStart?.(hostLogPath(stateDir));
-  spawnBackgroundHost(stateDir, options);
+  await spawnBackgroundHost(stateDir, options);
   const deadline = Date.now() + START_TIMEOUT_MS;
   let delay = 5;
   while (Date.now() < deadline) {
@@ -89,4 +94,55 @@ export async function ensureHost(stateDir: string, options: EnsureHostOptions = 
     if (host) return host;
   }
   throw new HostStartError(`Started a Warden host for ${stateDir} but it did not answer within ${START_TIMEOUT_MS / 1000} s; see ${hostLogPath(stateDir)}.`);
+}
+
+/** No host listens there: the socket file is missing, or nobody accepts on it. A request that failed so never reached a host. */
+function nobodyThere(error: unknown): boolean {
+  return error instanceof HostUnreachableError && (error.code === 'ENOENT' || error.code === 'ECONNREFUSED');
+}
+
+/**
+ * A transport to the state dir's host that starts one when none answers: the
+ * first request goes straight to the socket (no probe first: a call through
+ * a running host costs one round trip less), and only when nobody is there
+ * is a background host started and the request sent again. Safe to resend:
+ * a request that found nobody listening was never received.
+ */
+export class AutoStartTransport implements HttpTransport {
+  private inner: NodeTransport;
+  private starting: Promise<void> | null = null;
+
+  constructor(
+    private readonly stateDir: string,
+    private readonly options: EnsureHostOptions = {},
+  ) {
+    this.inner = new NodeTransport({ socketPath: socketPathFor(stateDir) });
+  }
+
+  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply> {
+    try {
+      return await this.inner.request(method, path, body);
+    } catch (error) {
+      if (!nobodyThere(error)) throw error;
+    }
+    // The API connectToHost hands back has opened nothing yet: it is dropped, and this transport resends.
+    this.starting ??= startAndConnect(this.stateDir, this.options).then(() => undefined).finally(() => {
+      this.starting = null;
+    });
+    await this.starting;
+    return this.inner.request(method, path, body);
+  }
+
+  events(path: string, handlers: EventStreamHandlers): () => void {
+    return this.inner.events(path, handlers);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+}
+
+/** The state dir's host as a WardenApi that starts a background host on first need (see AutoStartTransport). */
+export function hostApi(stateDir: string, options: EnsureHostOptions = {}): HttpWardenApi {
+  return new HttpWardenApi(new AutoStartTransport(stateDir, options));
 }

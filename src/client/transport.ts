@@ -1,14 +1,16 @@
 // The Node side of the HTTP client: requests and the event stream over the
-// host's unix socket (or loopback TCP with the token). HttpWardenApi
+// host's unix socket (or loopback TCP with the token), on the hand-written
+// HTTP/1.1 of wire.ts (why: see there). HttpWardenApi
 // (src/shared/http-api.ts) turns this transport into a WardenApi.
 
-import { Agent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
 import type { RunEvent } from '../shared/events';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
 import { resolveStateDir } from '../main/store/state-dir';
-import { join } from 'node:path';
+import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
 
-export type Endpoint = { socketPath: string } | { host: string; port: number; token: string };
+export type { Endpoint };
 
 /** A connection failure: no host there (as opposed to an answer from one). */
 export class HostUnreachableError extends Error {
@@ -19,11 +21,6 @@ export class HostUnreachableError extends Error {
   ) {
     super(message);
   }
-}
-
-function baseOptions(endpoint: Endpoint): RequestOptions {
-  if ('socketPath' in endpoint) return { socketPath: endpoint.socketPath, headers: { Host: 'localhost' } };
-  return { host: endpoint.host, port: endpoint.port, headers: { Host: `127.0.0.1:${endpoint.port}`, Authorization: `Bearer ${endpoint.token}` } };
 }
 
 /** Reads text/event-stream frames; calls back per event with its id and name. */
@@ -65,98 +62,93 @@ export class SseParser {
 }
 
 export class NodeTransport implements HttpTransport {
-  /**
-   * Connections kept alive for this endpoint alone: the global agent pools by
-   * host and port, so requests to two hosts' sockets could share (and reuse a
-   * dead) connection.
-   */
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  /** Connections kept alive for this endpoint alone (see wire.ts). */
+  private readonly pool: WirePool;
 
   constructor(
     private readonly endpoint: Endpoint,
     private readonly options: { timeoutMs?: number } = {},
-  ) {}
-
-  /** Closes the idle kept-alive connections. */
-  close(): void {
-    this.agent.destroy();
+  ) {
+    this.pool = new WirePool(endpoint);
   }
 
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply> {
-    return new Promise((resolvePromise, reject) => {
-      const base = baseOptions(this.endpoint);
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = httpRequest({
-        ...base,
-        agent: this.agent,
-        method,
-        path,
-        headers: { ...base.headers, ...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}) },
-      });
-      if (this.options.timeoutMs !== undefined) {
-        req.setTimeout(this.options.timeoutMs, () => req.destroy(Object.assign(new Error('the host did not answer in time'), { code: 'ETIMEDOUT' })));
-      }
-      req.on('error', (error: NodeJS.ErrnoException) => reject(new HostUnreachableError(`Cannot reach the Warden host: ${error.message}`, error.code)));
-      req.on('response', (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error: NodeJS.ErrnoException) => reject(new HostUnreachableError(`The Warden host went away mid-answer: ${error.message}`, error.code)));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text.length > 0 ? JSON.parse(text) : null;
-          } catch {
-            // Not JSON: kept as text for the error message.
-          }
-          resolvePromise({ status: res.statusCode ?? 0, body: parsed });
-        });
-      });
-      req.end(payload);
-    });
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.pool.close();
+  }
+
+  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let reply: WireReply;
+    try {
+      reply = await this.pool.request(method, path, payload, this.options.timeoutMs);
+    } catch (error) {
+      if (error instanceof WireError) throw new HostUnreachableError(error.message, error.code);
+      throw error;
+    }
+    const text = reply.body.toString('utf8');
+    let parsed: unknown = text;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : null;
+    } catch {
+      // Not JSON: kept as text for the error message.
+    }
+    return { status: reply.status, body: parsed };
   }
 
   /** The event stream, reconnecting with Last-Event-ID until closed. */
   events(path: string, handlers: EventStreamHandlers & { onConnect?: () => void; onDisconnect?: () => void }): () => void {
     let closed = false;
     let lastId = '';
-    let current: ReturnType<typeof httpRequest> | null = null;
+    let current: Socket | null = null;
     let retry: NodeJS.Timeout | undefined;
     const connect = () => {
       if (closed) return;
-      const base = baseOptions(this.endpoint);
-      const req = httpRequest({ ...base, agent: false, method: 'GET', path, headers: { ...base.headers, Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) } });
-      current = req;
+      const socket = openSocket(this.endpoint);
+      current = socket;
+      let head: ReturnType<typeof parseHead> = null;
+      let buffer: Buffer = Buffer.alloc(0);
+      let decoder: ChunkedDecoder | null = null;
+      const decoderText = new TextDecoder();
+      const parser = new SseParser((frame) => {
+        if (frame.id) lastId = frame.id;
+        if (frame.event === GAP_EVENT) return handlers.onGap?.();
+        if (frame.event !== 'message') return;
+        try {
+          handlers.onEvent(JSON.parse(frame.data) as RunEvent, frame.id);
+        } catch {
+          // A frame that is not an event is skipped; the stream goes on.
+        }
+      });
       const again = () => {
-        if (closed || current !== req) return;
+        if (closed || current !== socket) return;
         current = null;
+        socket.destroy();
         handlers.onDisconnect?.();
         retry = setTimeout(connect, 250);
       };
-      req.on('error', again);
-      req.on('response', (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          again();
-          return;
-        }
-        handlers.onConnect?.();
-        const parser = new SseParser((frame) => {
-          if (frame.id) lastId = frame.id;
-          if (frame.event === GAP_EVENT) return handlers.onGap?.();
-          if (frame.event !== 'message') return;
-          try {
-            handlers.onEvent(JSON.parse(frame.data) as RunEvent, frame.id);
-          } catch {
-            // A frame that is not an event is skipped; the stream goes on.
+      socket.on('error', again);
+      socket.on('close', again);
+      socket.on('data', (chunk: Buffer) => {
+        let data: Buffer = chunk;
+        try {
+          if (!head) {
+            buffer = buffer.length === 0 ? data : Buffer.concat([buffer, data]);
+            head = parseHead(buffer);
+            if (!head) return;
+            if (head.status !== 200) return again();
+            handlers.onConnect?.();
+            decoder = (head.headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked') ? new ChunkedDecoder() : null;
+            data = head.rest;
           }
-        });
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => parser.push(text));
-        res.on('end', again);
-        res.on('error', again);
+          const parts = decoder ? decoder.push(data) : [data];
+          for (const part of parts) parser.push(decoderText.decode(part, { stream: true }));
+          if (decoder?.done) again();
+        } catch {
+          again();
+        }
       });
-      req.end();
+      socket.write(requestHead(this.endpoint, 'GET', path, { Accept: 'text/event-stream', ...(lastId ? { 'Last-Event-ID': lastId } : {}) }, null));
     };
     connect();
     return () => {
