@@ -6,7 +6,7 @@ import { Supervisor } from '../main/supervisor/registry';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 import { exitStatusFor, humanSummary, shellResults } from './render';
 import { recordHistory } from './store-access';
 

@@ -18,6 +18,7 @@ import { asThisProcess } from '../client/as-this-process';
 import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../main/store/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
+import type { CliIo } from './io';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -50,14 +51,7 @@ Options:
   --help      show this help
   --version   print the version`;
 
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Registers what to do on SIGINT / SIGTERM; returns the unregister function. */
-  onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
-  /** All of stdin, for `warden run --python -` (default: this process's stdin). */
-  readStdin?: () => Promise<string>;
-}
+export type { CliIo };
 
 async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];

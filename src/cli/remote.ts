@@ -13,7 +13,7 @@ import { HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';

@@ -2,7 +2,7 @@
 // port the web UI and the token-guarded TCP API). Runs until SIGINT/SIGTERM,
 // then stops live runs with the stop sequence, records them and exits.
 
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 import { parseDuration } from '../shared/duration';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { HostError, HostRunningError, startHost } from '../main/host/host';

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CliIo } from '../cli/main';
+import type { CliIo } from '../cli/io';
 import { resolveStateDir } from '../main/store/state-dir';
 import { embeddedFromEnv } from '../client/autostart';
 import { HostLink } from './host-link';
