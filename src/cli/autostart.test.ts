@@ -160,6 +160,17 @@ describe('a host that is always there', () => {
     expect(json(second.stdout)).toMatchObject({ verdict: 'completed', stdout: `pwd=${work} at-start=unset mine=client\n`, cwd: work });
   });
 
+  it('warden serve next to a background host says what that host is and how to replace it', async () => {
+    const dir = stateDir();
+    expect((await warden(dir, ['run', '--json', '--', 'true'])).exitCode).toBe(0);
+    const [pid] = hostPids(dir);
+    const serve = await warden(dir, ['serve', '--port', '0']);
+    expect(serve.exitCode).toBe(125);
+    expect(serve.stderr.trim()).toBe(
+      `warden: a background Warden host (pid ${pid}, started by a warden command; it exits after 60 s with nothing to do) already serves ${dir} without the web UI. To serve it here, stop that one first (kill ${pid}: its live runs are stopped and recorded), then run warden serve again.`,
+    );
+  });
+
   it('wait, stop and extend of an id the host does not hold say so in one line', async () => {
     const dir = stateDir();
     for (const args of [['wait', 'abcdef123456'], ['stop', 'abcdef123456'], ['extend', 'abcdef123456', '5s']]) {

@@ -90,6 +90,14 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
         return 0;
       }
     }
+    if (error instanceof HostRunningError && error.other && typeof error.other.idleExitMs === 'number') {
+      // The host a warden command started in the background: say what it is and how to replace it.
+      const { pid, idleExitMs } = error.other;
+      io.err(
+        `warden: a background Warden host (pid ${pid}, started by a warden command; it exits after ${Math.round(idleExitMs / 1000)} s with nothing to do) already serves ${error.other.stateDir}${port !== null ? ' without the web UI' : ''}. To serve it here, stop that one first (kill ${pid}: its live runs are stopped and recorded), then run warden serve again.\n`,
+      );
+      return 125;
+    }
     if (error instanceof HostError) {
       io.err(`warden: ${error.message}\n`);
       return 125;

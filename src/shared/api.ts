@@ -45,6 +45,8 @@ export interface HostInfo {
   history: boolean;
   /** The loopback TCP port when the host listens on one (token in <stateDir>/run/token), else null. */
   port: number | null;
+  /** A host that exits by itself after this long with no live run and no client (a background host a command started); absent or null: it stays. */
+  idleExitMs?: number | null;
 }
 
 export interface WardenApi {

@@ -187,6 +187,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     accepting,
     history: store !== null,
     port: tcpPort,
+    idleExitMs: options.idleExitMs ?? null,
   });
   const savedSettings = settingsFile(stateDir, log);
   const settings = {
