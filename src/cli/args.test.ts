@@ -5,6 +5,8 @@ import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './args';
 describe('durations', () => {
   it.each([
     ['500ms', 500], ['30s', 30_000], ['1.5s', 1500], ['2m', 120_000], ['1h', 3_600_000], ['10', 10_000], ['.5s', 500],
+    // timeout(1) takes d; anything above 0 is at least 1 ms; 0 is 0.
+    ['1d', 86_400_000], ['1.5d', 129_600_000], ['0.0001', 1], ['0.4ms', 1], ['0', 0], ['0s', 0],
   ])('%s is %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
   it.each(['', 's', '5x', '-1s', '1s2', 'abc', '1e3s'])('%j is not a duration', (text) => expect(parseDuration(text)).toBeUndefined());
 });
@@ -17,6 +19,12 @@ describe('warden run arguments', () => {
   });
   it('takes the first word that is not an option as the command without --', () => {
     expect(parseRunArgs(['--limit', '1s', 'sleep', '5']).request.argv).toEqual(['sleep', '5']);
+  });
+  it('reads --limit 0 as no limit, as timeout(1) does, and a sub-millisecond limit as 1 ms', () => {
+    expect(parseRunArgs(['--limit', '0', '--', 'true']).request.limitMs).toBeNull();
+    expect(parseRunArgs(['--limit=0s', 'true']).request.limitMs).toBeNull();
+    expect(parseRunArgs(['--limit', '0.0001', 'true']).request.limitMs).toBe(1);
+    expect(parseAnyRunArgs(['--python', '--limit', '0', '-c', 'x']).request.limitMs).toBeNull();
   });
   it('joins words into one shell string with --shell', () => {
     expect(parseRunArgs(['--shell', '--', 'echo', 'a', '|', 'cat']).request).toMatchObject({ argv: ['echo a | cat'], shell: true });

@@ -141,9 +141,10 @@ function sharedOption(
   }
 }
 
-function limitOption(token: Extract<OptionToken, { kind: 'option' }>): number {
+/** A duration option's ms; `--limit 0` is no limit (null), as timeout(1) and execa read it. */
+function limitOption(token: Extract<OptionToken, { kind: 'option' }>): number | null {
   const ms = durationOption(token.rawName, token.value ?? '');
-  if (token.name === 'limit' && ms <= 0) throw new UsageError('--limit must be more than 0.');
+  if (token.name === 'limit' && ms === 0) return null;
   return ms;
 }
 
@@ -172,7 +173,7 @@ function parsePythonArgs(args: string[]): PythonRunCommand {
     if (sharedOption(token, request, env, out)) continue;
     const value = token.value ?? '';
     if (token.name === 'limit') request.limitMs = limitOption(token);
-    else if (token.name === 'grace') request.graceMs = limitOption(token);
+    else if (token.name === 'grace') request.graceMs = limitOption(token) ?? 0;
     else if (token.name === 'c') {
       if (code !== undefined) throw new UsageError('-c was given twice.');
       code = value;
@@ -208,7 +209,7 @@ export function parseRunArgs(args: string[]): RunCommand {
     if (token.kind !== 'option') continue;
     if (sharedOption(token, request, env, out)) continue;
     if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
-      (request as unknown as Record<string, number>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
+      (request as unknown as Record<string, number | null>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
     } else if (token.name === 'shell') {
       request.shell = true;
     } else if (token.name === 'stdin') {
@@ -260,7 +261,7 @@ Options:
   --embedded              supervise in this process instead of the host (also WARDEN_EMBEDDED=1);
                           no --yield then
 
-Durations: 500ms, 30s, 2m, 1h (a bare number is seconds).
+Durations: 500ms, 30s, 2m, 1h, 1d (a bare number is seconds); --limit 0 is no limit.
 The run goes through the state dir's Warden host (the app, warden serve, or a
 background host started now when none runs), so it appears live there. Without
 --yield it belongs to this command: if warden run dies, by any signal, the host

@@ -103,4 +103,30 @@ describe('history through the CLI', () => {
     const again = await warden(['run', '--json', '--', 'true']);
     expect(again.stderr).not.toMatch(/recovered/);
   });
+
+  it('warden list and show recover a dead Warden\'s runs too: nothing shows as running that no Warden runs', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'warden-hist-'));
+    const warden = cli(stateDir);
+    const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
+      reject: false,
+      stdin: 'ignore',
+      env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
+      buffer: false,
+    });
+    let printed = '';
+    await new Promise<void>((done) => {
+      host.stdout!.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        if (printed.includes('started-output')) done();
+      });
+    });
+    const child = Number(/child (\d+)/.exec(printed)![1]);
+    await new Promise((r) => setTimeout(r, 600)); // let the recorder flush the output batch
+    host.kill('SIGKILL');
+    await host.catch(() => undefined);
+    const listed = await warden(['list', '--json']);
+    expect(listed.stderr).toMatch(/recovered 1 run/);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ state: 'ended', verdict: 'lost' }]);
+    expect(await waitDead([child])).toEqual([]);
+  });
 });

@@ -30,6 +30,13 @@ const CONTRACT_FIELDS = [
 ];
 
 describe('warden run', () => {
+  it('--format shell-results carries no control character XML cannot hold: they are written as \\xNN', async () => {
+    const r = await warden(['run', '--format', 'shell-results', '--', 'printf', 'a\\000b\\033[1mc\\007d\\te\\n']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('<stdout>a\\x00b\\x1b[1mc\\x07d\te\n</stdout>');
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/);
+  });
   it('--json prints exactly one result object with the contract fields', async () => {
     const r = await warden(['run', '--json', '--', 'bash', '-c', 'echo out; echo err >&2; exit 3']);
     expect(r.exitCode).toBe(3);

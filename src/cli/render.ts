@@ -13,8 +13,17 @@ export function exitStatusFor(result: RunResult): number {
   return 125;
 }
 
+/**
+ * Text for the shell-results block: XML's five escapes, and every control
+ * character XML cannot carry (all of C0 but tab, newline and carriage
+ * return, and DEL) written visibly as \xNN, so an ESC of a colour code or a
+ * NUL in binary output leaves a block any XML or text reader takes.
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 export function shellResults(result: RunResult): string {

@@ -3,6 +3,7 @@
 // prune): a call through a running host never loads SQLite. A store that
 // cannot be used never stops a run: the user is told in one line.
 
+import { randomUUID } from 'node:crypto';
 import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
 import { bytes } from '../main/supervisor/format';
 import { parseMemory } from '../main/supervisor/memory';
@@ -54,9 +55,26 @@ function openForReading(): HistoryStore {
 
 
 /** The store read directly (no host running): opened for the one call. */
+/**
+ * The store for list and show with no host running: runs a Warden left live
+ * when it died are recorded as lost first (their leftovers torn down), so
+ * nothing shows as running that no Warden runs.
+ */
+async function openRecovered(warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<HistoryStore> {
+  const store = openForReading();
+  try {
+    store.registerHost(randomUUID().replace(/-/g, '').slice(0, 12));
+    const report = await store.recoverLostRuns({ tearDown: true });
+    if (report.recovered.length > 0) warn(`warden: recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
+  } catch (error) {
+    warn(`warden: history: recovery failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return store;
+}
+
 export const storeSource: HistorySource = {
   page: async (query) => {
-    const store = openForReading();
+    const store = await openRecovered();
     try {
       return store.list(query);
     } finally {
@@ -64,7 +82,7 @@ export const storeSource: HistorySource = {
     }
   },
   get: async (id) => {
-    const store = openForReading();
+    const store = await openRecovered();
     try {
       return store.get(id);
     } finally {

@@ -1,12 +1,14 @@
-// Durations as people type them: 500ms, 30s, 1.5m, 2h. A bare number is seconds,
-// as GNU timeout reads it.
+// Durations as people type them: 500ms, 30s, 1.5m, 2h, 1d. A bare number is
+// seconds, as GNU timeout reads it. Anything above 0 is at least 1 ms (0.0001s
+// is a very short limit, not none); 0 stays 0.
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Milliseconds, or undefined when the text is not a duration. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(text);
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!match) return undefined;
   const ms = Number(match[1]) * UNITS[match[2] ?? 's']!;
-  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+  if (!Number.isFinite(ms)) return undefined;
+  return ms > 0 && ms < 1 ? 1 : Math.round(ms);
 }
