@@ -8,15 +8,19 @@ import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';
 import type { CliIo } from './io';
 import { exitStatusFor, humanSummary, shellResults } from './render';
+import { SignalStop, stopNoteFor } from './signals';
 import { recordHistory } from './store-access';
 
 export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo): Promise<number> {
   const supervisor = new Supervisor();
   const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
+  // Caught before the spawn: a signal at any moment stops the run rather than orphaning it.
+  const signals = new SignalStop(io);
   let snapshot: RunResult;
   try {
     snapshot = supervisor.start(request);
   } catch (error) {
+    signals.dispose();
     await history?.close();
     throw error;
   }
@@ -26,21 +30,20 @@ export async function runEmbedded(request: RunRequest, format: OutputFormat, io:
         if (event.type === 'output' && event.runId === id) (event.stream === 'stdout' ? io.out : io.err)(event.text);
       })
     : () => undefined;
-  // First Ctrl-C runs the stop sequence; a second one kills at once.
-  let interrupts = 0;
-  const unregister = io.onSignal((signal) => {
-    interrupts += 1;
-    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping the run (again to kill it now)\n`);
-    supervisor.stop(id, { reason: signal === 'SIGINT' ? 'user' : 'shutdown', force: interrupts > 1 });
+  // The first signal runs the stop sequence; a second one kills at once.
+  signals.attach((signal, nth) => {
+    if (nth === 1) io.err(`\nwarden: ${signal}: stopping the run (again to kill it now)\n`);
+    const note = stopNoteFor(signal);
+    supervisor.stop(id, { reason: signal === 'SIGINT' ? 'user' : 'shutdown', force: nth > 1, ...(note ? { note } : {}) });
   });
   try {
     const result = await supervisor.wait(id);
     if (format === 'human') io.err(`${humanSummary(result)}\n`);
     else if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
     else io.out(`${shellResults(result)}\n`);
-    return exitStatusFor(result);
+    return signals.exitStatus(exitStatusFor(result));
   } finally {
-    unregister();
+    signals.dispose();
     unsubscribe();
     // Closes a Python session's interpreter, so nothing outlives the command.
     await supervisor.shutdown();

@@ -19,6 +19,7 @@ import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, 
 import { resolveStateDir } from '../main/store/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
+import { HANDLED_SIGNALS } from './signals';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -77,9 +78,8 @@ const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   onSignal: (handler) => {
-    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    for (const s of signals) process.on(s, handler);
-    return () => signals.forEach((s) => process.off(s, handler));
+    for (const s of HANDLED_SIGNALS) process.on(s, handler);
+    return () => HANDLED_SIGNALS.forEach((s) => process.off(s, handler));
   },
 };
 

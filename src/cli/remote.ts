@@ -16,6 +16,7 @@ import { seconds } from '../main/supervisor/format';
 import type { CliIo } from './io';
 import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';
+import { SignalStop, stopNoteFor } from './signals';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
 import { exitStatusFor, humanSummary, shellResults } from './render';
 
@@ -131,27 +132,30 @@ export interface RemoteRun {
  */
 export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> {
   const { api, format } = options;
+  // Caught before the run starts: a signal during the start stops the run as soon as it has an id.
+  const signals = new SignalStop(io);
   let started: RunResult;
   try {
     started = await api.start(options.request, options.yieldMs === undefined ? { owner: 'connection' } : {});
   } catch (error) {
+    signals.dispose();
     clientError(error);
   }
-  return follow(api, started.id, { stateDir: options.stateDir, format, yieldMs: options.yieldMs, all: false, io, ended: started.state === 'ended' });
+  return follow(api, started.id, { stateDir: options.stateDir, format, yieldMs: options.yieldMs, all: false, io, ended: started.state === 'ended', signals });
 }
 
 async function follow(
   api: WardenApi,
   id: string,
-  options: { stateDir: string; format: OutputFormat; yieldMs: number | undefined; all: boolean; io: CliIo; ended?: boolean },
+  options: { stateDir: string; format: OutputFormat; yieldMs: number | undefined; all: boolean; io: CliIo; ended?: boolean; signals?: SignalStop },
 ): Promise<number> {
   const { io, format } = options;
   const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id) : null;
-  let interrupts = 0;
-  const unregister = io.onSignal((signal) => {
-    interrupts += 1;
-    if (interrupts === 1) io.err(`\nwarden: ${signal}: stopping run ${id} (again to kill it now)\n`);
-    void api.stop(id, { force: interrupts > 1 }).catch(() => undefined);
+  const signals = options.signals ?? new SignalStop(io);
+  signals.attach((signal, nth) => {
+    if (nth === 1) io.err(`\nwarden: ${signal}: stopping run ${id} (again to kill it now)\n`);
+    const note = stopNoteFor(signal);
+    void api.stop(id, { force: nth > 1, ...(note ? { note } : {}) }).catch(() => undefined);
   });
   try {
     let result: RunResult;
@@ -161,7 +165,7 @@ async function follow(
         const from = { ...live.printed };
         result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
         live.finish(result, from);
-        return printResult(result, format, io, { outputShown: true });
+        return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
       }
       result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' });
     } catch (error) {
@@ -169,10 +173,10 @@ async function follow(
       if (!(api instanceof HttpWardenApi)) clientError(error);
       result = await storedEnd(api, id, error);
     }
-    return printResult(result, format, io);
+    return signals.exitStatus(printResult(result, format, io));
   } finally {
     live?.abandon();
-    unregister();
+    signals.dispose();
   }
 }
 

@@ -57,8 +57,8 @@ export interface WardenApi {
    * request says onBusy: 'refuse'.
    */
   start(request: RunRequest): Promise<RunResult>;
-  /** Runs the stop sequence now; `force` sends SIGKILL at once. Resolves with the current snapshot. */
-  stop(id: string, options?: { force?: boolean }): Promise<RunResult>;
+  /** Runs the stop sequence now; `force` sends SIGKILL at once; `note` (one line) says why, in the result's notes. Resolves with the current snapshot. */
+  stop(id: string, options?: { force?: boolean; note?: string }): Promise<RunResult>;
   /** The final result, or the running snapshot when `timeoutMs` passes first. */
   wait(id: string, options?: WaitOptions): Promise<RunResult>;
   /**

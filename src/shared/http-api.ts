@@ -131,8 +131,8 @@ export class HttpWardenApi implements WardenApi {
     return this.call('POST', options.owner ? `${ROUTES.runs}?owner=${options.owner}` : ROUTES.runs, request);
   }
 
-  stop(id: string, options: { force?: boolean } = {}): Promise<RunResult> {
-    return this.call('POST', ROUTES.stop(id), options.force ? { force: true } : {});
+  stop(id: string, options: { force?: boolean; note?: string } = {}): Promise<RunResult> {
+    return this.call('POST', ROUTES.stop(id), { ...(options.force ? { force: true } : {}), ...(options.note ? { note: options.note } : {}) });
   }
 
   wait(id: string, options: WaitOptions = {}): Promise<RunResult> {

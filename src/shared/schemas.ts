@@ -66,7 +66,14 @@ export function parseRunRequest(value: unknown): RunRequest {
   return ('code' in value ? parse(pythonRunSchema, value) : parse(commandRunSchema, value)) as RunRequest;
 }
 
-export const stopSchema = z.strictObject({ force: z.boolean({ error: 'must be true or false' }).optional() }, { error: 'stop options are an object' });
+export const stopSchema = z.strictObject(
+  {
+    force: z.boolean({ error: 'must be true or false' }).optional(),
+    // Why the client stops it, kept in the result's notes: one line of text.
+    note: z.string({ error: 'must be a string' }).max(500, { error: 'is at most 500 characters' }).regex(/^[^\p{Cc}]*$/u, { error: 'must be one line without control characters' }).optional(),
+  },
+  { error: 'stop options are an object' },
+);
 
 export const extendSchema = z.strictObject(
   { byMs: z.number({ error: 'must be a number of milliseconds' }).finite().positive({ error: 'must be more than 0' }).max(366 * 24 * 3_600_000, { error: 'is at most a year' }) },
