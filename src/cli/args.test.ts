@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../shared/duration';
 import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './args';
@@ -25,6 +28,21 @@ describe('warden run arguments', () => {
     expect(parseRunArgs(['--limit=0s', 'true']).request.limitMs).toBeNull();
     expect(parseRunArgs(['--limit', '0.0001', 'true']).request.limitMs).toBe(1);
     expect(parseAnyRunArgs(['--python', '--limit', '0', '-c', 'x']).request.limitMs).toBeNull();
+  });
+  it('takes --env NAME from this environment and --env-file lines, so secrets need not be in argv', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wenv-'));
+    const file = join(dir, 'secrets.env');
+    writeFileSync(file, '# for the build\nexport API_KEY="sk-test"\nEMPTY=\n\nQUOTED=\'a b\'\n');
+    process.env.WARDEN_TEST_FROM_HERE = 'here';
+    try {
+      expect(parseRunArgs(['--env', 'WARDEN_TEST_FROM_HERE', '--env-file', file, '--env', 'X=1', 'true']).request.env).toEqual({ WARDEN_TEST_FROM_HERE: 'here', API_KEY: 'sk-test', EMPTY: '', QUOTED: 'a b', X: '1' });
+    } finally {
+      delete process.env.WARDEN_TEST_FROM_HERE;
+    }
+    expect(() => parseRunArgs(['--env', 'WARDEN_TEST_NOT_SET_ANYWHERE', 'true'])).toThrow('--env WARDEN_TEST_NOT_SET_ANYWHERE: WARDEN_TEST_NOT_SET_ANYWHERE is not set in this environment.');
+    writeFileSync(file, 'A=1\nnot a pair\n');
+    expect(() => parseRunArgs(['--env-file', file, 'true'])).toThrow(`--env-file ${file}: line 2 is not NAME=VALUE.`);
+    expect(() => parseRunArgs(['--env-file', join(dir, 'none'), 'true'])).toThrow(`--env-file ${join(dir, 'none')}: no such file.`);
   });
   it('joins words into one shell string with --shell', () => {
     expect(parseRunArgs(['--shell', '--', 'echo', 'a', '|', 'cat']).request).toMatchObject({ argv: ['echo a | cat'], shell: true });

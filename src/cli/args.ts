@@ -2,6 +2,7 @@
 // (src/cli/parse.ts); every value is checked here, and every mistake is one
 // line for the user, raised as a UsageError (exit status 125).
 
+import { readFileSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
 import type { CommandRunRequest, PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
@@ -35,6 +36,7 @@ const SHARED: Record<string, OptionSpec> = {
   'keep-descendants': { type: 'boolean' },
   cwd: { type: 'string' },
   env: { type: 'string' },
+  'env-file': { type: 'string' },
   'output-cap': { type: 'string' },
   json: { type: 'boolean' },
   format: { type: 'string' },
@@ -86,6 +88,34 @@ export function parseYield(text: string): number {
   return ms;
 }
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * NAME=VALUE lines of an env file: blank lines and # comments skipped, an
+ * `export ` prefix allowed, one pair of matching quotes around the value
+ * removed. A line that is none of these is a one-line error naming it.
+ */
+export function readEnvFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--env-file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}.`);
+  }
+  const env: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const pair = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (!pair) throw new UsageError(`--env-file ${path}: line ${i + 1} is not NAME=VALUE.`);
+    let value = pair[2]!;
+    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) value = value.slice(1, -1);
+    env[pair[1]!] = value;
+  });
+  return env;
+}
+
 const unknownFor = (command: string) => (rawName: string) => `Unknown option ${rawName} for ${command} (see warden run --help).`;
 
 /**
@@ -126,10 +156,20 @@ function sharedOption(
       return true;
     case 'env': {
       const eq = value.indexOf('=');
-      if (eq <= 0) throw new UsageError(`--env takes NAME=value, not ${JSON.stringify(value)}.`);
+      if (eq < 0 && ENV_NAME.test(value)) {
+        // NAME alone: the value from this environment, so a secret need not sit in argv (where ps shows it).
+        const fromHere = process.env[value];
+        if (fromHere === undefined) throw new UsageError(`--env ${value}: ${value} is not set in this environment.`);
+        env[value] = fromHere;
+        return true;
+      }
+      if (eq <= 0) throw new UsageError(`--env takes NAME=value or NAME, not ${JSON.stringify(value)}.`);
       env[value.slice(0, eq)] = value.slice(eq + 1);
       return true;
     }
+    case 'env-file':
+      Object.assign(env, readEnvFile(value));
+      return true;
     case 'output-cap': {
       const n = Number(value);
       if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(value)}.`);
@@ -246,7 +286,9 @@ Options:
   --keep-descendants      leave processes it started running after it exits
   --shell                 run COMMAND as one string through /bin/sh -c
   --cwd DIR               working directory
-  --env NAME=VALUE        extra environment variable (repeatable)
+  --env NAME=VALUE        extra environment variable (repeatable); --env NAME takes its value
+                          from this environment, so a secret need not be in the command line
+  --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
   --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000)

@@ -110,7 +110,8 @@ describe('warden run', () => {
     [['run', '--limit'], /--limit needs a value/],
     [['run', '--bogus', '--', 'true'], /Unknown option --bogus/],
     [['run', '--json'], /No command given/],
-    [['run', '--env', 'NOEQUALS', '--', 'true'], /--env takes NAME=value/],
+    [['run', '--env', 'NOEQUALS', '--', 'true'], /--env NOEQUALS: NOEQUALS is not set in this environment/],
+    [['run', '--env', '=x', '--', 'true'], /--env takes NAME=value or NAME/],
     [['frobnicate'], /Unknown command "frobnicate"/],
   ])('bad arguments %j get one line and status 125', async (args, message) => {
     const r = await warden(args);
