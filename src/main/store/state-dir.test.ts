@@ -1,9 +1,10 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from './errors';
 import { ensureStateDir, resolveStateDir } from './state-dir';
-import { removeTempDirs, tempStateDir } from './store-testkit';
+import { fakeResult, removeTempDirs, tempStateDir } from './store-testkit';
+import { openStore } from './store';
 
 afterEach(removeTempDirs);
 
@@ -39,10 +40,36 @@ describe('ensureStateDir', () => {
     expect(() => ensureStateDir(join(base, 'file', 'warden'))).toThrow(/cannot create its state directory .*file\/warden: a file is in the way.*WARDEN_STATE_DIR/);
     expect(() => ensureStateDir(join(base, 'file'))).toThrow(/a file is in the way/);
   });
-  it('leaves an existing dir as it is', () => {
-    const dir = join(tempStateDir(), 'x');
+});
+
+describe('the state dir and the history are private', () => {
+  it('tightens an existing state dir others can enter to 0700, and says so once', () => {
+    const dir = join(tempStateDir(), 'wide');
     mkdirSync(dir, { mode: 0o755 });
-    ensureStateDir(dir);
-    expect(statSync(dir).mode & 0o777).toBe(0o755);
+    chmodSync(dir, 0o755);
+    const notices: string[] = [];
+    ensureStateDir(dir, (line) => notices.push(line));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(notices).toEqual([`made the state directory ${dir} private (mode 0700; it was 0755): it holds your commands, their output and their environments.`]);
+    ensureStateDir(dir, (line) => notices.push(line));
+    expect(notices).toHaveLength(1);
+  });
+
+  it("creates history.db, its -wal and -shm 0600 whatever the umask, and tightens existing ones", () => {
+    const dir = tempStateDir();
+    const old = process.umask(0o022);
+    try {
+      const store = openStore({ dir });
+      store.recordResult(fakeResult());
+      const files = ['history.db', 'history.db-wal', 'history.db-shm'].filter((f) => existsSync(join(dir, f)));
+      expect(files).toContain('history.db-wal');
+      for (const f of files) expect([f, statSync(join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
+      store.close();
+      chmodSync(join(dir, 'history.db'), 0o644);
+      openStore({ dir }).close();
+      expect(statSync(join(dir, 'history.db')).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(old);
+    }
   });
 });

@@ -3,7 +3,7 @@
 // ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
 // The app, `warden serve` and the CLI all resolve it here, so they share it.
 
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreOpenError } from './errors';
@@ -31,9 +31,10 @@ export function resolveStateDir(
 /**
  * Creates the state dir (and missing parents) with mode 0700: the history
  * holds commands, output and environments' traces that are the user's alone.
- * An existing dir keeps its mode. Throws StoreOpenError with one line.
+ * An existing dir that others could enter is tightened to 0700, with a
+ * one-line notice. Throws StoreOpenError with one line.
  */
-export function ensureStateDir(dir: string): string {
+export function ensureStateDir(dir: string, notice: (line: string) => void = (line) => void process.stderr.write(`warden: ${line}\n`)): string {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -52,8 +53,35 @@ export function ensureStateDir(dir: string): string {
       `Warden cannot create its state directory ${dir}: ${why}. Set WARDEN_STATE_DIR to a directory you can write, or fix that path.`,
     );
   }
-  if (!statSync(dir).isDirectory()) {
+  const stat = statSync(dir);
+  if (!stat.isDirectory()) {
     throw new StoreOpenError(dir, 'unusable', `Warden's state directory ${dir} is not a directory. Move that file away, or set WARDEN_STATE_DIR to another directory.`);
   }
+  const mode = stat.mode & 0o777;
+  const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
+  if ((mode & 0o077) !== 0 && mine) {
+    try {
+      chmodSync(dir, 0o700);
+      notice(`made the state directory ${dir} private (mode 0700; it was ${mode.toString(8).padStart(4, '0')}): it holds your commands, their output and their environments.`);
+    } catch (error) {
+      notice(`the state directory ${dir} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and could not be made private: ${(error as Error).message}`);
+    }
+  }
   return dir;
+}
+
+/** Creates the file 0600 if it is missing and makes it 0600 if it is not (SQLite gives its -wal and -shm the database's mode). */
+export function makePrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'a', 0o600));
+  } catch {
+    // Not writable (a read-only history): opening it says what is wrong.
+  }
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    } catch {
+      // Not there, or not ours to change.
+    }
+  }
 }

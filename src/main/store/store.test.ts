@@ -142,6 +142,7 @@ describe('openStore', () => {
     mkdirSync(theirs, { mode: 0o777 });
     chmodSync(theirs, 0o777);
     openStore({ dir: theirs }).close();
+    chmodSync(theirs, 0o777); // opening made the state dir private; this case is a dir others may write
     chmodSync(join(theirs, DB_FILE), 0o600);
 
     const ro = startChild(['open', readOnlyDir], { uid: NOBODY });

@@ -25,7 +25,7 @@ import { prune, type PruneReport, type RetentionLimits } from './retention';
 import { writeEnded, type EventRecord } from './rows';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { errorCode, errorMessage, isCorruption, openDatabase, setBusyTimeout, transaction, value, type Database } from './sql';
-import { ensureStateDir, resolveStateDir } from './state-dir';
+import { ensureStateDir, makePrivateFile, resolveStateDir } from './state-dir';
 
 export const DB_FILE = 'history.db';
 
@@ -237,6 +237,7 @@ function precheck(path: string, dir: string): void {
 }
 
 function connect(path: string, busyTimeoutMs: number): Database {
+  makePrivateFile(path);
   const db = openDatabase(path);
   try {
     setBusyTimeout(db, SLOW_BUSY_MS);
