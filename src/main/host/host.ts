@@ -73,7 +73,19 @@ export interface HostOptions {
    * absent: never.
    */
   idleExitMs?: number;
+  /** Bounds on the loopback TCP listener (defaults: TCP_LIMITS). */
+  tcpLimits?: Partial<typeof TCP_LIMITS>;
 }
+
+/**
+ * The TCP listener is reachable by every local user: at most this many
+ * connections at once (more are closed as they come), and a request's
+ * headers must arrive within headersTimeoutMs, the whole request within
+ * requestTimeoutMs (answers may take as long as they need: a wait or an
+ * event stream). The unix socket is a listener of its own, so nothing on TCP
+ * takes its descriptors or its turns.
+ */
+export const TCP_LIMITS = { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
 
 /** How often an idle-exit host looks whether it is idle. */
 const IDLE_CHECK_MS = 500;
@@ -252,8 +264,12 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
 
   let tcp: Host['tcp'] = null;
   if (options.port !== undefined && options.port !== null) {
-    const tcpServer = createHttpServer((req, res) => handler(req, res, 'tcp'));
-    tcpServer.requestTimeout = 0;
+    const limits = { ...TCP_LIMITS, ...options.tcpLimits };
+    // The timeouts are checked this often (Node's default is 30 s).
+    const tcpServer = createHttpServer({ connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) }, (req, res) => handler(req, res, 'tcp'));
+    tcpServer.maxConnections = limits.maxConnections;
+    tcpServer.headersTimeout = limits.headersTimeoutMs;
+    tcpServer.requestTimeout = limits.requestTimeoutMs;
     tcpServer.on('clientError', (_error, socket) => socket.destroy());
     try {
       await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
