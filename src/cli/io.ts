@@ -3,8 +3,11 @@
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
-  /** Registers what to do on SIGINT / SIGTERM; returns the unregister function. */
-  onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
+  /**
+   * Registers what to do on these signals (default: every one `warden run`
+   * answers, src/cli/signals.ts); returns the unregister function.
+   */
+  onSignal: (handler: (signal: NodeJS.Signals) => void, signals?: NodeJS.Signals[]) => () => void;
   /** All of stdin, for `warden run --python -` (default: this process's stdin). */
   readStdin?: () => Promise<string>;
 }

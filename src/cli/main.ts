@@ -74,12 +74,34 @@ async function pythonCode(command: PythonRunCommand, io: CliIo): Promise<string>
   }
 }
 
+/**
+ * Signals, and SIGPIPE as what it means here: no listener is installed for
+ * the signal itself (Node ignores it, and a listener would also fire on every
+ * EPIPE of the process's own sockets, such as a connection the host closed);
+ * a write to stdout or stderr whose reader went away (`warden run ... | head`)
+ * is reported as SIGPIPE instead, once.
+ */
+const pipeHandlers = new Set<(signal: NodeJS.Signals) => void>();
+let pipeClosed = false;
+function onOutputError(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE' || pipeClosed) return;
+  pipeClosed = true;
+  for (const handler of [...pipeHandlers]) handler('SIGPIPE');
+}
+process.stdout.on('error', onOutputError);
+process.stderr.on('error', onOutputError);
+
 const processIo: CliIo = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-  onSignal: (handler) => {
-    for (const s of HANDLED_SIGNALS) process.on(s, handler);
-    return () => HANDLED_SIGNALS.forEach((s) => process.off(s, handler));
+  out: (text) => void (pipeClosed ? undefined : process.stdout.write(text)),
+  err: (text) => void (pipeClosed ? undefined : process.stderr.write(text)),
+  onSignal: (handler, signals = HANDLED_SIGNALS) => {
+    const caught = signals.filter((s) => s !== 'SIGPIPE');
+    for (const s of caught) process.on(s, handler);
+    if (signals.includes('SIGPIPE')) pipeHandlers.add(handler);
+    return () => {
+      caught.forEach((s) => process.off(s, handler));
+      pipeHandlers.delete(handler);
+    };
   },
 };
 

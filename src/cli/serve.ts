@@ -111,6 +111,7 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
     if (open) io.out(`${host.loginUrl()}\n`);
   }
   let signals = 0;
+  // A host answers the signals that mean "stop" (HUP: its terminal went away); nothing else.
   const unregister = io.onSignal((signal) => {
     signals += 1;
     if (signals === 1) {
@@ -120,7 +121,7 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
     } else {
       for (const run of host.supervisor.list()) if (run.state !== 'ended') host.supervisor.stop(run.id, { reason: 'shutdown', force: true });
     }
-  });
+  }, ['SIGINT', 'SIGTERM', 'SIGHUP']);
   await host.closed;
   unregister();
   io.err(`${stamp()}warden: host stopped; every run is recorded\n`);

@@ -18,7 +18,7 @@ const BIN = resolve(__dirname, '../../bin/warden.mjs');
 const dirs: string[] = [];
 afterAll(() => stopBackgroundHosts(dirs));
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGALRM', 'SIGUSR1', 'SIGUSR2', 'SIGPIPE'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGALRM', 'SIGUSR1', 'SIGUSR2'] as const;
 
 /** warden run whose command signals warden (its pid is WPID: bash execs node in its own pid) as soon as it runs. */
 async function signalledRun(mode: 'host' | 'embedded', signal: (typeof SIGNALS)[number], dir: string) {
@@ -47,5 +47,20 @@ describe.each(['host', 'embedded'] as const)('warden run %s: a signal right afte
       expect(r.exitCode).toBe(128 + constants.signals[signal]);
       expect(result.notes.join(' ')).toContain(signal === 'SIGHUP' ? 'warden got SIGHUP (its terminal went away), so the run was stopped.' : `warden got ${signal}, so the run was stopped.`);
     }
+  });
+
+  it('SIGPIPE, as the reader of its output going away (| head), stops the run, records it, and exits 141', async () => {
+    const script = 'echo "sleeper $$"; while :; do echo more; sleep 0.01; done';
+    const env: Record<string, string> = { WARDEN_STATE_DIR: dir, ...(mode === 'embedded' ? { WARDEN_EMBEDDED: '1' } : {}) };
+    const r = await execa('bash', ['-c', `"${process.execPath}" "${BIN}" run -- sh -c '${script}' | head -1; echo "status \${PIPESTATUS[0]}"`], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
+    expect(r.stdout).toMatch(/status 141$/);
+    const sleeper = Number(/sleeper (\d+)/.exec(r.stdout)?.[1]);
+    expect(await waitDead([sleeper])).toEqual([]);
+    const listed = await execa(process.execPath, [BIN, 'list', '--json', '--limit', '1'], { env, reject: false });
+    const [last] = JSON.parse(listed.stdout) as { id: string }[];
+    const shown = await execa(process.execPath, [BIN, 'show', '--json', last!.id], { env, reject: false });
+    const result = JSON.parse(shown.stdout) as RunResult;
+    expect(result).toMatchObject({ verdict: 'stopped' });
+    expect(result.notes).toContain('warden got SIGPIPE, so the run was stopped.');
   });
 });

@@ -3,7 +3,10 @@
 // one kills it at once), and the run's result records it. INT and TERM are a
 // person's or a supervisor's "stop"; HUP (the terminal went away), QUIT, ALRM,
 // USR1, USR2 and PIPE also make warden exit with 128+n once the run's end is
-// recorded, as a process that got that signal would.
+// recorded, as a process that got that signal would. PIPE is the reader of
+// warden's output going away (an EPIPE on stdout or stderr, see main.ts):
+// a `kill -PIPE` from outside is ignored, as Node ignores the signal, because
+// the process's own sockets raise it on every EPIPE too.
 
 import { constants } from 'node:os';
 import type { CliIo } from './io';

@@ -6,8 +6,7 @@
 // when it closes, and takes over when the attached host dies.
 
 import { execa, type ResultPromise } from 'execa';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,7 @@ import type { RunEvent } from '../shared/events';
 import type { RunSummary } from '../shared/history';
 import { connectToHost, socketPathFor } from '../client/transport';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
-import { HostRunningError } from './host/host';
+import { HostRunningError, lockName } from './host/host';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -196,9 +195,8 @@ describe('startOrAttach', () => {
     // A stand-in for a host that stops answering but keeps the lock: the lock
     // (an abstract socket named as host.ts names it) and a minimal control API.
     const dir = stateDir();
-    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
     const lock = createNetServer((socket) => socket.destroy());
-    await new Promise<void>((r) => lock.listen(`\0warden-host-${uid}-${createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 32)}`, r));
+    await new Promise<void>((r) => lock.listen(lockName(dir), r));
     const info = { hostId: 'feedfacecafe', pid: 1, version: 'test', stateDir: dir, startedAt: new Date().toISOString(), accepting: true, history: false, port: null };
     const fake = createHttpServer((req, res) => {
       if (req.url?.startsWith('/api/v1/events')) {

@@ -12,7 +12,7 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
@@ -114,7 +114,15 @@ function defaultWebRoot(): string | null {
   return existsSync(join(dir, 'index.html')) ? dir : null;
 }
 
-function lockName(stateDir: string): string {
+/**
+ * The lock's name: an abstract unix socket named after the user, the state
+ * dir's real path and a secret kept in <state dir>/run/lock-key (0600, in the
+ * 0700 run dir). Abstract names have no permissions, so without the secret
+ * another local user could bind the name first and keep every host of ours
+ * from starting; they cannot read the key. Two hosts starting at once read
+ * the same key (it is created whole, by link(), by whichever comes first).
+ */
+export function lockName(stateDir: string): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   let real = stateDir;
   try {
@@ -122,7 +130,27 @@ function lockName(stateDir: string): string {
   } catch {
     // ensureStateDir made it; a race removing it shows up when the socket is made.
   }
-  return `\0warden-host-${uid}-${createHash('sha256').update(real).digest('hex').slice(0, 32)}`;
+  return `\0warden-host-${uid}-${createHash('sha256').update(`${real}\0${lockKey(stateDir)}`).digest('hex').slice(0, 32)}`;
+}
+
+function lockKey(stateDir: string): string {
+  const path = join(runDirOf(stateDir), 'lock-key');
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new HostError(`Cannot read the host lock's key ${path}: ${(error as Error).message}`);
+  }
+  mkdirSync(runDirOf(stateDir), { recursive: true, mode: 0o700 });
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(draft, path); // whole or not at all; EEXIST: another host made it first, and its key is the one
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new HostError(`Cannot make the host lock's key ${path}: ${(error as Error).message}`);
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  return readFileSync(path, 'utf8').trim();
 }
 
 function listenNet(server: NetServer | Server, target: string | { port: number; host: string }): Promise<void> {
@@ -140,11 +168,19 @@ function listenNet(server: NetServer | Server, target: string | { port: number; 
 
 async function takeLock(stateDir: string): Promise<NetServer> {
   const lock = createNetServer((socket) => socket.destroy());
+  let locked = false;
   try {
     await listenNet(lock, lockName(stateDir));
-    return lock;
+    locked = true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  }
+  if (locked) {
+    // The lock is ours; a host that still answers on the socket holds another lock (a Warden of
+    // another version, or one whose lock key was removed): never take the socket from it.
+    const answering = await connectToHost(stateDir, { timeoutMs: 1000 }).catch(() => null);
+    if (!answering) return lock;
+    lock.close();
   }
   const other = await connectToHost(stateDir, { timeoutMs: 2000 });
   const info = other ? await other.host().catch(() => null) : null;

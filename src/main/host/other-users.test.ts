@@ -1,0 +1,83 @@
+// What other local users can reach: the loopback TCP listener, and the host
+// lock's name. The TCP listener, under idle
+// connections that never send a request (the shape of a descriptor-exhaustion
+// attack): connections past the limit are closed as they come, idle ones are
+// closed once the header timeout passes, and meanwhile the unix socket API
+// answers every call. Real sockets; the limits are lowered for the test only.
+
+import { createHash } from 'node:crypto';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpWardenApi } from '../../shared/http-api';
+import { NodeTransport } from '../../client/transport';
+import { HostRunningError, lockName, startHost, type Host } from './host';
+
+const hosts: Host[] = [];
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await Promise.all(hosts.splice(0).map((h) => h.shutdown()));
+});
+
+describe('the TCP listener under idle connections', () => {
+  it('keeps at most its limit, closes idle ones after the header timeout, and the unix socket answers throughout', async () => {
+    const host = await startHost({ stateDir: mkdtempSync(join(tmpdir(), 'wt-')), webRoot: null, port: 0, tcpLimits: { maxConnections: 20, headersTimeoutMs: 500 } });
+    hosts.push(host);
+    const api = new HttpWardenApi(new NodeTransport({ socketPath: host.socketPath }));
+    let closed = 0;
+    const opened: Promise<void>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const socket = connect(host.tcp!.port, '127.0.0.1');
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      opened.push(new Promise((r) => socket.once('close', () => ((closed += 1), r()))));
+    }
+    // While they hang there, the unix socket serves a real run.
+    const started = await api.start({ argv: ['bash', '-c', 'echo through-the-socket'] });
+    expect((await api.wait(started.id)).stdout).toBe('through-the-socket\n');
+    // Every one of them is closed by the host: the extra ones at once, the rest at the header timeout.
+    await Promise.all(opened);
+    expect(closed).toBe(60);
+    // And the listener takes a proper request again.
+    const reply = await new NodeTransport({ host: '127.0.0.1', port: host.tcp!.port, token: host.tcp!.token }).request('GET', '/api/v1/host');
+    expect(reply.status).toBe(200);
+  });
+});
+
+describe('the host lock', () => {
+  it('cannot be squatted by binding its guessable name: the name needs the 0600 key in the private run dir', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-'));
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+    // What anyone on the machine could compute: the user's uid and the state dir's path.
+    const guessable = `\0warden-host-${uid}-${createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 32)}`;
+    const squatter = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((r) => squatter.listen(guessable, r));
+    try {
+      const host = await startHost({ stateDir: dir, webRoot: null });
+      hosts.push(host);
+      expect(lockName(dir)).not.toBe(guessable);
+      expect(statSync(join(dir, 'run', 'lock-key')).mode & 0o777).toBe(0o600);
+      // The real lock still keeps a second host out.
+      await expect(startHost({ stateDir: dir, webRoot: null })).rejects.toBeInstanceOf(HostRunningError);
+    } finally {
+      squatter.close();
+    }
+  });
+});
+
+describe('a host that holds another lock', () => {
+  it('(a Warden of another version, or a removed lock key) keeps its socket: a new host refuses instead of taking it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wl-'));
+    const first = await startHost({ stateDir: dir, webRoot: null });
+    hosts.push(first);
+    // Its key goes away: a new host computes another lock name, so the lock alone would let it in.
+    rmSync(join(dir, 'run', 'lock-key'));
+    await expect(startHost({ stateDir: dir, webRoot: null })).rejects.toBeInstanceOf(HostRunningError);
+    expect((await new HttpWardenApi(new NodeTransport({ socketPath: first.socketPath })).host()).pid).toBe(process.pid);
+    expect(existsSync(first.socketPath)).toBe(true);
+  });
+});
