@@ -92,8 +92,16 @@ export class StopSequence {
   }
 }
 
-/** The longest limit a timer can hold (setTimeout's ceiling). */
-export const MAX_LIMIT_MS = 2 ** 31 - 1;
+/** The longest one timer can wait (setTimeout's ceiling, 24.8 days): longer deadlines are re-armed in steps. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The longest limit: ten years (a deadline past one timer's reach is re-armed in steps of MAX_TIMER_MS). */
+export const MAX_LIMIT_MS = 10 * 365 * 24 * 3_600_000;
+
+/** The delay to arm a deadline's timer with: the time left, at most one timer's reach (it re-arms when it fires early). */
+export function timerDelay(leftMs: number): number {
+  return Math.min(Math.max(0, leftMs), MAX_TIMER_MS);
+}
 
 /** Checks an extension's `byMs`: a finite number of milliseconds above 0. */
 export function checkExtension(byMs: unknown): number {

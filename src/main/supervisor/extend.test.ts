@@ -4,6 +4,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../shared/events';
+import { MAX_LIMIT_MS, MAX_TIMER_MS, timerDelay } from './deadline';
 import { WardenInputError } from './errors';
 import { Harness } from './proc-testkit';
 
@@ -131,7 +132,7 @@ describe('extend a command run', () => {
     expect(() => h.supervisor.extend(r.id, 1000)).toThrow(new WardenInputError(`Run ${r.id} has ended; its limit can no longer be extended.`));
     expect(() => h.supervisor.extend('nosuchrun123', 1000)).toThrow(WardenInputError);
     const { id } = h.supervisor.start({ argv: ['sleep', '30'], limitMs: 5000 });
-    for (const byMs of [0, -100, Number.NaN, Number.POSITIVE_INFINITY, '1000', null, 2 ** 31]) {
+    for (const byMs of [0, -100, Number.NaN, Number.POSITIVE_INFINITY, '1000', null, MAX_LIMIT_MS + 1]) {
       let error: unknown;
       try {
         h.supervisor.extend(id, byMs as number);
@@ -142,8 +143,11 @@ describe('extend a command run', () => {
       expect((error as Error).message).toMatch(/^byMs must be a number of milliseconds above 0/);
       expect((error as Error).message).not.toContain('\n');
     }
-    expect(() => h.supervisor.extend(id, 2 ** 31 - 1)).toThrow(/over the longest Warden can time/);
+    expect(() => h.supervisor.extend(id, MAX_LIMIT_MS)).toThrow(/over the longest Warden can time/);
     expect(h.supervisor.get(id)!.limitMs).toBe(5000);
+    // Past one timer's reach (24.8 days) is fine: the deadline re-arms in steps.
+    expect(h.supervisor.extend(id, 40 * 24 * 3_600_000).limitMs).toBe(5000 + 40 * 24 * 3_600_000);
+    h.supervisor.stop(id, { force: true });
   });
 });
 
@@ -190,5 +194,21 @@ describe('extend a Python script', () => {
     const r = await h.result(id);
     expect(r).toMatchObject({ verdict: 'timed-out', limitMs: 200 });
     expect(() => h.supervisor.extend(id, 5000)).toThrow(/has ended/);
+  });
+});
+
+describe('limits past one timer\'s reach', () => {
+  it('a deadline is armed for at most 24.8 days at a time, and re-armed for the rest', () => {
+    expect(timerDelay(5)).toBe(5);
+    expect(timerDelay(-3)).toBe(0);
+    expect(timerDelay(40 * 24 * 3_600_000)).toBe(MAX_TIMER_MS);
+    expect(MAX_LIMIT_MS).toBeGreaterThan(365 * 24 * 3_600_000);
+  });
+
+  it('a run takes a limit of 30 days, and says it has one', async () => {
+    const { id, limitMs } = h.supervisor.start({ argv: ['sleep', '30'], limitMs: 30 * 24 * 3_600_000 });
+    expect(limitMs).toBe(30 * 24 * 3_600_000);
+    const stopped = await (h.supervisor.stop(id, { force: true }), h.supervisor.wait(id));
+    expect(stopped.verdict).toBe('stopped');
   });
 });

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION, DEFAULTS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
 
+import { MAX_LIMIT_MS } from './deadline';
 import { WardenInputError } from './errors';
 import { parseMemory } from './memory';
 
@@ -47,12 +48,14 @@ export interface EngineSettings {
 
 export const DEFAULT_PROC_ROOT = existsSync('/proc/self/stat') ? '/proc' : null;
 
-const MAX_MS = 2 ** 31 - 1; // setTimeout's ceiling
+const MAX_MS = 2 ** 31 - 1; // setTimeout's ceiling: the stop sequence's steps are single timers
 
-function duration(name: string, value: unknown, options: { min?: number } = {}): number {
+
+function duration(name: string, value: unknown, options: { min?: number; max?: number } = {}): number {
   const min = options.min ?? 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_MS) {
-    throw new WardenInputError(`${name} must be a number of milliseconds from ${min} to ${MAX_MS}, not ${JSON.stringify(value)}.`);
+  const max = options.max ?? MAX_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new WardenInputError(`${name} must be a number of milliseconds from ${min} to ${max}, not ${JSON.stringify(value)}.`);
   }
   return value;
 }
@@ -70,7 +73,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
   const scope = `${settings.hostId}.${id}`;
   env.WARDEN_SCOPE = scope;
   if (request.stdin !== undefined && typeof request.stdin !== 'string') throw new WardenInputError('stdin must be a string.');
-  const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1 });
+  const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1, max: MAX_LIMIT_MS });
   const graceMs = request.graceMs === undefined ? DEFAULTS.graceMs : duration('graceMs', request.graceMs);
   const terminateAfterMs = request.terminateAfterMs === undefined ? DEFAULTS.terminateAfterMs : duration('terminateAfterMs', request.terminateAfterMs);
   const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;
@@ -144,7 +147,7 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
   if (onBusy !== 'queue' && onBusy !== 'refuse') throw new WardenInputError(`onBusy must be "queue" or "refuse", not ${JSON.stringify(onBusy)}.`);
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new WardenInputError('cwd must be a string.');
   const env = mergeEnv(baseEnvOf(request.baseEnv, settings), request.env);
-  const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1 });
+  const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1, max: MAX_LIMIT_MS });
   const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
   const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;
   if (!Number.isInteger(cap) || cap < 2) throw new WardenInputError(`outputCapChars must be an integer of at least 2, not ${JSON.stringify(cap)}.`);

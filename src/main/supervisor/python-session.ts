@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, SessionInfo, SignalSent, StopReason, StopRecord, TeardownReport } from '../../shared/result';
-import { extendedLimit, extensionNote } from './deadline';
+import { extendedLimit, extensionNote, timerDelay } from './deadline';
 import { count, seconds } from './format';
 import { MarkerSplitter } from './marker';
 import { oomReport, type MemoryBackend, type RunCgroup } from './memory';
@@ -595,13 +595,17 @@ export class PythonRun {
     });
   }
 
-  /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
+  /**
+   * Node's timers can fire a millisecond early, and one timer reaches 24.8
+   * days at most: a timer that fires before the limit re-arms for the rest,
+   * so the limit is never enforced before it is reached, however far it is.
+   */
   private armDeadline(delayMs: number): void {
     this.deadlineTimer = setTimeout(() => {
       const early = this.limitMs! - this.elapsedMs();
       if (early > 0) this.armDeadline(Math.ceil(early));
       else this.stopper.begin('deadline', false);
-    }, delayMs);
+    }, timerDelay(delayMs));
   }
 
   clearDeadline(): void {

@@ -16,7 +16,7 @@ import type { OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
-import { checkExtension, MAX_LIMIT_MS } from './deadline';
+import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
@@ -45,8 +45,8 @@ function checkWaitOptions(options: unknown): { timeoutMs: number | undefined; ou
   if (options === undefined || options === null) return { timeoutMs: undefined, output: 'all' };
   if (typeof options !== 'object' || Array.isArray(options)) throw new WardenInputError('The wait options must be an object: { timeoutMs?, output? }.');
   const { timeoutMs, output } = options as WaitOptions;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_LIMIT_MS)) {
-    throw new WardenInputError(`timeoutMs must be a number of milliseconds from 0 to ${MAX_LIMIT_MS}, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_TIMER_MS)) {
+    throw new WardenInputError(`timeoutMs must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
   }
   if (output === undefined || output === 'all' || output === 'unseen') return { timeoutMs, output: output ?? 'all' };
   const offset = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

@@ -25,7 +25,7 @@ import { count, seconds } from './format';
 import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
-import { extendedLimit, extensionNote, StopSequence } from './deadline';
+import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
 import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
@@ -145,13 +145,17 @@ export class CommandRun {
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
   }
 
-  /** Node's timers can fire a millisecond early; the limit is never enforced before it is reached. */
+  /**
+   * Node's timers can fire a millisecond early, and one timer reaches 24.8
+   * days at most: a timer that fires before the limit re-arms for the rest,
+   * so the limit is never enforced before it is reached, however far it is.
+   */
   private armDeadline(delayMs: number): void {
     this.deadlineTimer = setTimeout(() => {
       const early = this.limitMs! - this.elapsedMs();
       if (early > 0) this.armDeadline(Math.ceil(early));
       else this.stopper.begin('deadline');
-    }, delayMs);
+    }, timerDelay(delayMs));
   }
 
   /**
