@@ -1,7 +1,7 @@
 // Shared by the store's tests: temp state dirs, synthetic results, and
 // child processes running test-host.ts (a host to kill, a rival recoverer).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -58,6 +58,19 @@ export interface Child {
   /** Resolves with the next line the child prints that parses as JSON. */
   nextJson<T>(timeoutMs?: number): Promise<T>;
   exited: Promise<number | null>;
+}
+
+/**
+ * Whether `uid` can run test-host.ts from this checkout: a clone in a
+ * private directory (0700, or a home of 0750) cannot be read by another
+ * user. Returns null when it can, else the reason to print with the skip.
+ */
+export function cannotRunAs(uid: number): string | null {
+  if (process.getuid?.() !== 0) return 'switching to another user needs root';
+  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(TEST_HOST)}, require('fs').constants.R_OK)`], { cwd: '/', encoding: 'utf8' });
+  if (probe.error) return `setpriv cannot run (${probe.error.message})`;
+  if (probe.status !== 0) return `user ${uid} cannot read this checkout (${REPO}), as in a clone inside a private directory`;
+  return null;
 }
 
 /** Runs test-host.ts in its own Node process (optionally as another user). */

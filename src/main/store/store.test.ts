@@ -7,12 +7,14 @@ import { StoreOpenError } from './errors';
 import { SCHEMA_VERSION } from './schema';
 import { value } from './sql';
 import { DB_FILE, openStore } from './store';
-import { fakeResult, removeTempDirs, startChild, tempStateDir } from './store-testkit';
+import { cannotRunAs, fakeResult, removeTempDirs, startChild, tempStateDir } from './store-testkit';
 
 afterEach(removeTempDirs);
 
 const NOBODY = 65534;
-const isRoot = process.getuid?.() === 0;
+/** Why the tests that run code as nobody are skipped here, or null: they run. */
+const asNobody = cannotRunAs(NOBODY);
+if (asNobody) console.warn(`store.test.ts: the tests run as user ${NOBODY} are skipped: ${asNobody}.`);
 
 describe('openStore', () => {
   it('creates history.db in WAL mode with foreign keys on and the schema migrated', () => {
@@ -131,7 +133,7 @@ describe('openStore', () => {
     next.close();
   });
 
-  it.skipIf(!isRoot)('says which path and what to do when the state dir or the file cannot be written', async () => {
+  it.skipIf(asNobody !== null)('says which path and what to do when the state dir or the file cannot be written', async () => {
     const dir = tempStateDir();
     chmodSync(dir, 0o755);
     // A read-only state dir (for this user), no database yet.
