@@ -65,9 +65,9 @@ export interface Child {
  * private directory (0700, or a home of 0750) cannot be read by another
  * user. Returns null when it can, else the reason to print with the skip.
  */
-export function cannotRunAs(uid: number): string | null {
+export function cannotRunAs(uid: number, file: string = TEST_HOST): string | null {
   if (process.getuid?.() !== 0) return 'switching to another user needs root';
-  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(TEST_HOST)}, require('fs').constants.R_OK)`], { cwd: '/', encoding: 'utf8' });
+  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(file)}, require('fs').constants.R_OK)`], { cwd: '/', encoding: 'utf8' });
   if (probe.error) return `setpriv cannot run (${probe.error.message})`;
   if (probe.status !== 0) return `user ${uid} cannot read this checkout (${REPO}), as in a clone inside a private directory`;
   return null;
