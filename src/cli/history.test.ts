@@ -20,6 +20,32 @@ function cli(stateDir: string) {
     execa(process.execPath, [BIN, ...args], { reject: false, stdin: 'ignore', env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' }, timeout: 60_000, stripFinalNewline: false });
 }
 
+/**
+ * An embedded warden run of a bash that prints and sleeps, SIGKILLed once its
+ * output is recorded: the supervisor dies, its run's bash and sleep live on.
+ * Resolves with the bash's pid.
+ */
+async function killedEmbeddedRun(stateDir: string): Promise<number> {
+  const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
+    reject: false,
+    stdin: 'ignore',
+    env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
+    buffer: false,
+  });
+  let printed = '';
+  await new Promise<void>((done) => {
+    host.stdout!.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (printed.includes('started-output')) done();
+    });
+  });
+  const child = Number(/child (\d+)/.exec(printed)![1]);
+  await new Promise((r) => setTimeout(r, 600)); // let the recorder flush the output batch
+  host.kill('SIGKILL');
+  await host.catch(() => undefined);
+  return child;
+}
+
 describe('history through the CLI', () => {
   it('records each run; list filters and searches; show gives the whole result contract', async () => {
     const warden = cli(mkdtempSync(join(tmpdir(), 'warden-hist-')));
@@ -73,23 +99,7 @@ describe('history through the CLI', () => {
   it('a run whose Warden was killed is recovered as lost by the next warden, and its leftover is torn down', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'warden-hist-'));
     const warden = cli(stateDir);
-    const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
-      reject: false,
-      stdin: 'ignore',
-      env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
-      buffer: false,
-    });
-    let printed = '';
-    await new Promise<void>((done) => {
-      host.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString();
-        if (printed.includes('started-output')) done();
-      });
-    });
-    const child = Number(/child (\d+)/.exec(printed)![1]);
-    await new Promise((r) => setTimeout(r, 600)); // let the recorder flush the output batch
-    host.kill('SIGKILL'); // the supervisor dies; its run's bash and sleep live on
-    await host.catch(() => undefined);
+    const child = await killedEmbeddedRun(stateDir);
     expect(isDead(child)).toBe(false);
     const next = await warden(['run', '--json', '--', 'true']);
     expect(next.stderr).toMatch(/recovered 1 run/);
@@ -107,23 +117,7 @@ describe('history through the CLI', () => {
   it('warden list and show recover a dead Warden\'s runs too: nothing shows as running that no Warden runs', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'warden-hist-'));
     const warden = cli(stateDir);
-    const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
-      reject: false,
-      stdin: 'ignore',
-      env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
-      buffer: false,
-    });
-    let printed = '';
-    await new Promise<void>((done) => {
-      host.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString();
-        if (printed.includes('started-output')) done();
-      });
-    });
-    const child = Number(/child (\d+)/.exec(printed)![1]);
-    await new Promise((r) => setTimeout(r, 600)); // let the recorder flush the output batch
-    host.kill('SIGKILL');
-    await host.catch(() => undefined);
+    const child = await killedEmbeddedRun(stateDir);
     const listed = await warden(['list', '--json']);
     expect(listed.stderr).toMatch(/recovered 1 run/);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ state: 'ended', verdict: 'lost' }]);

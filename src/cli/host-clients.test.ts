@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
 import type { RunSummary } from '../shared/history';
 import { YIELDED_STATUS } from './remote';
-import { stopBackgroundHosts } from './testkit';
+import { stopBackgroundHosts, serveFor } from './testkit';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -30,20 +30,7 @@ function warden(dir: string, args: string[]) {
 
 const servers: ResultPromise[] = [];
 
-/** Starts `warden serve --no-tcp` and resolves once it listens (wrapped: a ResultPromise is itself awaitable). */
-async function serve(dir: string): Promise<{ child: ResultPromise }> {
-  const child = execa(process.execPath, [BIN, 'serve', '--no-tcp'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', buffer: true, all: false });
-  servers.push(child);
-  await new Promise<void>((resolvePromise, reject) => {
-    let text = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('control socket')) resolvePromise();
-    });
-    void child.then((r) => reject(new Error(`warden serve exited early (${r.exitCode}): ${text}`)));
-  });
-  return { child };
-}
+const serve = (dir: string) => serveFor(dir, servers);
 
 afterEach(async () => {
   for (const child of servers.splice(0)) {

@@ -17,6 +17,7 @@ import type { RunSummary } from '../shared/history';
 import { connectToHost, socketPathFor } from '../client/transport';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
 import { HostRunningError, lockName } from './host/host';
+import { serveFor } from '../cli/testkit';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -27,20 +28,7 @@ function stateDir(): string {
   return mkdtempSync(join(tmpdir(), 'wa-'));
 }
 
-/** `warden serve --no-tcp` for the state dir, once it listens (wrapped: a ResultPromise is itself awaitable). */
-async function serve(dir: string): Promise<{ child: ResultPromise }> {
-  const child = execa(process.execPath, [BIN, 'serve', '--no-tcp'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', buffer: true });
-  servers.push(child);
-  await new Promise<void>((resolvePromise, reject) => {
-    let text = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('control socket')) resolvePromise();
-    });
-    void child.then((r) => reject(new Error(`warden serve exited early (${r.exitCode}): ${text}`)));
-  });
-  return { child };
-}
+const serve = (dir: string) => serveFor(dir, servers);
 
 async function open(options: Parameters<typeof startOrAttach>[0]): Promise<AppHost> {
   const app = await startOrAttach(options);

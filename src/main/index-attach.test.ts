@@ -6,15 +6,15 @@
 // the app takes over (hosts the engine itself), reloads the page and says so;
 // quitting it with no live run asks nothing.
 
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../shared/events';
 import { connectToHost } from '../client/transport';
+import { serveFor } from '../cli/testkit';
 
-const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
 const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();
 const appHandlers = new Map<string, (...args: unknown[]) => void>();
@@ -106,20 +106,7 @@ async function until(what: string, condition: () => boolean | Promise<boolean>):
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** `warden serve --no-tcp` for the state dir, once it listens (wrapped: a ResultPromise is itself awaitable). */
-async function serve(dir: string): Promise<{ child: ResultPromise }> {
-  const child = execa(process.execPath, [BIN, 'serve', '--no-tcp'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', buffer: true });
-  servers.push(child);
-  await new Promise<void>((resolvePromise, reject) => {
-    let text = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('control socket')) resolvePromise();
-    });
-    void child.then((r) => reject(new Error(`warden serve exited early (${r.exitCode}): ${text}`)));
-  });
-  return { child };
-}
+const serve = (dir: string) => serveFor(dir, servers);
 
 /** Loads the main process afresh (vi.resetModules) for the state dir, once its window is open. */
 async function launch(dir: string): Promise<void> {
