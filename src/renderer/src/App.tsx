@@ -5,12 +5,12 @@ import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
-import { HistoryView } from './views/History';
-import { NewRunView } from './views/NewRun';
-import { RunDetail } from './views/RunDetail';
-import { RunsView } from './views/Runs';
-import { SessionsView } from './views/Sessions';
-import { SettingsView } from './views/Settings';
+import { HistoryView } from './views/history/HistoryView';
+import { NewRunView } from './views/new-run/NewRunView';
+import { RunDetail } from './views/run/RunDetail';
+import { RunsView } from './views/runs/RunsView';
+import { SessionsView } from './views/sessions/SessionsView';
+import { SettingsView } from './views/settings/SettingsView';
 
 const NAV: { route: Route; label: string }[] = [
   { route: { view: 'runs' }, label: 'Runs' },

@@ -1,0 +1,34 @@
+// Hooks more than one view uses: a clock for live times, and form values kept in localStorage.
+
+import { useEffect, useState } from 'react';
+
+/** performance.now(), refreshed every `intervalMs` while it is not null (a live clock or bar). */
+export function useNow(intervalMs: number | null): number {
+  const [now, setNow] = useState(() => performance.now());
+  useEffect(() => {
+    if (intervalMs === null) return;
+    setNow(performance.now());
+    const timer = setInterval(() => setNow(performance.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return intervalMs === null ? performance.now() : now;
+}
+
+/** A value kept in localStorage under `key` as JSON; storage that fails (private mode, quota) is ignored. */
+export function readStored<T extends object>(key: string): Partial<T> {
+  try {
+    const text = globalThis.localStorage?.getItem(key);
+    const value: unknown = text ? JSON.parse(text) : null;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Partial<T>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function writeStored(key: string, value: object): void {
+  try {
+    globalThis.localStorage?.setItem(key, JSON.stringify(value));
+  } catch {
+    // Not kept: the form still works, it just forgets.
+  }
+}

@@ -1,0 +1,111 @@
+// One run: header with its actions, then its output, process tree, verdict
+// and timeline as tabs (#/runs/ID/TAB).
+
+import { useEffect, useRef, useState } from 'react';
+import type { RunResult } from '../../../../shared/result';
+import { Header } from './Header';
+import { OutputView } from './OutputView';
+import { TimelineView } from './TimelineView';
+import { TreeView } from './TreeView';
+import { VerdictView } from './VerdictView';
+import type { LiveExtension } from './describe';
+import './run.css';
+import { hrefOf, navigate, TABS, type Tab } from '../../router';
+import { liveElapsed, useWarden } from '../../store';
+
+const TAB_LABEL: Record<Tab, string> = { output: 'Output', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
+
+export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
+  const run = useWarden((s) => s.runs[id]);
+  const api = useWarden((s) => s.api);
+  const load = useWarden((s) => s.load);
+  const tree = useWarden((s) => s.trees[id]);
+  const [missing, setMissing] = useState(false);
+
+  // A run not in the store (opened from History, or a link) is fetched once.
+  const present = run !== undefined;
+  useEffect(() => {
+    if (present || !api) return;
+    let current = true;
+    setMissing(false);
+    void load(id).then((found) => {
+      if (current && !found) setMissing(true);
+    });
+    return () => {
+      current = false;
+    };
+  }, [id, present, api, load]);
+
+  const extensions = useLiveExtensions(run);
+
+  if (!run) {
+    return (
+      <section className="rd" data-testid="run-detail" data-state="" data-verdict="">
+        <div className="empty">{missing ? <p>No run {id} is known to this host or its history.</p> : <p>Loading run {id}…</p>}</div>
+      </section>
+    );
+  }
+
+  return (
+    <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''}>
+      <Header run={run} />
+      <nav className="rd-tabs" role="tablist" aria-label="Run detail">
+        {TABS.map((t) => (
+          <a
+            key={t}
+            role="tab"
+            href={hrefOf({ view: 'run', id, tab: t })}
+            aria-selected={t === tab}
+            className={t === tab ? 'on' : undefined}
+            data-testid={`tab-${t}`}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ view: 'run', id, tab: t });
+            }}
+          >
+            {TAB_LABEL[t]}
+            {t === 'tree' && <TreeCount id={id} />}
+          </a>
+        ))}
+      </nav>
+      <div className="rd-panel" role="tabpanel">
+        {tab === 'output' && <OutputView key={id} run={run} />}
+        {tab === 'tree' && <TreeView run={run} tree={tree} />}
+        {tab === 'verdict' && <VerdictView run={run} />}
+        {tab === 'timeline' && <TimelineView run={run} extensions={extensions} />}
+      </div>
+    </section>
+  );
+}
+
+function TreeCount({ id }: { id: string }) {
+  const processes = useWarden((s) => (s.runs[id]?.state === 'ended' ? undefined : s.trees[id]?.processes));
+  if (processes === undefined) return null;
+  return <span className="rd-tab-count">{processes}</span>;
+}
+
+/** Limit extensions the page saw while the run was live (the history has them only once written). */
+function useLiveExtensions(run: RunResult | undefined): LiveExtension[] {
+  const syncedAt = useWarden((s) => (run ? s.syncedAt[run.id] : undefined));
+  const [extensions, setExtensions] = useState<LiveExtension[]>([]);
+  const last = useRef<{ id: string; limitMs: number | null } | null>(null);
+  const id = run?.id;
+  const limitMs = run?.limitMs ?? null;
+  const live = run !== undefined && run.state !== 'ended';
+  useEffect(() => {
+    if (id === undefined) return;
+    const before = last.current;
+    last.current = { id, limitMs };
+    if (!before || before.id !== id) {
+      setExtensions([]);
+      return;
+    }
+    if (live && limitMs !== null && (before.limitMs === null || limitMs > before.limitMs)) {
+      const atMs = run ? liveElapsed(run, syncedAt) : 0;
+      const byMs = before.limitMs === null ? limitMs - atMs : limitMs - before.limitMs;
+      setExtensions((list) => [...list, { limitMs, byMs, atMs }]);
+    }
+    // Only a change of the limit is an extension; the run object changes with every chunk of output.
+  }, [id, limitMs]);
+  return extensions;
+}
