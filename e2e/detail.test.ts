@@ -98,6 +98,64 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'extended-timeline');
   });
 
+  it('a truthful header: no limit in words, inputs per run, dismissable notices, per-run title; once ended no live controls, and a force kill recorded as such', async () => {
+    const { page } = h;
+    // Ignores SIGINT and SIGTERM: only a kill ends it, so Stop then Force kill is what ends it.
+    const a = await h.cliJson(['run', '--yield', '200ms', '--json', '--', 'bash', '-c', "trap '' INT TERM; echo up; sleep 60"]);
+    expect(a.code, a.stderr).toBe(75);
+    const b = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'sleep', '61']);
+    expect(b.code, b.stderr).toBe(75);
+
+    let detail = await openRun(page, a.json.id);
+    await waitForAttr(detail, 'data-state', 'running');
+    await waitForText(page.locator(tid('run-limit')), 'no limit');
+    expect(await page.locator(tid('run-clock')).innerText()).not.toMatch(/–/);
+    await waitFor('the page title to name the run', async () => /running · bash -c/.test(await page.title()));
+
+    // A value typed for one run is not carried to the next one opened.
+    await page.locator(tid('extend-by')).fill('7s');
+    await page.locator(tid('wait-yield')).fill('3s');
+    detail = await openRun(page, b.json.id);
+    await waitForText(page.locator(tid('run-limit')), /2 min/);
+    expect(await page.locator(tid('extend-by')).inputValue()).toBe('30s');
+    expect(await page.locator(tid('wait-yield')).inputValue()).toBe('');
+    await waitFor('the title of the second run', async () => /sleep 61/.test(await page.title()));
+
+    // A notice goes away when dismissed.
+    await page.locator(tid('extend-by')).fill('soon');
+    await page.locator(tid('action-extend')).click();
+    await visible(page.locator(tid('extend-error')));
+    await page.locator(tid('extend-error')).locator(tid('notice-dismiss')).click();
+    await page.locator(tid('extend-error')).waitFor({ state: 'detached', timeout: WAIT_MS });
+
+    detail = await openRun(page, a.json.id);
+    await page.locator(tid('action-stop')).click();
+    await (await visible(page.locator(tid('action-force')))).click();
+    await waitForAttr(detail, 'data-verdict', 'stopped');
+    // Ended: only what still makes sense is offered.
+    for (const id of ['action-stop', 'action-force', 'action-wait', 'wait-yield', 'extend-by', 'action-extend']) {
+      await page.locator(tid(id)).first().waitFor({ state: 'detached', timeout: WAIT_MS });
+    }
+    await visible(page.locator(tid('action-rerun')));
+    const clockText = await waitForText(page.locator(tid('run-clock')), /ended/);
+    expect(clockText).toMatch(/^took \d+(\.\d+)? s · no limit · ended (just now|\d+ s ago)$/);
+    await waitFor('the title of the ended run', async () => /^stopped · bash -c/.test(await page.title()));
+    await h.screenshot(page, 'ended-header');
+
+    await page.locator(tid('tab-timeline')).click();
+    // Its own entry, or the stop's when both came within a moment (a quick second click).
+    await visible(page.locator(tid('timeline-entry')).filter({ hasText: 'Force kill' }));
+    const texts = await page.locator(tid('timeline-entry')).allInnerTexts();
+    expect(texts.some((t) => /Sent SIGKILL[\s\S]*force kill/.test(t)), texts.join(' | ')).toBe(true);
+    expect(texts.some((t) => /kill step/.test(t)), texts.join(' | ')).toBe(false);
+    await h.screenshot(page, 'force-kill-timeline');
+    await page.locator(tid('tab-verdict')).click();
+    await waitForText(page.locator(tid('stop-ended-by')), /force kill/);
+    await waitForText(page.locator(tid('verdict-time-limit')), 'no limit');
+
+    await h.cli(['stop', b.json.id]);
+  });
+
   it('the process tree shows three levels, then Stop ends them', async () => {
     const { page } = h;
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', 'bash -c "sleep 30 & sleep 30" & sleep 30']);
@@ -108,6 +166,16 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     const pids = await page.locator(tid('tree-node')).evaluateAll((els) => els.map((e) => e.getAttribute('data-pid')));
     expect(pids.every((p) => p !== null && /^\d+$/.test(p)), `pids: ${pids.join(',')}`).toBe(true);
     await h.screenshot(page, 'tree');
+
+    // Drawn as a tree, and a branch folds away and back.
+    const branch = page.locator(tid('tree-node', { 'data-depth': '1' })).filter({ has: page.locator(tid('tree-fold')) });
+    expect(await branch.first().innerText()).toMatch(/[├└]─/);
+    await branch.first().locator(tid('tree-fold')).click();
+    await waitForAttr(branch, 'data-folded', 'true');
+    await page.locator(tid('tree-node', { 'data-depth': '2' })).first().waitFor({ state: 'detached', timeout: WAIT_MS });
+    expect(await branch.first().innerText()).toMatch(/\d+ hidden/);
+    await branch.first().locator(tid('tree-fold')).click();
+    await visible(page.locator(tid('tree-node', { 'data-depth': '2' })));
 
     await page.locator(tid('action-stop')).click();
     await waitForAttr(detail, 'data-verdict', 'stopped');

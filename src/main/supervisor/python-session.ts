@@ -390,6 +390,7 @@ class PythonStop {
   killed = false;
   /** The kill was asked for (force), not reached at the end of the grace. */
   forced = false;
+  private forcedAtMs?: number;
   private repeat?: NodeJS.Timeout;
   private killTimer?: NodeJS.Timeout;
   private settled = false;
@@ -421,6 +422,7 @@ class PythonStop {
     }
     if (force && !this.killed) {
       this.forced = true;
+      this.forcedAtMs = this.nowMs();
       this.kill();
     }
   }
@@ -434,7 +436,7 @@ class PythonStop {
 
   record(): StopRecord | undefined {
     if (this.reason === undefined) return undefined;
-    return { reason: this.reason, requestedAtMs: this.requestedAtMs, signals: [...this.sent], endedBy: this.killed ? 'kill' : 'interrupt' };
+    return { reason: this.reason, requestedAtMs: this.requestedAtMs, signals: [...this.sent], endedBy: this.killed ? 'kill' : 'interrupt', ...(this.forcedAtMs !== undefined ? { forcedAtMs: this.forcedAtMs } : {}) };
   }
 
   private interrupt(): void {

@@ -3,6 +3,7 @@
 
 import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
+import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
 import { HistoryView } from './views/history/HistoryView';
@@ -27,6 +28,21 @@ export function App({ api }: { api: WardenApi | undefined }) {
   const connect = useWarden((s) => s.connect);
 
   useEffect(() => (api ? connect(api) : undefined), [api, connect]);
+  return (
+    <>
+      {route.view !== 'run' && <ViewTitle label={NAV.find((n) => n.route.view === route.view)?.label ?? 'Warden'} />}
+      <Frame api={api} route={route} error={error} dismissError={dismissError} />
+    </>
+  );
+}
+
+/** The page title of a view other than a run's (RunDetail sets its own). */
+function ViewTitle({ label }: { label: string }) {
+  useTitle(`${label} — Warden`);
+  return null;
+}
+
+function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined; route: Route; error: string | null; dismissError: () => void }) {
 
   if (!api) {
     return (

@@ -61,3 +61,31 @@ export function clock(iso: string | undefined): string {
   clocks.set(iso, { day: today, text });
   return text;
 }
+
+/** How long ago an instant was, in words: "just now", "42 s ago", "3 min ago", "2 h ago", "yesterday", "5 days ago". */
+export function ago(iso: string | undefined, nowMs: number = Date.now()): string {
+  if (!iso) return '–';
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return '–';
+  const s = Math.max(0, Math.floor((nowMs - then) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  const days = Math.floor(s / 86_400);
+  return days === 1 ? 'yesterday' : `${days} days ago`;
+}
+
+const FULL = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+
+/** The absolute local date and time of an instant, for a tooltip beside a relative time. */
+export function fullTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isFinite(date.getTime()) ? FULL.format(date) : '';
+}
+
+/** The limit in words: "limit 30 s", or "no limit". */
+export function limitWords(limitMs: number | null): string {
+  return limitMs === null ? 'no limit' : `limit ${duration(limitMs)}`;
+}

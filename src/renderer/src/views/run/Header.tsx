@@ -4,11 +4,11 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
-import { clock, commandLine, duration, statusOf } from '../../format';
+import { ago, clock, commandLine, duration, fullTime, statusOf } from '../../format';
 import { navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
 import { copyText, phaseText, rerunRequest } from './describe';
-import { useNow } from '../../components/hooks';
+import { useNow, useWallClock } from '../../components/hooks';
 
 const NO_SIGNALS: SignalSent[] = [];
 
@@ -55,25 +55,39 @@ function ScriptLines({ code }: { code: string }) {
   return <span className="muted rd-script-lines">{lines} lines</span>;
 }
 
-/** Elapsed against the limit, live, with a bar when there is a limit. */
+/**
+ * Elapsed against the limit, live, with a bar when there is a limit; once
+ * ended, what it took and when it ended ("took 0.54 s · limit 30 s · ended 3 min ago").
+ */
 function Clock({ run }: { run: RunResult }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const live = run.state === 'running' || run.state === 'stopping';
+  const ended = run.state === 'ended';
   const now = useNow(live ? 100 : null);
+  const wall = useWallClock(ended ? 15_000 : null);
   const elapsed = run.state === 'queued' ? 0 : liveElapsed(run, syncedAt, now);
   const fraction = run.limitMs ? Math.min(1, elapsed / run.limitMs) : 0;
   const over = run.limitMs !== null && elapsed >= run.limitMs;
+  const limit = (
+    <span data-testid="run-limit" className={run.limitMs === null ? 'muted' : 'mono'}>
+      {run.limitMs === null ? 'no limit' : duration(run.limitMs)}
+    </span>
+  );
   return (
     <div className="rd-clock">
-      <span className="rd-clock-text">
+      <span className="rd-clock-text" data-testid="run-clock">
+        {ended && <span className="muted">took </span>}
         <span data-testid="run-elapsed" className="mono">
           {duration(elapsed)}
         </span>
-        <span className="muted"> of </span>
-        <span data-testid="run-limit" className="mono">
-          {run.limitMs === null ? '–' : duration(run.limitMs)}
-        </span>
-        {run.limitMs === null && <span className="muted"> (no limit)</span>}
+        {run.limitMs === null ? <span className="muted"> · </span> : <span className="muted">{ended ? ' · limit ' : ' of '}</span>}
+        {limit}
+        {ended && run.endedAt && (
+          <span className="muted" data-testid="run-ended-ago" title={fullTime(run.endedAt)}>
+            {' '}
+            · ended {ago(run.endedAt, wall)}
+          </span>
+        )}
       </span>
       {run.limitMs !== null && (
         <span className={`rd-bar${over ? ' over' : ''}${live ? ' live' : ''}`} aria-hidden="true">
@@ -144,6 +158,7 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
   const put = useWarden((s) => s.put);
   const report = useWarden((s) => s.report);
   const progress = useWarden((s) => s.stopProgress[run.id]);
+  const offline = useWarden((s) => !s.connected);
   const [stopAsked, setStopAsked] = useState(false);
   const [forceOffered, setForceOffered] = useState(false);
   const [waiting, setWaiting] = useState(false);
@@ -160,13 +175,6 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
       mounted.current = false;
     };
   }, []);
-  // Another run in the same view starts clean.
-  useEffect(() => {
-    setStopAsked(false);
-    setForceOffered(false);
-    setWaitNotice(null);
-    setExtendNote(null);
-  }, [run.id]);
 
   const stopping = live && (run.state === 'stopping' || stopAsked || progress !== undefined);
   const killed = progress?.step === 'kill';
@@ -256,55 +264,52 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
 
   return (
     <div className="rd-actions" role="toolbar" aria-label="Run actions">
-      <div className="rd-group">
-        <button
-          type="button"
-          className={stopping ? undefined : 'rd-danger'}
-          onClick={() => void stop()}
-          disabled={!live || busy === 'stop' || killed}
-          data-testid="action-stop"
-          title={stopping ? 'Being stopped; click for a force kill' : 'Interrupt, then terminate, then kill after the grace'}
-        >
-          {stopping ? (killed ? 'Killed' : 'Stopping…') : 'Stop'}
-        </button>
-        {live && (forceOffered || stopping) && !killed && (
-          <button ref={forceButton} type="button" className="rd-danger solid" onClick={() => void force()} disabled={busy === 'force'} data-testid="action-force" title="SIGKILL at once, no grace">
-            Force kill
-          </button>
-        )}
-      </div>
+      {live && (
+        <>
+          <div className="rd-group">
+            <button
+              type="button"
+              className={stopping ? undefined : 'rd-danger'}
+              onClick={() => void stop()}
+              disabled={offline || busy === 'stop' || killed}
+              data-testid="action-stop"
+              title={stopping ? 'Being stopped; click for a force kill' : 'Interrupt, then terminate, then kill after the grace'}
+            >
+              {stopping ? (killed ? 'Killed' : 'Stopping…') : 'Stop'}
+            </button>
+            {(forceOffered || stopping) && !killed && (
+              <button ref={forceButton} type="button" className="rd-danger solid" onClick={() => void force()} disabled={offline || busy === 'force'} data-testid="action-force" title="SIGKILL at once, no grace">
+                Force kill
+              </button>
+            )}
+          </div>
 
-      <div className="rd-group">
-        <button type="button" onClick={() => void wait()} disabled={!live || waiting} data-testid="action-wait" title="Follow the run to its end, then show the verdict; with a yield time, return after it like the CLI">
-          {waiting ? 'Waiting…' : 'Wait'}
-        </button>
-        <input
-          className="rd-short"
-          value={yieldText}
-          onChange={(e) => setYieldText(e.target.value)}
-          placeholder="yield after"
-          aria-label="Yield after (empty: wait for the end)"
-          disabled={!live || waiting}
-          data-testid="wait-yield"
-        />
-      </div>
+          <div className="rd-group">
+            <button type="button" onClick={() => void wait()} disabled={offline || waiting} data-testid="action-wait" title="Follow the run to its end, then show the verdict; with a yield time, return after it like the CLI">
+              {waiting ? 'Waiting…' : 'Wait'}
+            </button>
+            <input
+              className="rd-short"
+              value={yieldText}
+              onChange={(e) => setYieldText(e.target.value)}
+              placeholder="yield after"
+              aria-label="Yield after (empty: wait for the end)"
+              disabled={offline || waiting}
+              data-testid="wait-yield"
+            />
+          </div>
 
-      <form className="rd-group" onSubmit={(e) => void extend(e)}>
-        <input
-          className="rd-short"
-          value={extendText}
-          onChange={(e) => setExtendText(e.target.value)}
-          aria-label="Extend the limit by"
-          disabled={!live || stopping}
-          data-testid="extend-by"
-        />
-        <button type="submit" disabled={!live || stopping || busy === 'extend'} data-testid="action-extend" title="Move the deadline later">
-          Extend limit
-        </button>
-      </form>
+          <form className="rd-group" onSubmit={(e) => void extend(e)}>
+            <input className="rd-short" value={extendText} onChange={(e) => setExtendText(e.target.value)} aria-label="Extend the limit by" disabled={offline || stopping} data-testid="extend-by" />
+            <button type="submit" disabled={offline || stopping || busy === 'extend'} data-testid="action-extend" title="Move the deadline later">
+              Extend limit
+            </button>
+          </form>
+        </>
+      )}
 
       <span className="rd-spacer" />
-      <button type="button" onClick={() => void rerun()} disabled={busy === 'rerun'} data-testid="action-rerun" title="Start it again with the same command, directory and limit (or script and session)">
+      <button type="button" onClick={() => void rerun()} disabled={offline || busy === 'rerun'} data-testid="action-rerun" title="Start it again with the same command, directory and limit (or script and session)">
         Re-run
       </button>
 
@@ -312,16 +317,26 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
         <div className="rd-notices">
           {waitNotice && (
             <span className="rd-notice" data-testid="wait-notice" role="status">
-              {waitNotice}
+              <span>{waitNotice}</span>
+              <DismissButton onClick={() => setWaitNotice(null)} />
             </span>
           )}
           {extendNote && (
             <span className={`rd-notice${extendNote.ok ? '' : ' bad'}`} data-testid={extendNote.ok ? 'extend-note' : 'extend-error'} role={extendNote.ok ? 'status' : 'alert'}>
-              {extendNote.text}
+              <span>{extendNote.text}</span>
+              <DismissButton onClick={() => setExtendNote(null)} />
             </span>
           )}
         </div>
       )}
     </div>
+  );
+}
+
+function DismissButton({ onClick }: { onClick: () => void }) {
+  return (
+    <button type="button" className="rd-dismiss" onClick={onClick} aria-label="Dismiss" title="Dismiss" data-testid="notice-dismiss">
+      ×
+    </button>
   );
 }

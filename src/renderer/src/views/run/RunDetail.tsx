@@ -11,6 +11,8 @@ import { VerdictView } from './VerdictView';
 import type { LiveExtension } from './describe';
 import './run.css';
 import { hrefOf, navigate, TABS, type Tab } from '../../router';
+import { useTitle } from '../../components/hooks';
+import { commandLine, statusOf } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 
 const TAB_LABEL: Record<Tab, string> = { output: 'Output', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
@@ -37,6 +39,7 @@ export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
   }, [id, present, api, load]);
 
   const extensions = useLiveExtensions(run);
+  useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
 
   if (!run) {
     return (
@@ -48,7 +51,8 @@ export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
 
   return (
     <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''}>
-      <Header run={run} />
+      {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
+      <Header key={run.id} run={run} />
       <nav className="rd-tabs" role="tablist" aria-label="Run detail">
         {TABS.map((t) => (
           <a
@@ -76,6 +80,10 @@ export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
       </div>
     </section>
   );
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function TreeCount({ id }: { id: string }) {

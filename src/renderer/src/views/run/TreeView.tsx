@@ -1,10 +1,11 @@
 // A run's process tree: the live sample while it runs (indented, escaped
 // processes marked), then what the teardown did and the peak figures.
 
+import { useState } from 'react';
 import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
 import { bytes, clock, duration } from '../../format';
-import { flattenTree, procStateWord } from './describe';
+import { procStateWord, treeRows } from './describe';
 
 export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
   const ended = run.state === 'ended';
@@ -40,7 +41,19 @@ function LiveTree({ tree, queued, title = 'Processes' }: { tree: ProcTreeSnapsho
       </section>
     );
   }
-  const rows = flattenTree(tree.roots);
+  return <TreeTable tree={tree} title={title} />;
+}
+
+function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
+  const [folded, setFolded] = useState<ReadonlySet<number>>(() => new Set());
+  const rows = treeRows(tree.roots, folded);
+  const toggle = (pid: number) =>
+    setFolded((current) => {
+      const next = new Set(current);
+      if (next.has(pid)) next.delete(pid);
+      else next.add(pid);
+      return next;
+    });
   return (
     <section className="rd-card">
       <h3>
@@ -64,17 +77,40 @@ function LiveTree({ tree, queued, title = 'Processes' }: { tree: ProcTreeSnapsho
             </tr>
           </thead>
           <tbody>
-            {rows.map(({ node, depth }) => (
-              <tr key={node.pid} data-testid="tree-node" data-pid={node.pid} data-depth={depth} data-escaped={node.escaped ? 'true' : 'false'} className={node.escaped ? 'rd-escaped' : undefined}>
+            {rows.map(({ node, depth, guides, hasChildren, folded: isFolded, hidden }) => (
+              <tr
+                key={node.pid}
+                data-testid="tree-node"
+                data-pid={node.pid}
+                data-depth={depth}
+                data-escaped={node.escaped ? 'true' : 'false'}
+                data-folded={isFolded ? 'true' : 'false'}
+                className={node.escaped ? 'rd-escaped' : undefined}
+              >
                 <td className="num mono">{node.pid}</td>
                 <td>
-                  <div className="rd-cell-flex" style={{ paddingLeft: depth === 0 ? 0 : (depth - 1) * 24 }}>
-                    {depth > 0 && (
-                      <span className="rd-tree-branch" aria-hidden="true">
-                        └
+                  <div className="rd-cell-flex rd-tree-cell">
+                    {guides && (
+                      <span className="rd-tree-guides" aria-hidden="true">
+                        {guides}
                       </span>
                     )}
+                    {hasChildren ? (
+                      <button
+                        type="button"
+                        className="rd-tree-fold"
+                        onClick={() => toggle(node.pid)}
+                        aria-expanded={!isFolded}
+                        aria-label={isFolded ? `Show the processes under ${node.pid}` : `Hide the processes under ${node.pid}`}
+                        data-testid="tree-fold"
+                      >
+                        {isFolded ? '▸' : '▾'}
+                      </button>
+                    ) : (
+                      depth === 0 && <span className="rd-tree-fold-space" aria-hidden="true" />
+                    )}
                     <code title={node.command}>{node.command}</code>
+                    {isFolded && <span className="muted rd-tree-hidden">{hidden} hidden</span>}
                     {node.escaped && (
                       <span className="badge escaped" title="Left the run's process group or tree: a signal to the group misses it">
                         escaped

@@ -49,8 +49,14 @@ export function VerdictView({ run }: { run: RunResult }) {
             {duration(elapsed)}
             {live ? ' so far' : ''}
           </dd>
-          <dt>Limit</dt>
-          <dd>{run.limitMs === null ? 'none' : duration(run.limitMs)}</dd>
+          <dt>Time limit</dt>
+          <dd data-testid="verdict-time-limit">{run.limitMs === null ? 'no limit' : duration(run.limitMs)}</dd>
+          {run.oom?.limitBytes !== undefined && (
+            <>
+              <dt>Memory limit</dt>
+              <dd>{bytes(run.oom.limitBytes)}</dd>
+            </>
+          )}
           <dt>Started</dt>
           <dd>{clock(run.startedAt)}</dd>
           <dt>Ended</dt>
@@ -85,7 +91,7 @@ export function VerdictView({ run }: { run: RunResult }) {
                   ))}
             </dd>
             <dt>Ended by</dt>
-            <dd>the {stop.endedBy} step</dd>
+            <dd data-testid="stop-ended-by">{stop.forcedAtMs !== undefined ? `a force kill at ${relative(stop.forcedAtMs)}` : `the ${stop.endedBy} step`}</dd>
           </dl>
         </section>
       )}
@@ -98,7 +104,7 @@ export function VerdictView({ run }: { run: RunResult }) {
             <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : 'not confirmed'}</dd>
             <dt>Peak</dt>
             <dd>{bytes(run.oom.peakBytes)}</dd>
-            <dt>Limit</dt>
+            <dt>Memory limit</dt>
             <dd>{bytes(run.oom.limitBytes)}</dd>
           </dl>
         </section>

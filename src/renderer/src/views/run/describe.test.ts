@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../../../shared/history';
 import type { ProcNode } from '../../../../shared/proc-tree';
 import type { RunResult } from '../../../../shared/result';
-import { buildTimeline, copyText, flattenTree, phaseText, rerunRequest, verdictSentence } from './describe';
+import { buildTimeline, copyText, flattenTree, phaseText, rerunRequest, treeRows, verdictSentence } from './describe';
 
 const base: RunResult = {
   id: 'abc123',
@@ -83,6 +83,28 @@ describe('flattenTree', () => {
       [9, 0],
     ]);
   });
+
+  it('draws tree lines: a branch per child, a bar while siblings follow, nothing below a last child', () => {
+    const rows = treeRows([node(1, [node(2, [node(3), node(5)]), node(4, [node(6)])]), node(9, [], true)]);
+    expect(rows.map((r) => [r.node.pid, r.guides])).toEqual([
+      [1, ''],
+      [2, '├─ '],
+      [3, '│  ├─ '],
+      [5, '│  └─ '],
+      [4, '└─ '],
+      [6, '   └─ '],
+      [9, ''],
+    ]);
+    expect(rows.map((r) => r.hasChildren)).toEqual([true, true, false, false, true, false, false]);
+  });
+
+  it('folds a process: its descendants are hidden and counted', () => {
+    const rows = treeRows([node(1, [node(2, [node(3), node(5)]), node(4)])], new Set([2, 3]));
+    expect(rows.map((r) => r.node.pid)).toEqual([1, 2, 4]);
+    expect(rows[1]).toMatchObject({ folded: true, hidden: 2 });
+    // A leaf in the folded set is not folded: it has nothing to hide.
+    expect(treeRows([node(7)], new Set([7]))[0]).toMatchObject({ folded: false, hidden: 0 });
+  });
 });
 
 describe('buildTimeline', () => {
@@ -133,6 +155,30 @@ describe('buildTimeline', () => {
     expect(entries.map((e) => e.kind)).toEqual(['started', 'limit', 'stop-requested', 'signal-sent', 'exit', 'signal-sent', 'teardown', 'ended']);
     expect(entries[5]).toMatchObject({ title: 'Sent SIGTERM (teardown)', detail: 'to group 10, pid 11' });
     expect(entries[6]!.atMs).toBe(3000);
+  });
+
+  it('records a force kill as such, not as the kill step after the grace', () => {
+    const forced = run({
+      verdict: 'stopped',
+      exitCode: null,
+      signal: 'SIGKILL',
+      elapsedMs: 1610,
+      stop: { reason: 'user', requestedAtMs: 1000, signals: [{ signal: 'SIGINT', atMs: 1000 }, { signal: 'SIGCONT', atMs: 1000 }, { signal: 'SIGKILL', atMs: 1600 }], endedBy: 'kill', forcedAtMs: 1600 },
+    });
+    const stored = [ev('started', 0), ev('signal-sent', 1000, { signal: 'SIGINT', step: 'interrupt' }), ev('signal-sent', 1600, { signal: 'SIGKILL', step: 'kill' })];
+    const entries = buildTimeline(forced, stored, [], []);
+    expect(entries.map((e) => e.kind)).toEqual(['started', 'limit', 'stop-requested', 'signal-sent', 'signal-sent', 'force-kill', 'signal-sent', 'exit', 'ended']);
+    expect(entries.find((e) => e.kind === 'stop-requested')!.detail).toMatch(/step by step/);
+    const kill = entries.find((e) => e.title === 'Sent SIGKILL')!;
+    expect(kill.detail).toBe('force kill: at once, not after the grace');
+    expect(entries.some((e) => e.detail.includes('kill step'))).toBe(false);
+    expect(phaseText(forced, undefined, [], 1610)).toBe('force-killed');
+
+    // Forced with the stop itself: one entry says so.
+    const atOnce = run({ ...forced, stop: { ...forced.stop!, signals: [{ signal: 'SIGKILL', atMs: 1000 }], forcedAtMs: 1000 } });
+    const first = buildTimeline(atOnce, [], [], []);
+    expect(first.find((e) => e.kind === 'stop-requested')).toMatchObject({ title: 'Force kill', detail: 'stopped on request: SIGKILL at once, without the grace' });
+    expect(first.some((e) => e.kind === 'force-kill')).toBe(false);
   });
 
   it('tells a run that had no limit before its first extension', () => {

@@ -60,7 +60,7 @@ export function graceOf(run: Pick<RunResult, 'kind'>): number {
  * ended it; null when no stop is under way.
  */
 export function phaseText(run: RunResult, step: StopStep | undefined, signals: SignalSent[], elapsedMs: number, killAtMs?: number): string | null {
-  if (run.state === 'ended') return run.stop ? ENDED_WORD[run.stop.endedBy] : null;
+  if (run.state === 'ended') return run.stop ? (run.stop.forcedAtMs !== undefined ? 'force-killed' : ENDED_WORD[run.stop.endedBy]) : null;
   if (run.state !== 'stopping' && !step) return null;
   if (!step) return 'stopping';
   if (step === 'kill') return STEP_WORD.kill;
@@ -97,13 +97,45 @@ export function flattenTree(roots: ProcNode[]): { node: ProcNode; depth: number 
   return out;
 }
 
+/** A row of the process tree as drawn: its guide lines, and whether it has children and they are folded. */
+export interface TreeRow {
+  node: ProcNode;
+  depth: number;
+  /** The tree lines before the command: "│  ├─ " (one 3-character cell per level below the root). */
+  guides: string;
+  hasChildren: boolean;
+  folded: boolean;
+  /** Processes hidden under this row while it is folded. */
+  hidden: number;
+}
+
+function countBelow(node: ProcNode): number {
+  let n = 0;
+  for (const child of node.children) n += 1 + countBelow(child);
+  return n;
+}
+
+/** The rows of a tree with its lines drawn, parents before children; the children of a folded pid are left out. */
+export function treeRows(roots: ProcNode[], folded: ReadonlySet<number> = new Set()): TreeRow[] {
+  const out: TreeRow[] = [];
+  const walk = (node: ProcNode, depth: number, lead: string, last: boolean) => {
+    const isFolded = folded.has(node.pid) && node.children.length > 0;
+    out.push({ node, depth, guides: depth === 0 ? '' : `${lead}${last ? '└─ ' : '├─ '}`, hasChildren: node.children.length > 0, folded: isFolded, hidden: isFolded ? countBelow(node) : 0 });
+    if (isFolded) return;
+    const next = depth === 0 ? '' : `${lead}${last ? '   ' : '│  '}`;
+    node.children.forEach((child, i) => walk(child, depth + 1, next, i === node.children.length - 1));
+  };
+  for (const root of roots) walk(root, 0, '', true);
+  return out;
+}
+
 const PROC_STATES: Record<string, string> = { R: 'running', S: 'sleeping', D: 'waiting on I/O', T: 'stopped', t: 'traced', Z: 'zombie', X: 'dead', I: 'idle' };
 
 export function procStateWord(state: string): string {
   return PROC_STATES[state.charAt(0)] ?? state;
 }
 
-export type TimelineKind = 'queued' | 'started' | 'limit' | 'limit-extended' | 'stop-requested' | 'signal-sent' | 'exit' | 'teardown' | 'ended' | string;
+export type TimelineKind = 'queued' | 'started' | 'limit' | 'limit-extended' | 'stop-requested' | 'force-kill' | 'signal-sent' | 'exit' | 'teardown' | 'ended' | string;
 
 export interface TimelineEntry {
   kind: TimelineKind;
@@ -122,7 +154,10 @@ export interface LiveExtension {
   atMs: number;
 }
 
-const ORDER: Record<string, number> = { queued: 0, started: 1, limit: 2, 'limit-extended': 3, 'stop-requested': 4, 'signal-sent': 5, exit: 6, teardown: 7, ended: 8 };
+const ORDER: Record<string, number> = { queued: 0, started: 1, limit: 2, 'limit-extended': 3, 'stop-requested': 4, 'force-kill': 4.5, 'signal-sent': 5, exit: 6, teardown: 7, ended: 8 };
+
+/** A force kill asked for with the stop itself (not later, while the stop sequence ran). */
+const FORCED_WITH_STOP_MS = 5;
 
 function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
@@ -232,7 +267,18 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
     // The stop is requested just before its first signal: never list it after that signal.
     const firstSignal = Math.min(...[...storedSignals, ...liveSignals, ...run.stop.signals].map((x) => x.atMs).filter((t) => t >= requested - 100 && t <= requested + 100));
     const why = run.stop.reason === 'deadline' ? 'the deadline passed' : run.stop.reason === 'shutdown' ? 'Warden shut down' : 'stopped on request';
-    entries.push({ kind: 'stop-requested', atMs: Math.min(requested, firstSignal), title: 'Stop sequence', detail: `${why}: signals step by step, SIGKILL after the grace`, live: false });
+    const forced = run.stop.forcedAtMs;
+    const forcedAtOnce = forced !== undefined && forced - requested <= FORCED_WITH_STOP_MS;
+    entries.push({
+      kind: 'stop-requested',
+      atMs: Math.min(requested, firstSignal),
+      title: forcedAtOnce ? 'Force kill' : 'Stop sequence',
+      detail: forcedAtOnce ? `${why}: SIGKILL at once, without the grace` : `${why}: signals step by step, SIGKILL after the grace`,
+      live: false,
+    });
+    if (forced !== undefined && !forcedAtOnce) {
+      entries.push({ kind: 'force-kill', atMs: forced, title: 'Force kill', detail: 'asked for SIGKILL at once instead of waiting for the grace', live: false });
+    }
   }
 
   // Signals not in the history yet: those seen live and those the result records.
@@ -252,6 +298,14 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
     if (!kinds.has('ended')) {
       const endWall = run.endedAt ? Date.parse(run.endedAt) - startedWall : NaN;
       entries.push({ kind: 'ended', atMs: Number.isFinite(endWall) ? Math.max(run.elapsedMs, endWall) : run.elapsedMs, title: 'Ended', detail: run.verdict ?? 'no verdict', live: true });
+    }
+  }
+
+  // The SIGKILL of a force kill is not the kill step's, after the grace.
+  const forcedAt = run.stop?.forcedAtMs;
+  if (forcedAt !== undefined) {
+    for (const e of entries) {
+      if (e.kind === 'signal-sent' && e.title === 'Sent SIGKILL' && Math.abs(e.atMs - forcedAt) <= FORCED_WITH_STOP_MS) e.detail = 'force kill: at once, not after the grace';
     }
   }
 
