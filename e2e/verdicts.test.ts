@@ -24,6 +24,63 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     await h?.close();
   }, 60_000);
 
+  it('a failed run opens on its summary: the verdict, the tail with the error line, then the full log', async () => {
+    const { page } = h;
+    const script = 'echo compiling...; for i in $(seq 1 60); do echo "step $i"; done; echo "error: linker failed" >&2; exit 2';
+    const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', script]);
+    expect(done.json.verdict, done.stderr).toBe('failed');
+    await route(page, `#/runs/${done.json.id}`);
+    const detail = await visible(page.locator(tid('run-detail')));
+    await waitForAttr(detail, 'data-tab', 'summary');
+    await waitForText(page.locator(tid('summary-verdict')), 'Failed with exit code 2');
+    const stderrTail = page.locator(tid('summary-tail', { 'data-stream': 'stderr' }));
+    const errorLine = stderrTail.locator(tid('summary-line', { 'data-error': 'true' }));
+    expect(await (await visible(errorLine)).innerText()).toContain('error: linker failed');
+    // stdout's last 30 lines, numbered as in the stream (61 lines in all).
+    const stdoutTail = page.locator(tid('summary-tail', { 'data-stream': 'stdout' }));
+    await waitForText(stdoutTail.locator(tid('summary-gap')), '31 lines');
+    expect(await stdoutTail.locator(tid('summary-line')).last().getAttribute('data-line')).toBe('61');
+    await h.screenshot(page, 'summary-failed');
+
+    await page.locator(tid('summary-open-stderr')).click();
+    await waitForAttr(detail, 'data-tab', 'output');
+    await waitForAttr(page.locator(tid('output-view')), 'data-stream', 'stderr');
+  });
+
+  it('a run that never started says why on its summary; a completed one opens on its output', async () => {
+    const { page } = h;
+    const failed = await h.cliJson(['run', '--json', '--cwd', '/nonexistent-warden-dir', '--', 'true']);
+    expect(failed.json.verdict, failed.stderr).toBe('spawn-failed');
+    await route(page, `#/runs/${failed.json.id}`);
+    const detail = await visible(page.locator(tid('run-detail')));
+    await waitForAttr(detail, 'data-tab', 'summary');
+    await waitForText(page.locator(tid('summary-advice')), 'nonexistent-warden-dir');
+    await waitForText(page.locator(tid('summary-no-output')), 'never started');
+    await h.screenshot(page, 'summary-spawn-failed');
+
+    const ok = await h.cliJson(['run', '--json', '--', 'echo', 'fine']);
+    expect(ok.json.verdict, ok.stderr).toBe('completed');
+    await route(page, `#/runs/${ok.json.id}`);
+    await waitForAttr(detail, 'data-tab', 'output');
+    await waitForText(page.locator(tid('output-view')), 'fine');
+    expect(await page.locator(tid('tab-summary')).count()).toBe(0);
+  });
+
+  it('a Python run has a Script tab with its source, the failing line marked', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--python', '--json', '-c', 'import time\nx = 1\nprint(x / 0)\n']);
+    expect(done.json.verdict, done.stderr).toBe('failed');
+    await route(page, `#/runs/${done.json.id}`);
+    const detail = await visible(page.locator(tid('run-detail')));
+    await waitForAttr(detail, 'data-tab', 'summary');
+    await waitForText(page.locator(tid('summary-tail', { 'data-stream': 'stderr' })), 'ZeroDivisionError');
+    await page.locator(tid('tab-script')).click();
+    const view = await visible(page.locator(tid('script-view')));
+    expect(await view.innerText()).toMatch(/import time[\s\S]*x = 1[\s\S]*print\(x \/ 0\)/);
+    expect(await page.locator(tid('script-line', { 'data-error': 'true' })).getAttribute('data-line')).toBe('3');
+    await h.screenshot(page, 'script');
+  });
+
   it('a crashed Python script shows the crash advice', async () => {
     const { page } = h;
     // Through the host: a script in a Python session; its interpreter dies of SIGSEGV.

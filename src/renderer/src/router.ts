@@ -1,15 +1,16 @@
 // Hash routes, so the same page works from a file (Electron) and from
-// `warden serve` (web mode): #/runs, #/runs/ID/TAB, #/history, #/sessions,
-// #/new, #/settings.
+// `warden serve` (web mode): #/runs, #/runs/ID (the tab that fits the run),
+// #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 
 import { useSyncExternalStore } from 'react';
 
-export type Tab = 'output' | 'tree' | 'verdict' | 'timeline';
-export const TABS: Tab[] = ['output', 'tree', 'verdict', 'timeline'];
+export type Tab = 'summary' | 'output' | 'script' | 'tree' | 'verdict' | 'timeline';
+export const TABS: Tab[] = ['summary', 'output', 'script', 'tree', 'verdict', 'timeline'];
 
 export type Route =
   | { view: 'runs' }
-  | { view: 'run'; id: string; tab: Tab }
+  /** tab null: none named, the run's detail picks the one that fits it (views/run/summary.ts). */
+  | { view: 'run'; id: string; tab: Tab | null }
   | { view: 'history' }
   | { view: 'sessions' }
   | { view: 'new' }
@@ -19,14 +20,14 @@ export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   const [first, second, third] = parts;
   if (first === 'runs' && second && /^[0-9a-f]{6,32}$/.test(second)) {
-    return { view: 'run', id: second, tab: TABS.includes(third as Tab) ? (third as Tab) : 'output' };
+    return { view: 'run', id: second, tab: TABS.includes(third as Tab) ? (third as Tab) : null };
   }
   if (first === 'history' || first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
   return { view: 'runs' };
 }
 
 export function hrefOf(route: Route): string {
-  if (route.view === 'run') return `#/runs/${route.id}/${route.tab}`;
+  if (route.view === 'run') return route.tab === null ? `#/runs/${route.id}` : `#/runs/${route.id}/${route.tab}`;
   return `#/${route.view}`;
 }
 

@@ -265,7 +265,7 @@ export function HistoryView() {
 
 const Row = memo(function Row({ run }: { run: RunSummary }) {
   const line = firstLine(run);
-  const target = { view: 'run', id: run.id, tab: 'output' } as const;
+  const target = { view: 'run', id: run.id, tab: null } as const;
   const status = statusOf(run);
   return (
     <tr className="history-row" data-testid="history-row" data-run-id={run.id} onClick={() => navigate(target)}>

@@ -75,7 +75,7 @@ export function NewRunView() {
       if (checked.graceMs !== undefined) rememberGrace(result.id, checked.graceMs);
       put(result);
       writeStored(NEW_RUN_KEY, draft);
-      navigate({ view: 'run', id: result.id, tab: 'output' });
+      navigate({ view: 'run', id: result.id, tab: null });
     } catch (e) {
       setError(messageOf(e));
       setBusy(false);

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
 import { ago, clock, commandLine, duration, fullTime, statusOf } from '../../format';
-import { navigate } from '../../router';
+import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
 import { copyText, phaseText, rerunRequest } from './describe';
 import { useNow, useWallClock } from '../../components/hooks';
@@ -23,7 +23,7 @@ export function Header({ run }: { run: RunResult }) {
         <h1 className="rd-title" data-testid="run-title" title={run.code ?? commandLine(run)}>
           {commandLine(run) || '(empty script)'}
         </h1>
-        {run.code !== undefined && <ScriptLines code={run.code} />}
+        {run.code !== undefined && <ScriptLines id={run.id} code={run.code} />}
         <CopyButton run={run} />
       </div>
       <div className="rd-meta">
@@ -49,10 +49,14 @@ export function Header({ run }: { run: RunResult }) {
   );
 }
 
-function ScriptLines({ code }: { code: string }) {
+function ScriptLines({ id, code }: { id: string; code: string }) {
   const lines = code.replace(/\n$/, '').split('\n').length;
   if (lines <= 1) return null;
-  return <span className="muted rd-script-lines">{lines} lines</span>;
+  return (
+    <a className="muted rd-script-lines" href={hrefOf({ view: 'run', id, tab: 'script' })} title="Show the whole script">
+      {lines} lines
+    </a>
+  );
 }
 
 /**
@@ -258,7 +262,7 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
     const result = await call('rerun', () => api!.start(rerunRequest(run)));
     if (result) {
       put(result);
-      navigate({ view: 'run', id: result.id, tab: 'output' });
+      navigate({ view: 'run', id: result.id, tab: null });
     }
   };
 

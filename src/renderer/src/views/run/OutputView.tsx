@@ -7,6 +7,7 @@ import type { OutputStream } from '../../../../shared/events';
 import type { RunResult } from '../../../../shared/result';
 import { styleClass } from './ansi';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, type LineIndex, type Mark, type Match } from './lines';
+import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
 import { useRunOutput } from '../../store';
 
@@ -28,7 +29,7 @@ export function OutputView({ run }: { run: RunResult }) {
   const texts = useRunOutput(run);
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
-  const [chosen, setChosen] = useState<OutputStream | null>(null);
+  const [chosen, setChosen] = useState<OutputStream | null>(() => takeStream(run.id));
   const stream: OutputStream = chosen ?? (stdout.count === 0 && stderr.count > 0 ? 'stderr' : 'stdout');
   const index = stream === 'stdout' ? stdout : stderr;
   const truncated = stream === 'stdout' ? run.stdoutTruncated : run.stderrTruncated;

@@ -1,5 +1,7 @@
-// One run: header with its actions, then its output, process tree, verdict
-// and timeline as tabs (#/runs/ID/TAB).
+// One run: header with its actions, then tabs (#/runs/ID/TAB): the summary
+// (an ended run that did not complete opens on it), the output, the script (a
+// Python run), the process tree, the verdict and the timeline. A link without
+// a tab (#/runs/ID) opens the one that fits the run (summary.ts).
 
 import { useEffect, useRef, useState } from 'react';
 import type { RunResult } from '../../../../shared/result';
@@ -10,14 +12,17 @@ import { TreeView } from './TreeView';
 import { VerdictView } from './VerdictView';
 import type { LiveExtension } from './describe';
 import './run.css';
-import { hrefOf, navigate, TABS, type Tab } from '../../router';
+import { hrefOf, navigate, type Tab } from '../../router';
+import { ScriptView } from './ScriptView';
+import { defaultTab, tabsOf } from './summary';
+import { SummaryView } from './SummaryView';
 import { useTitle } from '../../components/hooks';
 import { commandLine, statusOf } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 
-const TAB_LABEL: Record<Tab, string> = { output: 'Output', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
+const TAB_LABEL: Record<Tab, string> = { summary: 'Summary', output: 'Output', script: 'Script', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
 
-export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
+export function RunDetail({ id, tab: asked }: { id: string; tab: Tab | null }) {
   const run = useWarden((s) => s.runs[id]);
   const api = useWarden((s) => s.api);
   const load = useWarden((s) => s.load);
@@ -49,12 +54,15 @@ export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
     );
   }
 
+  const tabs = tabsOf(run);
+  // A tab the run does not have (a summary of a run that completed, a script of a command) falls back too.
+  const tab = asked !== null && tabs.includes(asked) ? asked : defaultTab(run);
   return (
-    <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''}>
+    <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
       {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
       <Header key={run.id} run={run} />
       <nav className="rd-tabs" role="tablist" aria-label="Run detail">
-        {TABS.map((t) => (
+        {tabs.map((t) => (
           <a
             key={t}
             role="tab"
@@ -73,7 +81,9 @@ export function RunDetail({ id, tab }: { id: string; tab: Tab }) {
         ))}
       </nav>
       <div className="rd-panel" role="tabpanel">
+        {tab === 'summary' && <SummaryView run={run} />}
         {tab === 'output' && <OutputView key={id} run={run} />}
+        {tab === 'script' && <ScriptView run={run} />}
         {tab === 'tree' && <TreeView run={run} tree={tree} />}
         {tab === 'verdict' && <VerdictView run={run} />}
         {tab === 'timeline' && <TimelineView run={run} extensions={extensions} />}

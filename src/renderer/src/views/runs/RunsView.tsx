@@ -64,7 +64,7 @@ export function RunsView() {
         select(visible[next]!.id);
       } else if (event.key === 'Enter' && selected && visible.some((run) => run.id === selected)) {
         event.preventDefault();
-        navigate({ view: 'run', id: selected, tab: 'output' });
+        navigate({ view: 'run', id: selected, tab: null });
       }
     };
     window.addEventListener('keydown', onKey);
@@ -188,7 +188,7 @@ function RunRow({ run, now, selected, onFocus, rowRef }: { run: RunResult; now: 
   return (
     <a
       ref={rowRef}
-      href={hrefOf({ view: 'run', id: run.id, tab: 'output' })}
+      href={hrefOf({ view: 'run', id: run.id, tab: null })}
       className={`runs-row run-row${selected ? ' selected' : ''}`}
       aria-current={selected ? 'true' : undefined}
       data-testid="run-row"

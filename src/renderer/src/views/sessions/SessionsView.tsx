@@ -211,7 +211,7 @@ function SessionRow({ session, pending, asking, onAction }: { session: SessionIn
       <td className="num">{session.queued > 0 ? session.queued : <span className="muted">0</span>}</td>
       <td className="sessions-running">
         {running ? (
-          <a href={hrefOf({ view: 'run', id: running, tab: 'output' })} title={runningLine ?? `Run ${running}`}>
+          <a href={hrefOf({ view: 'run', id: running, tab: null })} title={runningLine ?? `Run ${running}`}>
             <code>{runningLine || running}</code>
           </a>
         ) : (
