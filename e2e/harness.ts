@@ -210,8 +210,8 @@ interface HostProcess {
   log: string[];
 }
 
-function startHostProcess(stateDir: string): Promise<HostProcess> {
-  const child = spawn(process.execPath, [WARDEN_BIN, 'serve', '--port', '0', '--open'], {
+function startHostProcess(stateDir: string, port = 0): Promise<HostProcess> {
+  const child = spawn(process.execPath, [WARDEN_BIN, 'serve', '--port', String(port), '--open'], {
     cwd: ROOT,
     env: { ...process.env, WARDEN_STATE_DIR: stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -295,6 +295,12 @@ export interface Harness {
   cliJson<T = RunJson>(args: string[], options?: { timeoutMs?: number }): Promise<CliResult & { json: T }>;
   /** SIGTERM the host, wait for it to exit, start it again on the same state dir, log the page in again. */
   restartHost(): Promise<void>;
+  /** Kills the host with `signal` (SIGKILL: no chance to say goodbye) and waits for it to be gone; the page is left as it is. */
+  killHost(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a host again on the same state dir and the same port (so the open page can reach it), without touching the page; its one-time login URL. */
+  startHostAgain(): Promise<string>;
+  /** Opens `url` in another page of the page's browser context (same cookies), waits for it to settle, closes it. */
+  visitInAnotherPage(url: string): Promise<void>;
   /** test-results/<spec>-<name>-<light|dark>.png of the page in both color schemes. */
   screenshot(page: Page, name: string): Promise<string[]>;
   /** Errors the page threw (uncaught) since the start: shown when a spec fails. */
@@ -386,6 +392,25 @@ export async function startHarness(spec: string): Promise<Harness> {
       // The old page losing its host (event stream, fetches) is expected here, not an error of the UI.
       const during = pageErrors.splice(before).filter((e) => !/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/.test(e));
       pageErrors.push(...during);
+    },
+    async killHost(signal: NodeJS.Signals = 'SIGKILL') {
+      if (host.child.exitCode === null && host.child.signalCode === null) host.child.kill(signal);
+      await host.exited;
+    },
+    async startHostAgain() {
+      const port = Number(new URL(host.url).port);
+      // The port was just freed; a moment for the kernel to let it go is polled for, not assumed.
+      host = await waitFor('a host on the same port again', () => startHostProcess(stateDir, port).catch(() => false), 60_000, 500);
+      return host.loginUrl;
+    },
+    async visitInAnotherPage(url: string) {
+      const other = await page.context().newPage();
+      try {
+        await other.goto(url);
+        await other.waitForLoadState('load');
+      } finally {
+        await other.close();
+      }
     },
     async screenshot(target: Page, name: string) {
       mkdirSync(RESULTS_DIR, { recursive: true });

@@ -3,6 +3,7 @@
 
 import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
+import { ConnectionBar } from './components/ConnectionBar';
 import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
@@ -43,6 +44,7 @@ function ViewTitle({ label }: { label: string }) {
 }
 
 function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined; route: Route; error: string | null; dismissError: () => void }) {
+  const connection = useWarden((s) => s.connection);
 
   if (!api) {
     return (
@@ -55,7 +57,7 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
 
   const active = route.view === 'run' ? 'runs' : route.view;
   return (
-    <div className="app">
+    <div className={`app${connection === 'online' ? '' : ' offline'}`}>
       <nav className="app-nav" aria-label="Views">
         <span className="app-brand">Warden</span>
         {NAV.map(({ route: target, label }) => (
@@ -64,6 +66,7 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
           </a>
         ))}
       </nav>
+      <ConnectionBar />
       {error && (
         <div className="app-error" role="alert" data-testid="error-banner">
           <span>{error}</span>

@@ -9,6 +9,9 @@ import type { RunEvent } from '../../shared/events';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 
+/** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
+export type Connection = 'online' | 'offline' | 'unauthorised';
+
 /** How far a live run's stop sequence has gone, from its signal-sent events. */
 export interface StopProgress {
   step: StopStep;
@@ -37,7 +40,15 @@ export interface WardenState {
   stopProgress: Record<string, StopProgress>;
   /** The last error any view reported; shown until dismissed. */
   error: string | null;
+  /** Subscribed to a host's events and it can be reached: actions are offered only then. */
   connected: boolean;
+  connection: Connection;
+  /** performance.now() when the host went away: live clocks stand still at it until it is back. */
+  offlineSince: number | null;
+  /** The transport says the host went away, came back, or refused this page's login. */
+  setConnection(connection: Connection): void;
+  /** Reloads the live runs after missed events (a gap, a host that restarted); runs this page saw live and the host no longer lists are fetched whole. */
+  resync(): Promise<void>;
   /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
   connect(api: WardenApi): () => void;
   /** A run fetched whole (live snapshot or from the history) into the store. */
@@ -76,8 +87,35 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
   return `${text.slice(0, head)}\n[warden: ${dropped.toLocaleString('en-US')} characters not shown while live]\n${body.slice(body.length - keep)}`;
 }
 
+/** performance.now() when the host went away, while it is away: liveElapsed stops there. */
+let frozenAt: number | null = null;
+
 export const useWarden = create<WardenState>()((set, get) => {
   let queue: RunEvent[] = [];
+
+  /** The host's live and recent runs into the store; the ids it listed, or null when it could not be asked. */
+  const loadList = async (api: WardenApi): Promise<Set<string> | null> => {
+    let list: RunResult[];
+    try {
+      list = await api.list();
+    } catch (error) {
+      get().report(error);
+      return null;
+    }
+    const now = performance.now();
+    set((state) => {
+      const runs = { ...state.runs };
+      const syncedAt = { ...state.syncedAt };
+      for (const run of list) {
+        runs[run.id] = run;
+        syncedAt[run.id] = now;
+      }
+      const known = new Set(state.order);
+      const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
+      return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
+    });
+    return new Set(list.map((r) => r.id));
+  };
   let scheduled = false;
 
   const schedule = (fn: () => void) => {
@@ -161,6 +199,8 @@ export const useWarden = create<WardenState>()((set, get) => {
     stopProgress: {},
     error: null,
     connected: false,
+    connection: 'online',
+    offlineSince: null,
 
     connect(api) {
       set({ api, connected: true });
@@ -171,27 +211,31 @@ export const useWarden = create<WardenState>()((set, get) => {
           schedule(flush);
         }
       });
-      api.list().then(
-        (list) => {
-          const now = performance.now();
-          set((state) => {
-            const runs = { ...state.runs };
-            const syncedAt = { ...state.syncedAt };
-            for (const run of list) {
-              runs[run.id] = run;
-              syncedAt[run.id] = now;
-            }
-            const known = new Set(state.order);
-            const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
-            return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
-          });
-        },
-        (error: unknown) => get().report(error),
-      );
+      void loadList(api);
       return () => {
         unsubscribe();
         set({ connected: false });
       };
+    },
+
+    setConnection(connection) {
+      const state = get();
+      if (state.connection === connection) return;
+      const offline = connection !== 'online';
+      frozenAt = offline ? (state.offlineSince ?? performance.now()) : null;
+      set({ connection, connected: !offline && state.api !== null, offlineSince: offline ? frozenAt : null });
+      // Back: what happened meanwhile comes from the replayed events; the clocks restart from fresh snapshots.
+      if (!offline && state.connection !== 'online') void get().resync();
+    },
+
+    async resync() {
+      const api = get().api;
+      if (!api) return;
+      const listed = await loadList(api);
+      if (!listed) return;
+      const stale = Object.values(get().runs).filter((run) => run.state !== 'ended' && !listed.has(run.id));
+      // Live here, unknown to the host now (it restarted): their stored result says how they ended (lost).
+      await Promise.all(stale.map((run) => get().load(run.id)));
     },
 
     async load(id) {
@@ -240,7 +284,9 @@ export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): 
 }
 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
-export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now()): number {
+export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now(), frozen: number | null = frozenAt): number {
   if (run.state === 'ended' || syncedAt === undefined) return run.elapsedMs;
-  return run.elapsedMs + Math.max(0, now - syncedAt);
+  // While the host is away nothing is known of the run: its clock stands still rather than guess.
+  const at = frozen === null ? now : Math.min(now, frozen);
+  return run.elapsedMs + Math.max(0, at - syncedAt);
 }

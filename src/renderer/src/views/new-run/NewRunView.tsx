@@ -19,6 +19,7 @@ const DEFAULTED: DefaultedField[] = ['limit', 'grace', 'memory'];
 
 export function NewRunView() {
   const api = useWarden((s) => s.api);
+  const offline = useWarden((s) => s.connection !== 'online');
   const put = useWarden((s) => s.put);
   const report = useWarden((s) => s.report);
   const remembered = useMemo(() => restoreDraft(readStored<Record<string, unknown>>(NEW_RUN_KEY)), []);
@@ -244,7 +245,7 @@ export function NewRunView() {
             )}
             {!error && missing && <p className="muted">{python ? 'Write a script to run.' : 'Type a command to run.'}</p>}
           </div>
-          <button type="submit" className="primary" data-testid="new-run-submit" disabled={!checked.request || busy || !api}>
+          <button type="submit" className="primary" data-testid="new-run-submit" disabled={!checked.request || busy || !api || offline}>
             {busy ? 'Starting…' : 'Start run'}
           </button>
         </footer>

@@ -162,7 +162,7 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
   const put = useWarden((s) => s.put);
   const report = useWarden((s) => s.report);
   const progress = useWarden((s) => s.stopProgress[run.id]);
-  const offline = useWarden((s) => !s.connected);
+  const offline = useWarden((s) => s.connection !== 'online');
   const [stopAsked, setStopAsked] = useState(false);
   const [forceOffered, setForceOffered] = useState(false);
   const [waiting, setWaiting] = useState(false);

@@ -189,6 +189,7 @@ export function SessionsView() {
 
 function SessionRow({ session, pending, asking, onAction }: { session: SessionInfo; pending: SessionAction | undefined; asking: boolean; onAction: (action: SessionAction) => void }) {
   const running = session.running;
+  const offline = useWarden((s) => s.connection !== 'online');
   // Selected as plain values, so a script's output does not re-render the row.
   const runningLine = useWarden((s) => {
     const run = running ? s.runs[running] : undefined;
@@ -231,10 +232,10 @@ function SessionRow({ session, pending, asking, onAction }: { session: SessionIn
         )}
       </td>
       <td className="sessions-actions">
-        <button type="button" onClick={() => onAction('restart')} disabled={busy} data-testid="session-restart">
+        <button type="button" onClick={() => onAction('restart')} disabled={busy || offline} data-testid="session-restart">
           {pending === 'restart' ? 'Restarting…' : 'Restart'}
         </button>
-        <button type="button" onClick={() => onAction('close')} disabled={busy} data-testid="session-close">
+        <button type="button" onClick={() => onAction('close')} disabled={busy || offline} data-testid="session-close">
           {pending === 'close' ? 'Closing…' : 'Close'}
         </button>
       </td>

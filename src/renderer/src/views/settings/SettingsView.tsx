@@ -16,6 +16,7 @@ type Status = { kind: 'loading' } | { kind: 'load-failed'; message: string } | {
 
 export function SettingsView() {
   const api = useWarden((s) => s.api);
+  const offline = useWarden((s) => s.connection !== 'online');
   const [stored, setStored] = useState<SettingsDraft | null>(null);
   const [draft, setDraft] = useState<SettingsDraft>(() => settingsDraft(DEFAULT_SETTINGS));
   const [status, setStatus] = useState<Status>({ kind: 'loading' });
@@ -153,7 +154,7 @@ export function SettingsView() {
             <button type="button" onClick={() => setDraft(defaults)} disabled={loading || atDefaults} data-testid="settings-defaults">
               Restore defaults
             </button>
-            <button type="submit" className="primary" data-testid="settings-save" disabled={loading || !api || !read.settings || status.kind === 'saving'}>
+            <button type="submit" className="primary" data-testid="settings-save" disabled={loading || !api || offline || !read.settings || status.kind === 'saving'}>
               {status.kind === 'saving' ? 'Saving…' : 'Save'}
             </button>
           </div>
