@@ -1,8 +1,10 @@
 // The Runs view and History in web mode: a run from the New run form, a run
 // from another process appearing live, and History after a host restart.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, choose, route, skipReason, startHarness, tag, tid, visible, waitFor, waitForAttr, waitForRunRoute, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, choose, route, skipReason, sleep, startHarness, tag, tid, visible, waitFor, waitForAttr, waitForRunRoute, type Harness } from './harness';
 
 const skip = skipReason('runs');
 
@@ -65,6 +67,85 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     const stopped = await h.cli(['stop', started.json.id]);
     expect(stopped.code, stopped.stderr).not.toBe(125);
     await waitForAttr(row, 'data-state', 'ended');
+  });
+
+  it('runs for all day: live runs pinned above 60 ended ones, ended runs paged, sortable, relative times, readable at 900 px, and quiet live rows cost no layout per frame', async () => {
+    const { page } = h;
+    const token = readFileSync(join(h.stateDir, 'run', 'token'), 'utf8').trim();
+    const api = (path: string, body?: unknown) =>
+      fetch(`${h.url()}${path}`, { method: body ? 'POST' : 'GET', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    // Sixty short runs, then one that stays live: the newest ended runs must not bury it.
+    for (let batch = 0; batch < 6; batch++) {
+      const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => api('/api/v1/runs', { argv: ['bash', '-c', `sleep 0.0${i}`] })));
+      expect(replies.every((r) => r.status === 201)).toBe(true);
+    }
+    await waitFor('the sixty runs to end', async () => {
+      const list = (await (await api('/api/v1/runs')).json()) as { state: string }[];
+      return list.filter((r) => r.state === 'ended').length >= 60;
+    });
+    const live = (await (await api('/api/v1/runs', { argv: ['sleep', '60'], limitMs: 120_000 })).json()) as { id: string };
+    // Four more quiet live runs, for five in all.
+    const quiet = await Promise.all(Array.from({ length: 4 }, () => api('/api/v1/runs', { argv: ['sleep', '60'], limitMs: 120_000 }).then((r) => r.json() as Promise<{ id: string }>)));
+
+    await route(page, '#/runs');
+    const liveSection = page.locator(tid('runs-section-live'));
+    await visible(liveSection.locator(tid('run-row', { 'data-run-id': live.id })));
+    const ended = page.locator(tid('runs-section-ended'));
+    // Five live runs, nothing printing, the default order: no layout per frame (the bars move by transform).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const metric = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+      return { layouts: get('LayoutCount'), task: get('TaskDuration'), at: get('Timestamp') };
+    };
+    const before = await metric();
+    await sleep(4000);
+    const after = await metric();
+    const seconds = after.at - before.at;
+    const layoutsPerSecond = (after.layouts - before.layouts) / seconds;
+    console.log(`e2e/runs: 5 live quiet runs: ${layoutsPerSecond.toFixed(1)} layouts/s, main thread busy ${(((after.task - before.task) / seconds) * 100).toFixed(1)}% of a core`);
+    // A count, not a time: four repaints a second of the rows' text at most, never one per frame.
+    expect(layoutsPerSecond).toBeLessThan(15);
+    await cdp.detach();
+
+    // The first page of ended runs, and more on request.
+    await waitFor('a page of 50 ended runs', async () => (await ended.locator(tid('run-row')).count()) === 50);
+    await page.locator(tid('runs-more')).click();
+    await waitFor('more ended runs', async () => (await ended.locator(tid('run-row')).count()) > 50);
+    // Relative start times, the absolute one on hover.
+    const started = ended.locator(tid('run-started')).first();
+    expect(await started.innerText()).toMatch(/just now|\d+ s ago|\d+ min ago/);
+    expect(await started.getAttribute('title')).toMatch(/\d{4}/);
+
+    // Sorted by duration, longest first, then the other way.
+    await page.locator(tid('sort-duration')).click();
+    const durations = async () => (await ended.locator(tid('run-duration')).allInnerTexts()).map((t) => parseFloat(t));
+    await waitFor('ended runs longest first', async () => {
+      const d = await durations();
+      return d.length > 1 && d.every((v, i) => i === 0 || d[i - 1]! >= v);
+    });
+    await page.locator(tid('sort-duration')).click();
+    await waitFor('ended runs shortest first', async () => {
+      const d = await durations();
+      return d.length > 1 && d.every((v, i) => i === 0 || d[i - 1]! <= v);
+    });
+    expect(await page.locator('[role="columnheader"][aria-sort="ascending"]').innerText()).toMatch(/Duration/i);
+    // Live runs stay on top whatever the order.
+    expect(await page.locator(tid('run-row')).first().getAttribute('data-state')).toBe('running');
+    await h.screenshot(page, 'all-day');
+
+    // At 900 px the command is readable and the meta line is whole.
+    await page.setViewportSize({ width: 900, height: 860 });
+    const row = liveSection.locator(tid('run-row', { 'data-run-id': live.id }));
+    const command = row.locator('.runs-line');
+    expect((await command.boundingBox())!.width).toBeGreaterThan(250);
+    const meta = row.locator('.runs-meta');
+    expect(await meta.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    await h.screenshot(page, 'all-day-900px');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    for (const id of [live.id, ...quiet.map((q) => q.id)]) await api(`/api/v1/runs/${id}/stop`, {});
   });
 
   it('History search finds an old run after the host restarts', async () => {

@@ -108,5 +108,16 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     expect(figures).toMatch(/confirmed/i);
     expect(figures).not.toMatch(/not confirmed/i);
     await h.screenshot(page, 'oom');
+
+    // One peak figure in every view, and the badge names the out-of-memory kill.
+    const peak = await page.locator(tid('oom-peak')).innerText();
+    await page.locator(tid('tab-tree')).click();
+    expect(await (await visible(page.locator(tid('peak-rss')))).innerText()).toContain(peak);
+    await route(page, '#/runs');
+    const row = page.locator(tid('run-row', { 'data-run-id': done.json.id }));
+    await waitForText(row.locator(tid('run-badge')), 'out of memory');
+    expect(await row.locator(tid('run-peak')).innerText()).toBe(peak);
+    await waitForText(row.locator(tid('run-memory-limit')), /64(\.0+)?\s*MiB/);
+    await h.screenshot(page, 'oom-row');
   });
 });

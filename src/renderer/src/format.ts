@@ -1,5 +1,6 @@
 // How the views write times, sizes and commands, so every view says them the same way.
 
+import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult } from '../../shared/result';
 
 /** 0.42 s, 12.3 s, 2 min 05 s, 1 h 02 min. */
@@ -88,4 +89,16 @@ export function fullTime(iso: string | undefined): string {
 /** The limit in words: "limit 30 s", or "no limit". */
 export function limitWords(limitMs: number | null): string {
   return limitMs === null ? 'no limit' : `limit ${duration(limitMs)}`;
+}
+
+/**
+ * A run's peak memory, the one figure every view shows: the highest of the
+ * sampler's (the result's, else the live sample's) and the memory cgroup's own
+ * peak counter, which sees spikes between samples (an out-of-memory kill).
+ */
+export function peakOf(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): number | undefined {
+  const sampled = run.peak?.rssBytes ?? tree?.peak.rssBytes ?? tree?.rssBytes;
+  const cgroup = run.oom?.peakBytes;
+  if (sampled === undefined) return cgroup;
+  return cgroup === undefined ? sampled : Math.max(sampled, cgroup);
 }

@@ -9,6 +9,7 @@ import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
 import { copyText, phaseText, rerunRequest } from './describe';
 import { useNow, useWallClock } from '../../components/hooks';
+import { useLivePhase } from '../../components/live-phase';
 
 const NO_SIGNALS: SignalSent[] = [];
 
@@ -102,16 +103,16 @@ function Clock({ run }: { run: RunResult }) {
   );
 }
 
+/** Where the stop sequence stands, in the Runs list's words while live; how it ended once over. */
 function Phase({ run }: { run: RunResult }) {
   const progress = useWarden((s) => s.stopProgress[run.id]);
-  const signals = useWarden((s) => s.signals[run.id] ?? NO_SIGNALS);
-  const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const stopping = run.state === 'stopping' || (run.state !== 'ended' && progress !== undefined);
   const now = useNow(stopping ? 250 : null);
-  const text = phaseText(run, run.state === 'ended' ? undefined : progress?.step, signals, liveElapsed(run, syncedAt, now), progress?.killAtMs);
+  const { view } = useLivePhase(run, now);
+  const text = run.state === 'ended' ? phaseText(run, undefined, NO_SIGNALS, run.elapsedMs) : stopping ? view.label : null;
   if (!text) return null;
   return (
-    <span className={`rd-phase${stopping ? ' active' : ''}`} data-testid="run-phase">
+    <span className={`rd-phase${stopping ? ' active' : ''}`} data-testid="run-phase" data-phase={run.state === 'ended' ? 'ended' : view.phase}>
       {text}
     </span>
   );

@@ -4,12 +4,14 @@
 import { useState } from 'react';
 import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
-import { bytes, clock, duration } from '../../format';
+import { bytes, clock, duration, peakOf } from '../../format';
 import { procStateWord, treeRows } from './describe';
 
 export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
   const ended = run.state === 'ended';
   const peak = tree?.peak ?? run.peak;
+  // One figure in every view: the cgroup's peak counter when it saw more than the sampler.
+  const peakRss = peakOf(run, tree);
   return (
     <div className="rd-scroll-panel">
       {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} />}
@@ -20,7 +22,10 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
         {peak ? (
           <dl className="rd-facts">
             <dt>Memory (RSS)</dt>
-            <dd data-testid="peak-rss">{bytes(peak.rssBytes)}</dd>
+            <dd data-testid="peak-rss">
+              {bytes(peakRss)}
+              {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
+            </dd>
             <dt>Processes</dt>
             <dd data-testid="peak-processes">{peak.processes}</dd>
           </dl>

@@ -1,7 +1,7 @@
 // The verdict in words, the advice, the notes and the figures behind them.
 
 import type { RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, statusOf } from '../../format';
+import { bytes, clock, duration, peakOf, statusOf } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 import { relative, verdictSentence } from './describe';
 import { useNow } from '../../components/hooks';
@@ -103,7 +103,7 @@ export function VerdictView({ run }: { run: RunResult }) {
             <dt>Out-of-memory kill</dt>
             <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : 'not confirmed'}</dd>
             <dt>Peak</dt>
-            <dd>{bytes(run.oom.peakBytes)}</dd>
+            <dd data-testid="oom-peak">{bytes(peakOf(run))}</dd>
             <dt>Memory limit</dt>
             <dd>{bytes(run.oom.limitBytes)}</dd>
           </dl>

@@ -1,38 +1,49 @@
-// Live runs: one row per run the page knows, newest first, each with its
-// elapsed time against the limit and where its stop sequence stands. Rows are
-// links to the run's detail; ArrowUp/ArrowDown move the selection, Enter opens.
+// Runs: live runs pinned in their own section above the ended ones, each row
+// with its elapsed time against the limit and where its stop sequence stands;
+// ended runs a page at a time; columns sortable. Rows are links to the run's
+// detail; ArrowUp/ArrowDown move the selection, Enter opens.
+//
+// Repaint only what changes: a live row re-renders four times a second on its
+// own clock (its bar moves by transform, no layout), an ended row only when its
+// run changes, the list for relative times every 15 s.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RunResult, Verdict } from '../../../../shared/result';
-import { bytes, clock, commandLine, duration, statusOf } from '../../format';
+import { useNow, useWallClock } from '../../components/hooks';
+import { useLivePhase } from '../../components/live-phase';
+import type { PhaseView } from '../../components/phase';
+import { ago, bytes, commandLine, duration, fullTime } from '../../format';
 import { hrefOf, navigate } from '../../router';
-import { liveElapsed, useWarden } from '../../store';
-import { graceFrom, knownGrace } from '../../components/grace';
-import { useNow } from '../../components/hooks';
-import { runPhase, stopSignals, type PhaseView } from './phase';
+import { useWarden } from '../../store';
+import { DEFAULT_SORT, ENDED_PAGE, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey } from './model';
 import './runs.css';
 
 type StateFilter = 'all' | 'live' | 'ended';
-const VERDICTS: Verdict[] = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
-
-function isLive(run: RunResult): boolean {
-  return run.state !== 'ended';
-}
 
 function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName));
 }
+
+const COLUMNS: { key: SortKey; label: string; className?: string }[] = [
+  { key: 'status', label: 'Status' },
+  { key: 'command', label: 'Command' },
+  { key: 'started', label: 'Started', className: 'runs-started-col' },
+  { key: 'duration', label: 'Duration / limit' },
+  { key: 'memory', label: 'Peak memory', className: 'runs-num' },
+];
 
 export function RunsView() {
   const runs = useWarden((s) => s.runs);
   const order = useWarden((s) => s.order);
   const [stateFilter, setStateFilter] = useState<StateFilter>('all');
   const [verdictFilter, setVerdictFilter] = useState<Verdict | ''>('');
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
+  const [endedShown, setEndedShown] = useState(ENDED_PAGE);
   const [selected, setSelected] = useState<string | null>(null);
   const rowRefs = useRef(new Map<string, HTMLAnchorElement>());
 
   const all = useMemo(() => order.map((id) => runs[id]).filter((run): run is RunResult => run !== undefined), [order, runs]);
-  const visible = useMemo(
+  const filtered = useMemo(
     () =>
       all.filter((run) => {
         if (stateFilter === 'live' && !isLive(run)) return false;
@@ -42,7 +53,11 @@ export function RunsView() {
     [all, stateFilter, verdictFilter],
   );
   const liveCount = all.filter(isLive).length;
-  const now = useNow(liveCount > 0 ? 250 : null);
+  const wall = useWallClock(15_000);
+  // Each live row keeps its own clock; the list itself re-renders for time only when sorted by duration (live runs move as they run).
+  const sortNow = useNow(sort.key === 'duration' && liveCount > 0 ? 1000 : null);
+  const { live, ended, endedTotal } = useMemo(() => sections(filtered, sort, endedShown), [filtered, sort, endedShown, sortNow]);
+  const visible = useMemo(() => [...live, ...ended], [live, ended]);
 
   const select = useCallback((id: string) => {
     setSelected(id);
@@ -71,9 +86,18 @@ export function RunsView() {
     return () => window.removeEventListener('keydown', onKey);
   }, [visible, selected, select]);
 
+  const rowRef = useCallback((id: string, el: HTMLAnchorElement | null) => {
+    if (el) rowRefs.current.set(id, el);
+    else rowRefs.current.delete(id);
+  }, []);
+  const onFocus = useCallback((id: string) => setSelected(id), []);
+
   if (all.length === 0) return <RunsEmpty />;
 
-  const filtered = stateFilter !== 'all' || verdictFilter !== '';
+  const isFiltered = stateFilter !== 'all' || verdictFilter !== '';
+  const row = (run: RunResult) => (
+    <RunRow key={run.id} run={run} wall={wall} selected={run.id === selected} onFocus={onFocus} rowRef={rowRef} />
+  );
   return (
     <section className="view runs">
       <header className="runs-head">
@@ -109,12 +133,18 @@ export function RunsView() {
         </div>
       </header>
 
-      <div className="runs-table" aria-label="Runs">
-        <div className="runs-row runs-columns" aria-hidden="true">
-          <span>Status</span>
-          <span>Command</span>
-          <span>Elapsed / limit</span>
-          <span className="runs-num">Peak memory</span>
+      <div className="runs-table" role="table" aria-label="Runs">
+        <div className="runs-row runs-columns" role="row">
+          {COLUMNS.map((c) => (
+            <span key={c.key} role="columnheader" className={c.className} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+              <button type="button" className={`runs-sort${sort.key === c.key ? ' on' : ''}`} onClick={() => setSort((s) => nextSort(s, c.key))} data-testid={`sort-${c.key}`}>
+                {c.label}
+                <span className="runs-sort-arrow" aria-hidden="true">
+                  {sort.key === c.key ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+                </span>
+              </button>
+            </span>
+          ))}
         </div>
         {visible.length === 0 ? (
           <div className="runs-none" data-testid="runs-none-match">
@@ -130,24 +160,34 @@ export function RunsView() {
             </button>
           </div>
         ) : (
-          visible.map((run) => (
-            <RunRow
-              key={run.id}
-              run={run}
-              now={now}
-              selected={run.id === selected}
-              onFocus={() => setSelected(run.id)}
-              rowRef={(el) => {
-                if (el) rowRefs.current.set(run.id, el);
-                else rowRefs.current.delete(run.id);
-              }}
-            />
-          ))
+          <>
+            {live.length > 0 && (
+              <div className="runs-section" data-testid="runs-section-live" role="rowgroup" aria-label="Live runs">
+                <div className="runs-section-head">Live · {live.length}</div>
+                {live.map(row)}
+              </div>
+            )}
+            {ended.length > 0 && (
+              <div className="runs-section" data-testid="runs-section-ended" role="rowgroup" aria-label="Ended runs">
+                <div className="runs-section-head">
+                  Ended · {endedTotal > ended.length ? `${ended.length} of ${endedTotal}` : endedTotal}
+                </div>
+                {ended.map(row)}
+                {endedTotal > ended.length && (
+                  <div className="runs-more">
+                    <button type="button" onClick={() => setEndedShown((n) => n + ENDED_PAGE)} data-testid="runs-more">
+                      Show {Math.min(ENDED_PAGE, endedTotal - ended.length)} more
+                    </button>
+                  </div>
+                )}
+              </div>
+            )}
+          </>
         )}
       </div>
-      {filtered && visible.length > 0 && (
+      {isFiltered && visible.length > 0 && (
         <p className="runs-foot muted">
-          {visible.length} of {all.length} runs shown
+          {live.length + endedTotal} of {all.length} runs match
         </p>
       )}
       <p className="runs-foot muted">
@@ -157,50 +197,49 @@ export function RunsView() {
   );
 }
 
-function RunRow({ run, now, selected, onFocus, rowRef }: { run: RunResult; now: number; selected: boolean; onFocus: () => void; rowRef: (el: HTMLAnchorElement | null) => void }) {
-  const syncedAt = useWarden((s) => s.syncedAt[run.id]);
-  const tree = useWarden((s) => s.trees[run.id]);
-  const streamed = useWarden((s) => s.signals[run.id]);
-  const progress = useWarden((s) => s.stopProgress[run.id]);
+interface RowProps {
+  run: RunResult;
+  wall: number;
+  selected: boolean;
+  onFocus: (id: string) => void;
+  rowRef: (id: string, el: HTMLAnchorElement | null) => void;
+}
 
-  const signals = stopSignals(run.stop?.signals, streamed);
-  // The engine says when SIGKILL is due; else the grace this page started the run with; else the default (estimated).
-  const grace = graceFrom(progress?.killAtMs, signals) ?? knownGrace(run.id);
-  // A signal's atMs is an exact reading of the run's clock: the estimate between events never lags behind it.
-  const elapsed = run.state === 'ended' ? run.elapsedMs : Math.max(liveElapsed(run, syncedAt, now), signals.at(-1)?.atMs ?? 0);
-  const view = runPhase({
-    kind: run.kind,
-    state: run.state,
-    ...(run.verdict ? { verdict: run.verdict } : {}),
-    ...(run.queuePosition !== undefined ? { queuePosition: run.queuePosition } : {}),
-    elapsedMs: elapsed,
-    limitMs: run.limitMs,
-    signals,
-    ...(progress ? { step: progress.step } : {}),
-    ...(grace !== undefined ? { graceMs: grace } : {}),
-  });
+const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: RowProps) {
+  // A live row's own clock: four repaints a second of this row only.
+  const now = useNow(run.state === 'ended' ? null : 250);
+  const tree = useWarden((s) => (run.state === 'ended' ? undefined : s.trees[run.id]));
+  const { view, elapsedMs } = useLivePhase(run, now);
   const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
-  const status = statusOf(run);
   const live = run.state !== 'ended';
-  const peak = run.peak?.rssBytes ?? tree?.peak.rssBytes ?? tree?.rssBytes;
+  const badge = statusBadge(run);
+  const extra = processBadges(run, tree);
+  const peak = peakOf(run, tree);
+  const memoryLimit = run.oom?.limitBytes;
   const processes = live ? tree?.processes : run.peak?.processes;
 
   return (
     <a
-      ref={rowRef}
+      ref={(el) => rowRef(run.id, el)}
       href={hrefOf({ view: 'run', id: run.id, tab: null })}
       className={`runs-row run-row${selected ? ' selected' : ''}`}
       aria-current={selected ? 'true' : undefined}
+      role="row"
       data-testid="run-row"
       data-run-id={run.id}
       data-state={run.state}
       data-verdict={run.verdict ?? ''}
-      onFocus={onFocus}
+      onFocus={() => onFocus(run.id)}
     >
       <span className="runs-status">
-        <span className={`badge ${status}`} data-testid="run-badge">
-          {status}
+        <span className={`badge ${badge.tone}`} data-testid="run-badge" title={badge.title}>
+          {badge.label}
         </span>
+        {extra.map((b) => (
+          <span key={b.label} className={`badge ${b.tone}`} data-testid="run-proc-badge" title={b.title}>
+            {b.label}
+          </span>
+        ))}
       </span>
       <span className="runs-command">
         <code className="runs-line" title={run.kind === 'python' ? run.code : line}>
@@ -210,39 +249,57 @@ function RunRow({ run, now, selected, onFocus, rowRef }: { run: RunResult; now: 
           {run.kind === 'python' ? (
             <>
               <span className="runs-kind">python</span>
-              <span data-testid="run-session">session {run.session ?? 'default'}</span>
+              <span className="runs-shrink" data-testid="run-session">
+                session {run.session ?? 'default'}
+              </span>
             </>
           ) : (
             <span className="runs-kind">command</span>
           )}
-          <span>{clock(run.startedAt)}</span>
+          <span className="runs-started-meta" title={fullTime(run.startedAt)}>
+            {ago(run.startedAt, wall)}
+          </span>
           <span className="runs-id">{run.id.slice(0, 8)}</span>
         </span>
       </span>
+      <span className="runs-started" title={fullTime(run.startedAt)} data-testid="run-started">
+        {ago(run.startedAt, wall)}
+      </span>
       <span className="runs-time">
-        <RunBar run={run} view={view} live={live} />
+        {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={badge.tone} />}
         <span className="runs-time-text">
-          <span className="runs-elapsed">
-            {duration(elapsed)}
-            {run.limitMs !== null && <span className="muted"> / {duration(run.limitMs)}</span>}
+          <span className="runs-elapsed" data-testid="run-duration">
+            {duration(elapsedMs)}
+            <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
           </span>
-          <span className={`runs-phase phase-${view.phase}`} data-testid="run-phase" title={view.estimated ? 'Time to SIGKILL estimated from the default grace (a run does not report its own)' : undefined}>
-            {view.label}
-          </span>
+          {live && (
+            <span className={`runs-phase phase-${view.phase}`} data-testid="run-phase" title={view.estimated ? 'Time to SIGKILL estimated from the default grace (a run does not report its own)' : undefined}>
+              {view.label}
+            </span>
+          )}
         </span>
       </span>
       <span className="runs-num runs-memory">
-        <span>{bytes(peak)}</span>
-        <span className="muted">{processes !== undefined ? `${processes} proc${processes === 1 ? '' : 's'}` : live ? 'sampling…' : ''}</span>
+        <span data-testid="run-peak">{bytes(peak)}</span>
+        <span className="muted">
+          {memoryLimit !== undefined ? (
+            <span data-testid="run-memory-limit">of {bytes(memoryLimit)} limit</span>
+          ) : processes !== undefined ? (
+            `${processes} proc${processes === 1 ? '' : 's'}`
+          ) : live ? (
+            'sampling…'
+          ) : (
+            ''
+          )}
+        </span>
       </span>
     </a>
   );
-}
+});
 
-function RunBar({ run, view, live }: { run: RunResult; view: PhaseView; live: boolean }) {
+function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status: string }) {
   const limited = view.percent !== null;
-  const width = limited ? `${view.percent}%` : '100%';
-  const tone = view.phase === 'ended' ? `v-${statusOf(run)}` : `p-${view.phase}`;
+  const tone = view.phase === 'ended' ? `v-${status}` : `p-${view.phase}`;
   return (
     <span
       className={`runs-bar${limited ? '' : live ? ' indeterminate' : ' unlimited'}`}
@@ -255,7 +312,8 @@ function RunBar({ run, view, live }: { run: RunResult; view: PhaseView; live: bo
       data-testid="run-bar"
       data-phase={view.phase}
     >
-      <span className={`runs-bar-fill ${tone}`} style={{ width }} />
+      {/* scaleX, not width: the compositor moves it, nothing is laid out again. */}
+      <span className={`runs-bar-fill ${tone}`} style={{ transform: `scaleX(${limited ? (view.percent ?? 0) / 100 : 1})` }} />
     </span>
   );
 }

@@ -10,8 +10,8 @@
 // --grace, or from a form whose Settings changed the grace, may differ: the
 // label then says "≈" and the SIGKILL itself (a signal event) is authoritative.
 
-import { DEFAULTS } from '../../../../shared/request';
-import type { RunKind, RunState, SignalSent, StopStep, Verdict } from '../../../../shared/result';
+import { DEFAULTS } from '../../../shared/request';
+import type { RunKind, RunState, SignalSent, StopStep, Verdict } from '../../../shared/result';
 
 export type Phase = 'normal' | 'amber' | 'interrupting' | 'grace' | 'killed' | 'ended';
 

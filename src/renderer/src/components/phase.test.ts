@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SignalSent } from '../../../../shared/result';
+import type { SignalSent } from '../../../shared/result';
 import { runPhase, stopSignals, type PhaseInput } from './phase';
 
 const base: PhaseInput = { kind: 'command', state: 'running', elapsedMs: 0, limitMs: 10_000, signals: [] };
