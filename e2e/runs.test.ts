@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, choose, route, skipReason, sleep, startHarness, tag, tid, visible, waitFor, waitForAttr, waitForRunRoute, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, choose, route, skipReason, sleep, startHarness, tag, tid, visible, waitFor, waitForAttr, waitForRunRoute, waitForText, type Harness } from './harness';
 
 const skip = skipReason('runs');
 
@@ -146,6 +146,81 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await page.setViewportSize({ width: 1280, height: 860 });
 
     for (const id of [live.id, ...quiet.map((q) => q.id)]) await api(`/api/v1/runs/${id}/stop`, {});
+  });
+
+  it('History: dates and relative times, counts per verdict for the filter, sorting, and no cut badges or signals', async () => {
+    const { page } = h;
+    const t = tag('hist');
+    const made = await Promise.all([
+      h.cliJson(['run', '--json', '--', 'bash', '-c', `exit 3; : ${t}`]),
+      h.cliJson(['run', '--json', '--', 'bash', '-c', `kill -USR1 $$; : ${t}`]),
+      h.cliJson(['run', '--json', '--', 'bash', '-c', `sleep 0.3; kill -SEGV $$; : ${t}`]),
+      h.cliJson(['run', '--json', '--cwd', '/nonexistent-warden', '--', 'true', t]),
+    ]);
+    expect(made.map((m) => m.json.verdict)).toEqual(['failed', 'signaled', 'crashed', 'spawn-failed']);
+
+    await page.locator(tid('nav-history')).click();
+    await (await visible(page.locator(tid('history-search')))).fill(t);
+    await waitFor('the four runs', async () => (await page.locator(tid('history-row')).count()) === 4);
+    const counts = page.locator(tid('history-counts'));
+    for (const verdict of ['failed', 'signaled', 'crashed', 'spawn-failed']) {
+      await waitForText(counts.locator(tid('history-count', { 'data-verdict': verdict })), /\b1\b/);
+    }
+    // A verdict's chip filters by it; the counts stay those of the other filters.
+    await counts.locator(tid('history-count', { 'data-verdict': 'crashed' })).click();
+    await waitFor('only the crashed run', async () => (await page.locator(tid('history-row')).count()) === 1);
+    expect(await page.locator(tid('history-row')).getAttribute('data-run-id')).toBe(made[2]!.json.id);
+    await waitForText(counts.locator(tid('history-count', { 'data-verdict': 'failed' })), /\b1\b/);
+    await counts.locator(tid('history-count', { 'data-verdict': 'crashed' })).click();
+    await waitFor('the four runs again', async () => (await page.locator(tid('history-row')).count()) === 4);
+
+    // Whole badges and signal names: nothing cut, no ellipsis.
+    const cut = await page.locator(`${tid('history-row')} td.history-status, ${tid('history-row')} td.history-exit`).evaluateAll((cells) =>
+      cells.filter((c) => c.scrollWidth > c.clientWidth + 1 || [...c.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1)).map((c) => c.textContent),
+    );
+    expect(cut).toEqual([]);
+    const exits = await page.locator(tid('history-exit-cell')).allInnerTexts();
+    expect(exits).toEqual(expect.arrayContaining(['SIGUSR1', 'SIGSEGV', '3']));
+    // A date and a relative time, the full instant on hover.
+    const started = page.locator(tid('history-started')).first();
+    expect(await started.innerText()).toMatch(/(just now|\d+ s ago)[\s\S]*\d\d:\d\d:\d\d/);
+    expect(await started.getAttribute('title')).toMatch(/\d{4}/);
+
+    // Sorted by the store: longest first, across pages.
+    await page.locator(tid('history-sort-elapsed')).click();
+    await waitFor('the crashed run (0.3 s) first', async () => (await page.locator(tid('history-row')).first().getAttribute('data-run-id')) === made[2]!.json.id);
+    expect(await page.locator('th[aria-sort="descending"]').innerText()).toMatch(/Elapsed/i);
+    await h.screenshot(page, 'history-counts');
+    await page.locator(tid('history-sort-started')).click();
+  });
+
+  it('Settings: a value the host would refuse is marked on its field, and unsaved changes are not dropped without asking', async () => {
+    const { page } = h;
+    await page.locator(tid('nav-settings')).click();
+    const bytesField = await visible(page.locator(tid('settings-retention-bytes')));
+    await waitFor('the settings to load', async () => (await bytesField.inputValue()) !== '');
+    await bytesField.fill('10K');
+    const row = page.locator('.form-row', { has: bytesField });
+    await waitForText(row.locator(tid('field-error')), 'at least 1M');
+    expect(await page.locator(tid('settings-save')).isDisabled()).toBe(true);
+    expect(await page.locator(tid('settings-error')).count()).toBe(0);
+    await h.screenshot(page, 'settings-invalid');
+    await bytesField.fill('1G');
+    await page.locator(tid('settings-grace')).fill('3s');
+
+    // Leaving asks; staying keeps the changes.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.locator(tid('nav-runs')).click();
+    await sleep(300);
+    expect(await page.locator(tid('settings-form')).count()).toBe(1);
+    expect(await page.locator(tid('settings-grace')).inputValue()).toBe('3s');
+    // Leaving after all drops them.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator(tid('nav-runs')).click();
+    await page.locator(tid('settings-form')).waitFor({ state: 'detached', timeout: WAIT_MS });
+    await page.locator(tid('nav-settings')).click();
+    const grace = await visible(page.locator(tid('settings-grace')));
+    await waitFor('the stored grace back', async () => (await grace.inputValue()) === '5s');
   });
 
   it('History search finds an old run after the host restarts', async () => {

@@ -1,9 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { installLeaveGuard } from './components/leave-guard';
 import './styles.css';
 import { useWarden } from './store';
 import { installWebApi } from './web-api';
+
+// Links away from a view with unsaved changes ask first.
+installLeaveGuard(window);
 
 // Served by `warden serve` (web mode): the API over HTTP + SSE, which also tells whether the host
 // can be reached; in Electron the preload set it already (the host is in-process or attached).

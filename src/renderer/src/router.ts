@@ -3,6 +3,7 @@
 // #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 
 import { useSyncExternalStore } from 'react';
+import { mayLeave } from './components/leave-guard';
 
 export type Tab = 'summary' | 'output' | 'script' | 'tree' | 'verdict' | 'timeline';
 export const TABS: Tab[] = ['summary', 'output', 'script', 'tree', 'verdict', 'timeline'];
@@ -31,8 +32,11 @@ export function hrefOf(route: Route): string {
   return `#/${route.view}`;
 }
 
+/** Goes to `route`, unless the view shown has a guard that says stay (components/leave-guard.ts). */
 export function navigate(route: Route): void {
-  window.location.hash = hrefOf(route);
+  const href = hrefOf(route);
+  if (href !== window.location.hash && !mayLeave()) return;
+  window.location.hash = href;
 }
 
 function subscribe(onChange: () => void): () => void {

@@ -7,12 +7,17 @@ import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, ty
 import { useShallow } from 'zustand/react/shallow';
 import type { HistoryQuery } from '../../../../shared/api';
 import type { RunSummary } from '../../../../shared/history';
-import { bytes, clock, duration, statusOf } from '../../format';
+import { useWallClock } from '../../components/hooks';
+import { ago, bytes, clock, duration, fullTime, statusOf } from '../../format';
 import { hrefOf, navigate } from '../../router';
 import { messageOf, useWarden } from '../../store';
 import {
   EMPTY_LIST,
+  DEFAULT_HISTORY_SORT,
+  countChips,
   elapsedNow,
+  nextHistorySort,
+  type HistorySort,
   NO_FILTERS,
   RANGES,
   VERDICTS,
@@ -36,8 +41,9 @@ const DEBOUNCE_MS = 250;
 /** Load the next page once the list's end is this close to being scrolled into view. */
 const NEAR_BOTTOM_PX = 600;
 
-// The filters outlive the view, so coming back from a run finds the list as it was filtered.
+// The filters and the order outlive the view, so coming back from a run finds the list as it was.
 let rememberedFilters: HistoryFilters = NO_FILTERS;
+let rememberedSort: HistorySort = DEFAULT_HISTORY_SORT;
 
 export function HistoryView() {
   const api = useWarden((s) => s.api);
@@ -58,6 +64,12 @@ export function HistoryView() {
     else debounce.current = setTimeout(() => setApplied(next), DEBOUNCE_MS);
   }, []);
 
+  const [sort, setSortState] = useState<HistorySort>(rememberedSort);
+  const setSort = (next: HistorySort) => {
+    rememberedSort = next;
+    setSortState(next);
+  };
+  const wall = useWallClock(15_000);
   const [list, dispatch] = useReducer(listReducer, EMPTY_LIST);
   const seq = useRef(0);
   const query = useRef<HistoryQuery | null>(null);
@@ -84,15 +96,16 @@ export function HistoryView() {
   const appliedKey = filtersKey(applied);
   useEffect(() => {
     // The time range is anchored when the filters change and kept for every page after.
-    const first = queryOf(applied, Date.now());
+    const first = queryOf(applied, Date.now(), undefined, sort);
     query.current = first;
     fetchPage(first, false);
     // `applied` is read through its key: a same-meaning copy must not restart the paging.
-  }, [appliedKey, reloads, fetchPage]);
+  }, [appliedKey, reloads, fetchPage, sort]);
 
   const loadMore = useCallback(() => {
     if (!query.current || list.loading || !list.nextCursor) return;
-    fetchPage({ ...query.current, cursor: list.nextCursor }, true);
+    // Later pages need no counts: the first page's stand for the filters.
+    fetchPage({ ...query.current, cursor: list.nextCursor, counts: false }, true);
   }, [fetchPage, list.loading, list.nextCursor]);
 
   // Scrolled near the end: the next page. Observing anew after each page also
@@ -204,6 +217,8 @@ export function HistoryView() {
         </label>
       </div>
 
+      <CountChips counts={list.counts} verdict={filters.verdict} onPick={(verdict) => update({ ...filters, verdict: filters.verdict === verdict ? '' : verdict }, 'now')} />
+
       {rows.length > 0 && (
         <table className={`data-table history-table${list.replacing ? ' stale' : ''}`} aria-busy={list.loading}>
           <colgroup>
@@ -217,24 +232,20 @@ export function HistoryView() {
           </colgroup>
           <thead>
             <tr>
-              <th scope="col">Started</th>
+              <SortHeader label="Started" column="started" sort={sort} onSort={setSort} />
               <th scope="col">Command or script</th>
               <th scope="col">Session</th>
               <th scope="col">Verdict</th>
               <th scope="col" className="num">
                 Exit
               </th>
-              <th scope="col" className="num">
-                Elapsed
-              </th>
-              <th scope="col" className="num">
-                Peak memory
-              </th>
+              <SortHeader label="Elapsed" column="elapsed" sort={sort} onSort={setSort} num />
+              <SortHeader label="Peak memory" column="peak" sort={sort} onSort={setSort} num />
             </tr>
           </thead>
           <tbody>
             {rows.map((run) => (
-              <Row key={run.id} run={run} />
+              <Row key={run.id} run={run} wall={wall} />
             ))}
           </tbody>
         </table>
@@ -263,15 +274,55 @@ export function HistoryView() {
   );
 }
 
-const Row = memo(function Row({ run }: { run: RunSummary }) {
+function SortHeader({ label, column, sort, onSort, num = false }: { label: string; column: HistorySort['key']; sort: HistorySort; onSort: (next: HistorySort) => void; num?: boolean }) {
+  const on = sort.key === column;
+  return (
+    <th scope="col" className={num ? 'num' : undefined} aria-sort={on ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className={`history-sort${on ? ' on' : ''}`} onClick={() => onSort(nextHistorySort(sort, column))} data-testid={`history-sort-${column}`}>
+        {label}
+        <span className="history-sort-arrow" aria-hidden="true">
+          {on ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/** How many runs each verdict has under the other filters; a chip filters by its verdict (again: clears it). */
+function CountChips({ counts, verdict, onPick }: { counts: ReturnType<typeof listReducer>['counts']; verdict: string; onPick: (verdict: 'live' | (typeof VERDICTS)[number]) => void }) {
+  const chips = countChips(counts);
+  if (!counts || chips.length === 0) return null;
+  return (
+    <div className="history-counts" data-testid="history-counts" aria-label="Runs per verdict">
+      <span className="muted">{counts.total.toLocaleString('en-US')} in all:</span>
+      {chips.map((chip) => (
+        <button
+          key={chip.verdict}
+          type="button"
+          className={`history-chip${verdict === chip.verdict ? ' on' : ''}`}
+          aria-pressed={verdict === chip.verdict}
+          onClick={() => onPick(chip.verdict)}
+          data-testid="history-count"
+          data-verdict={chip.verdict}
+        >
+          <span className={`badge ${chip.verdict === 'live' ? 'running' : chip.verdict}`}>{chip.verdict}</span>
+          <span className="history-chip-n">{chip.count.toLocaleString('en-US')}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) {
   const line = firstLine(run);
   const target = { view: 'run', id: run.id, tab: null } as const;
   const status = statusOf(run);
   return (
     <tr className="history-row" data-testid="history-row" data-run-id={run.id} onClick={() => navigate(target)}>
       <td className="history-started">
-        <time dateTime={run.startedAt} title={new Date(run.startedAt).toLocaleString()}>
-          {clock(run.startedAt)}
+        <time dateTime={run.startedAt} title={fullTime(run.startedAt)} data-testid="history-started">
+          <span className="history-ago">{ago(run.startedAt, wall)}</span>
+          <span className="history-clock">{clock(run.startedAt)}</span>
         </time>
       </td>
       <td className="history-command">
@@ -283,10 +334,12 @@ const Row = memo(function Row({ run }: { run: RunSummary }) {
       <td className="history-session" title={run.session}>
         {run.session ?? <span className="muted">–</span>}
       </td>
-      <td>
-        <span className={`badge ${status}`}>{status}</span>
+      <td className="history-status">
+        <span className={`badge ${status}`} data-testid="history-badge">
+          {status}
+        </span>
       </td>
-      <td className="num" title={run.signal ?? undefined}>
+      <td className="num history-exit" title={run.signal ?? undefined} data-testid="history-exit-cell">
         {exitText(run)}
       </td>
       <td className="num">{run.state === 'ended' ? duration(run.elapsedMs) : run.state === 'queued' ? <span className="muted">–</span> : <LiveElapsed run={run} />}</td>

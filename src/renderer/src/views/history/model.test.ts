@@ -13,6 +13,9 @@ import {
   listReducer,
   parseExitCode,
   queryOf,
+  DEFAULT_HISTORY_SORT,
+  nextHistorySort,
+  countChips,
   withLive,
   type ListState,
 } from './model';
@@ -45,18 +48,39 @@ function summary(id: string, over: Partial<RunSummary> = {}): RunSummary {
 
 const NOW = Date.parse('2025-06-01T12:00:00.000Z');
 
+describe('sorting and counts', () => {
+  it('asks the store for the order, and leaves the default order unsaid', () => {
+    expect(queryOf(NO_FILTERS, NOW, 100, { key: 'elapsed', dir: 'desc' })).toMatchObject({ sort: 'elapsed', order: 'desc' });
+    expect(queryOf(NO_FILTERS, NOW, 100, { key: 'started', dir: 'asc' })).toMatchObject({ sort: 'started', order: 'asc' });
+    expect(queryOf(NO_FILTERS, NOW, 100, DEFAULT_HISTORY_SORT)).not.toHaveProperty('sort');
+    expect(nextHistorySort(DEFAULT_HISTORY_SORT, 'started')).toEqual({ key: 'started', dir: 'asc' });
+    expect(nextHistorySort(DEFAULT_HISTORY_SORT, 'peak')).toEqual({ key: 'peak', dir: 'desc' });
+  });
+
+  it('keeps the first page\'s counts across later pages, and shows the verdicts that have runs', () => {
+    const first = listReducer(listReducer(EMPTY_LIST, { type: 'request', seq: 1, append: false }), { type: 'page', seq: 1, append: false, page: { runs: [], nextCursor: 'c', counts: { failed: 3, live: 1, total: 4 } } });
+    const next = listReducer(listReducer(first, { type: 'request', seq: 2, append: true }), { type: 'page', seq: 2, append: true, page: { runs: [], nextCursor: null } });
+    expect(next.counts).toEqual({ failed: 3, live: 1, total: 4 });
+    expect(countChips(next.counts)).toEqual([
+      { verdict: 'live', count: 1 },
+      { verdict: 'failed', count: 3 },
+    ]);
+    expect(countChips(null)).toEqual([]);
+  });
+});
+
 describe('queryOf', () => {
   it('asks for a page of 100 with no filters', () => {
-    expect(queryOf(NO_FILTERS, NOW)).toEqual({ limit: 100 });
+    expect(queryOf(NO_FILTERS, NOW)).toEqual({ limit: 100, counts: true });
   });
 
   it('turns each filter into its query field', () => {
     const query = queryOf({ verdict: 'failed', range: 'day', session: ' work ', exitCode: ' 3 ', text: '  numpy import ' }, NOW);
-    expect(query).toEqual({ limit: 100, verdict: 'failed', since: '2025-05-31T12:00:00.000Z', session: 'work', exitCode: 3, text: 'numpy import' });
+    expect(query).toEqual({ limit: 100, counts: true, verdict: 'failed', since: '2025-05-31T12:00:00.000Z', session: 'work', exitCode: 3, text: 'numpy import' });
   });
 
   it('asks for live runs by state, not verdict', () => {
-    expect(queryOf({ ...NO_FILTERS, verdict: 'live' }, NOW)).toEqual({ limit: 100, state: 'live' });
+    expect(queryOf({ ...NO_FILTERS, verdict: 'live' }, NOW)).toEqual({ limit: 100, counts: true, state: 'live' });
   });
 
   it('anchors each range at now', () => {
@@ -66,7 +90,7 @@ describe('queryOf', () => {
   });
 
   it('leaves out an exit code that is not a number', () => {
-    expect(queryOf({ ...NO_FILTERS, exitCode: '3x' }, NOW)).toEqual({ limit: 100 });
+    expect(queryOf({ ...NO_FILTERS, exitCode: '3x' }, NOW)).toEqual({ limit: 100, counts: true });
   });
 });
 

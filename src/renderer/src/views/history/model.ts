@@ -3,7 +3,7 @@
 // newest request may change it, and how a listed run reads in a row.
 
 import type { HistoryQuery } from '../../../../shared/api';
-import type { RunPage, RunSummary } from '../../../../shared/history';
+import type { RunPage, RunSummary, VerdictCounts } from '../../../../shared/history';
 import type { RunResult, Verdict } from '../../../../shared/result';
 
 export const PAGE_SIZE = 100;
@@ -62,9 +62,25 @@ export function isFiltered(filters: HistoryFilters): boolean {
   );
 }
 
-/** The first page's query for these filters; `now` (ms since the epoch) anchors the time range. */
-export function queryOf(filters: HistoryFilters, now: number, limit = PAGE_SIZE): HistoryQuery {
-  const query: HistoryQuery = { limit };
+/** The order of the list, kept by the store across pages: by start (newest first by default), elapsed time or peak memory. */
+export interface HistorySort {
+  key: 'started' | 'elapsed' | 'peak';
+  dir: 'asc' | 'desc';
+}
+export const DEFAULT_HISTORY_SORT: HistorySort = { key: 'started', dir: 'desc' };
+
+/** A click on a sortable header: the other direction on the sorted column, else that column largest (newest) first. */
+export function nextHistorySort(current: HistorySort, key: HistorySort['key']): HistorySort {
+  return current.key === key ? { key, dir: current.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: 'desc' };
+}
+
+/** The first page's query for these filters; `now` (ms since the epoch) anchors the time range. Asks for the counts per verdict too. */
+export function queryOf(filters: HistoryFilters, now: number, limit = PAGE_SIZE, sort: HistorySort = DEFAULT_HISTORY_SORT): HistoryQuery {
+  const query: HistoryQuery = { limit, counts: true };
+  if (sort.key !== 'started' || sort.dir !== 'desc') {
+    query.sort = sort.key;
+    query.order = sort.dir;
+  }
   if (filters.verdict === 'live') query.state = 'live';
   else if (filters.verdict !== '') query.verdict = filters.verdict;
   const range = RANGES.find((r) => r.key === filters.range);
@@ -97,9 +113,11 @@ export interface ListState {
   /** The first page for the current filters has arrived. */
   loaded: boolean;
   error: string | null;
+  /** Runs per verdict matching the filters but the verdict, from the first page. */
+  counts: VerdictCounts | null;
 }
 
-export const EMPTY_LIST: ListState = { seq: 0, runs: [], nextCursor: null, loading: false, replacing: false, loaded: false, error: null };
+export const EMPTY_LIST: ListState = { seq: 0, runs: [], nextCursor: null, loading: false, replacing: false, loaded: false, error: null, counts: null };
 
 export type ListAction =
   | { type: 'request'; seq: number; append: boolean }
@@ -116,6 +134,7 @@ export function listReducer(state: ListState, action: ListAction): ListState {
         ...state,
         runs: action.append ? appendRuns(state.runs, action.page.runs) : action.page.runs,
         nextCursor: action.page.nextCursor,
+        counts: action.append ? state.counts : (action.page.counts ?? null),
         loading: false,
         replacing: false,
         loaded: true,
@@ -164,6 +183,15 @@ export function firstLine(run: Pick<RunSummary, 'command' | 'argv' | 'code'>): s
   if (run.command) return run.command;
   if (run.argv) return run.argv.join(' ');
   return (run.code ?? '').split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+/** The verdict chips of the counts, in the order of the verdict filter, only those with runs. */
+export function countChips(counts: VerdictCounts | null): { verdict: Verdict | 'live'; count: number }[] {
+  if (!counts) return [];
+  return (['live', ...VERDICTS] as const).flatMap((verdict) => {
+    const count = counts[verdict] ?? 0;
+    return count > 0 ? [{ verdict, count }] : [];
+  });
 }
 
 /** The exit code, else the signal that ended it, else a dash. */

@@ -7,6 +7,7 @@ import { DEFAULT_SETTINGS } from '../../../../shared/settings';
 import { bytes as formatBytes, clock } from '../../format';
 import { messageOf, useWarden } from '../../store';
 import { FormRow } from '../../components/FormRow';
+import { setLeaveGuard } from '../../components/leave-guard';
 import { parseSize } from '../../components/form-fields';
 import { readSettingsDraft, settingsDraft, type SettingsDraft } from './model';
 import '../../components/form.css';
@@ -43,6 +44,13 @@ export function SettingsView() {
   const errors = read.errors ?? {};
   const dirty = stored !== null && (Object.keys(draft) as (keyof SettingsDraft)[]).some((key) => draft[key] !== stored[key]);
   const loading = status.kind === 'loading';
+
+  // Leaving with unsaved changes asks first; closing or reloading the page asks the browser's question.
+  useEffect(() => {
+    if (!dirty) return undefined;
+    setLeaveGuard(() => window.confirm('Settings has unsaved changes. Leave and drop them?'));
+    return () => setLeaveGuard(null);
+  }, [dirty]);
 
   const set = (key: keyof SettingsDraft, value: string) => {
     setDraft((d) => ({ ...d, [key]: value }));

@@ -1,6 +1,8 @@
 // The Settings form's model: Settings as the text fields show them, and back.
-// The form checks only that each field reads (a duration, a size, a count);
-// ranges are the host's to judge, and its one-line reason is shown as is.
+// Each field is checked in the form, against the same ranges the host's schema
+// holds (settingsSchema in shared/schemas.ts; not imported, which would bring
+// zod into the page: the test holds the two together), so a refusal is marked
+// on its field, not reported raw after a round trip.
 
 import type { Settings } from '../../../../shared/settings';
 import { countField, durationField, durationText, sizeField, sizeText } from '../../components/form-fields';
@@ -29,7 +31,10 @@ export function settingsDraft(settings: Settings): SettingsDraft {
   };
 }
 
-/** The Settings the fields say, or the error of each field that does not read. */
+/** The least output the history may keep (the host refuses less). */
+export const MIN_OUTPUT_KEPT = 1024 * 1024;
+
+/** The Settings the fields say, or the error of each field that does not read or is out of range. */
 export function readSettingsDraft(draft: SettingsDraft): { settings: Settings; errors: null } | { settings: null; errors: SettingsErrors } {
   const limit = durationField(draft.limit, { label: 'Default limit', optional: true, positive: true });
   const grace = durationField(draft.grace, { label: 'Grace' });
@@ -47,6 +52,8 @@ export function readSettingsDraft(draft: SettingsDraft): { settings: Settings; e
   if (teardown.error) errors.teardown = teardown.error;
   if (maxRuns.error) errors.maxRuns = maxRuns.error;
   if (maxBytes.error) errors.maxBytes = maxBytes.error;
+  else if (maxBytes.value !== null && maxBytes.value !== undefined && maxBytes.value < MIN_OUTPUT_KEPT) errors.maxBytes = 'Output kept must be at least 1M (1 MiB).';
+  else if (maxBytes.value !== null && maxBytes.value !== undefined && !Number.isInteger(maxBytes.value)) errors.maxBytes = 'Output kept must be a whole number of bytes, such as 2G or 1536M.';
   if (Object.keys(errors).length > 0) return { settings: null, errors };
 
   return {
