@@ -1,6 +1,8 @@
 // The run detail in web mode: the deadline sequence as it happens, and the
 // actions (stop, wait, extend) and the process tree tab.
 
+import { join } from 'node:path';
+import Libsql from 'libsql';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForRunRoute, waitForText, type Harness } from './harness';
@@ -154,6 +156,49 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitForText(page.locator(tid('verdict-time-limit')), 'no limit');
 
     await h.cli(['stop', b.json.id]);
+  });
+
+  it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
+    const { page } = h;
+    const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '3s', '--', 'python3', '-c', script]);
+    expect(started.code, started.stderr).toBe(75);
+    const id = started.json.id;
+    await route(page, '#/runs');
+    const spark = page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-spark'));
+    await waitForAttr(spark, 'data-points', (v) => Number(v) >= 2);
+    await h.screenshot(page, 'sparkline');
+
+    const detail = await openRun(page, id, 'tree');
+    await waitForAttr(page.locator(tid('telemetry-cpu')), 'data-points', (v) => Number(v) >= 2);
+    expect(await page.locator(tid('telemetry-rss')).getAttribute('data-source')).toBe('live');
+    await waitForAttr(detail, 'data-verdict', 'timed-out');
+
+    // A fresh page knows nothing live: the series comes from the history, with the limit and the stop marked.
+    await page.reload();
+    await openRun(page, id, 'tree');
+    const rss = page.locator(tid('telemetry-rss'));
+    await waitForAttr(rss, 'data-source', 'history');
+    const points = Number(await rss.getAttribute('data-points'));
+    expect(points).toBeGreaterThanOrEqual(3);
+    await waitForAttr(rss, 'data-draw-ms', (v) => v !== null);
+    await h.screenshot(page, 'telemetry');
+  });
+
+  it('a chart of a one-hour run (3,600 points) draws, and says how long it took', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'true']);
+    // An hour of samples at 1 s, stored as the history stores a run's telemetry.
+    const points = Array.from({ length: 3600 }, (_, i) => [i * 1000, 50 + 40 * Math.sin(i / 60), 100e6 + 50e6 * Math.sin(i / 300), 1 + (i % 5)]);
+    const db = new Libsql(join(h.stateDir, 'history.db'));
+    db.prepare(`INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, NULL, 'telemetry', ?)`).run(done.json.id, Date.now(), JSON.stringify({ stepMs: 1000, points }));
+    db.close();
+    await openRun(page, done.json.id, 'tree');
+    const cpu = page.locator(tid('telemetry-cpu'));
+    await waitForAttr(cpu, 'data-points', '3600');
+    const drawMs = Number(await waitForAttr(cpu, 'data-draw-ms', (v) => v !== null));
+    console.log(`e2e/detail: a CPU chart of 3,600 points drew in ${drawMs.toFixed(1)} ms (target: <= 50 ms)`);
+    await h.screenshot(page, 'telemetry-hour');
   });
 
   it('the process tree shows three levels, then Stop ends them', async () => {

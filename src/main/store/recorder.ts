@@ -4,6 +4,7 @@
 // break the run that emitted.
 
 import type { RunEvent } from '../../shared/events';
+import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 import type { StoreWriteError } from './errors';
 import { RETENTION_DEFAULTS, type PruneReport, type RetentionLimits } from './retention';
 import type { HistoryStore } from './store';
@@ -66,12 +67,25 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     },
   });
 
+  // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
+  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries }>();
+
   const unsubscribe = source.subscribe((event) => {
     try {
       switch (event.type) {
         case 'started':
           writer.started(event.snapshot);
+          if (event.snapshot.state !== 'queued' || !telemetry.has(event.runId)) telemetry.set(event.runId, { startedAtMs: Date.parse(event.snapshot.startedAt), series: emptySeries() });
           break;
+        case 'tree': {
+          const t = telemetry.get(event.runId);
+          const at = Date.parse(event.snapshot.sampledAt);
+          if (t && Number.isFinite(at) && Number.isFinite(t.startedAtMs)) {
+            const snap = event.snapshot;
+            t.series = addSample(t.series, [Math.max(0, at - t.startedAtMs), Math.round(snap.cpuPercent * 10) / 10, snap.rssBytes, snap.processes]);
+          }
+          break;
+        }
         case 'output':
           writer.output(event.runId, event.stream, event.text);
           break;
@@ -81,9 +95,16 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
         case 'limit-extended':
           writer.limitExtended(event.runId, event.atMs, event.limitMs, event.byMs);
           break;
-        case 'ended':
+        case 'ended': {
+          const t = telemetry.get(event.runId);
+          telemetry.delete(event.runId);
+          if (t && t.series.points.length > 0) {
+            const detail: TelemetryDetail = { stepMs: t.series.stepMs, points: t.series.points };
+            writer.event(event.runId, null, TELEMETRY_EVENT, detail as unknown as Record<string, unknown>);
+          }
           writer.ended(event.result);
           break;
+        }
       }
     } catch (error) {
       // A bug in the recorder must not break the run that emitted the event.

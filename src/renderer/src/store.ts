@@ -8,6 +8,7 @@ import type { WardenApi } from '../../shared/api';
 import type { RunEvent } from '../../shared/events';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
+import { addSample, emptySeries, type TelemetrySeries } from '../../shared/telemetry';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -36,6 +37,8 @@ export interface WardenState {
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
+  /** Each live run's telemetry as this page saw it (shared/telemetry.ts): the Runs sparklines and the live charts. */
+  series: Record<string, TelemetrySeries>;
   signals: Record<string, SignalSent[]>;
   stopProgress: Record<string, StopProgress>;
   /** The last error any view reported; shown until dismissed. */
@@ -133,7 +136,7 @@ export const useWarden = create<WardenState>()((set, get) => {
       // Copy-on-write per field: a frame of output events changes `output` only, so
       // views that select runs, order or trees are not re-rendered for it.
       const changed: Partial<WardenState> = {};
-      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'trees' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
+      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'trees' | 'series' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
         if (!(key in changed)) (changed as Record<string, unknown>)[key] = { ...state[key] };
         return changed[key] as WardenState[K];
       };
@@ -157,9 +160,17 @@ export const useWarden = create<WardenState>()((set, get) => {
             output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
             break;
           }
-          case 'tree':
+          case 'tree': {
             draft('trees')[id] = event.snapshot;
+            const run = runOf(id);
+            const at = Date.parse(event.snapshot.sampledAt) - Date.parse(run?.startedAt ?? '');
+            if (run && Number.isFinite(at)) {
+              const series = draft('series');
+              const s = event.snapshot;
+              series[id] = addSample(series[id] ?? emptySeries(), [Math.max(0, at), s.cpuPercent, s.rssBytes, s.processes]);
+            }
             break;
+          }
           case 'signal-sent': {
             const signals = draft('signals');
             signals[id] = [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent];
@@ -195,6 +206,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     output: {},
     syncedAt: {},
     trees: {},
+    series: {},
     signals: {},
     stopProgress: {},
     error: null,

@@ -6,6 +6,7 @@ import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
 import { bytes, clock, duration, peakOf } from '../../format';
 import { procStateWord, treeRows } from './describe';
+import { TelemetryCharts } from './TelemetryCharts';
 
 export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
   const ended = run.state === 'ended';
@@ -16,6 +17,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
     <div className="rd-scroll-panel">
       {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} />}
       {ended && tree && tree.roots.length > 0 && <LiveTree tree={tree} queued={false} title="Last sample while it ran" />}
+      <TelemetryCharts run={run} />
       {ended && <Teardown run={run} />}
       <section className="rd-card">
         <h3>Peak</h3>

@@ -181,6 +181,11 @@ describe('buildTimeline', () => {
     expect(first.some((e) => e.kind === 'force-kill')).toBe(false);
   });
 
+  it('leaves the telemetry series out of the timeline', () => {
+    const entries = buildTimeline(timedOut, [ev('started', 0), ev('telemetry', null, { stepMs: 1000, points: [[0, 1, 2, 3]] })], [], []);
+    expect(entries.some((e) => e.kind === 'telemetry' || e.title === 'telemetry')).toBe(false);
+  });
+
   it('tells a run that had no limit before its first extension', () => {
     const entries = buildTimeline(run({ state: 'running', verdict: undefined, limitMs: 31_000 }), [ev('started', 0), ev('limit-extended', 1000, { limitMs: 31_000, byMs: 30_000 })], [], []);
     expect(entries.find((e) => e.kind === 'limit')!.title).toBe('No limit');

@@ -6,6 +6,7 @@ import type { EventRecord } from '../../../../shared/history';
 import type { ProcNode } from '../../../../shared/proc-tree';
 import { DEFAULTS, type RunRequest } from '../../../../shared/request';
 import type { RunResult, SignalSent, StopStep } from '../../../../shared/result';
+import { TELEMETRY_EVENT } from '../../../../shared/telemetry';
 import { duration, shellQuote } from '../../format';
 
 /** A sentence for the run's verdict, or for where a live run stands. */
@@ -191,6 +192,8 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
   const storedSignals: SignalSent[] = [];
   const kinds = new Set<string>();
   for (const record of stored) {
+    // The telemetry series is drawn as charts (Process tree), not listed as a moment.
+    if (record.kind === TELEMETRY_EVENT) continue;
     kinds.add(record.kind);
     const d = record.detail;
     const atMs = at(record);

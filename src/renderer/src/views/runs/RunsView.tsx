@@ -11,6 +11,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RunResult, Verdict } from '../../../../shared/result';
 import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
+import { Sparkline } from '../../components/Sparkline';
 import type { PhaseView } from '../../components/phase';
 import { ago, bytes, commandLine, duration, fullTime } from '../../format';
 import { hrefOf, navigate } from '../../router';
@@ -209,6 +210,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
   // A live row's own clock: four repaints a second of this row only.
   const now = useNow(run.state === 'ended' ? null : 250);
   const tree = useWarden((s) => (run.state === 'ended' ? undefined : s.trees[run.id]));
+  const spark = useWarden((s) => (run.state === 'ended' ? undefined : s.series[run.id]?.points));
   const { view, elapsedMs } = useLivePhase(run, now);
   const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
   const live = run.state !== 'ended';
@@ -280,7 +282,10 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
         </span>
       </span>
       <span className="runs-num runs-memory">
-        <span data-testid="run-peak">{bytes(peak)}</span>
+        <span className="runs-peak-line">
+          {spark && <Sparkline points={spark} />}
+          <span data-testid="run-peak">{bytes(peak)}</span>
+        </span>
         <span className="muted">
           {memoryLimit !== undefined ? (
             <span data-testid="run-memory-limit">of {bytes(memoryLimit)} limit</span>
