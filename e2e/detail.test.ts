@@ -1,6 +1,7 @@
 // The run detail in web mode: the deadline sequence as it happens, and the
 // actions (stop, wait, extend) and the process tree tab.
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
 import type { Page } from 'playwright-core';
@@ -156,6 +157,46 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitForText(page.locator(tid('verdict-time-limit')), 'no limit');
 
     await h.cli(['stop', b.json.id]);
+  });
+
+  it('one timed log: stdout and stderr merged in the order written, stderr tinted, a stream filter, times per line, and a download; the same after a reload', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in 1 2 3; do echo out$i; sleep 0.2; echo err$i >&2; sleep 0.2; done']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    const expected = ['out1', 'err1', 'out2', 'err2', 'out3', 'err3'];
+    const lineTexts = async () => (await page.locator(tid('output-line')).allInnerTexts()).map((t) => t.replace(/^\s*\d+\s*/, '').trim());
+    for (const pass of ['live marks', 'from the history'] as const) {
+      if (pass === 'from the history') await page.reload();
+      const view = page.locator(tid('output-view'));
+      await openRun(page, done.json.id, 'output');
+      await waitForAttr(view, 'data-stream', 'all');
+      await waitForAttr(view, 'data-timed', 'true');
+      await waitFor(`the merged order (${pass})`, async () => JSON.stringify(await lineTexts()) === JSON.stringify(expected));
+      const streams = await page.locator(tid('output-line')).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stream')}:${e.classList.contains('rd-line-stderr')}`));
+      expect(streams).toEqual(['stdout:false', 'stderr:true', 'stdout:false', 'stderr:true', 'stdout:false', 'stderr:true']);
+    }
+    // Times since the start, in order, about 0.2 s apart.
+    await page.locator(tid('output-time')).click();
+    await waitForAttr(page.locator(tid('output-time')), 'data-mode', 'relative');
+    const times = (await page.locator(tid('output-line-time')).allInnerTexts()).map((t) => Number(t.replace('+', '')));
+    expect(times).toHaveLength(6);
+    expect(times.every((t, i) => i === 0 || t > times[i - 1]!)).toBe(true);
+    expect(times[5]! - times[0]!).toBeGreaterThan(0.8);
+    await h.screenshot(page, 'merged-log');
+    await page.locator(tid('output-time')).click();
+    await waitForAttr(page.locator(tid('output-time')), 'data-mode', 'clock');
+    expect(await page.locator(tid('output-line-time')).first().innerText()).toMatch(/^\d\d:\d\d:\d\d\.\d{3}$/);
+
+    // The whole merged output as a file.
+    const [file] = await Promise.all([page.waitForEvent('download'), page.locator(tid('output-download')).click()]);
+    expect(file.suggestedFilename()).toBe(`warden-${done.json.id}-output.log`);
+    expect(readFileSync((await file.path())!, 'utf8')).toBe(`${expected.join('\n')}\n`);
+
+    // One stream alone (times off again, so the lines read as written).
+    await page.locator(tid('output-time')).click();
+    await waitForAttr(page.locator(tid('output-time')), 'data-mode', 'off');
+    await page.locator(tid('output-stream-stderr')).click();
+    await waitFor('stderr alone', async () => JSON.stringify(await lineTexts()) === JSON.stringify(['err1', 'err2', 'err3']));
   });
 
   it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {

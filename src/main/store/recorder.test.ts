@@ -44,7 +44,19 @@ describe('recording runs', () => {
     expect(store.list({ verdict: 'failed' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
     expect(store.list({ text: 'echo' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
     // A short run may or may not have been sampled: its telemetry is its own test.
-    expect(store.events(snapshot.id).map((e) => e.kind).filter((k) => k !== 'telemetry')).toEqual(['started', 'exit', 'teardown', 'ended']);
+    expect(store.events(snapshot.id).map((e) => e.kind).filter((k) => k !== 'telemetry' && k !== 'output-times')).toEqual(['started', 'exit', 'teardown', 'ended']);
+  });
+
+  it('keeps when each piece of output came, so both streams can be read in the order they were written', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in 1 2 3; do echo out$i; sleep 0.15; echo err$i >&2; sleep 0.15; done'] });
+    await supervisor.wait(snapshot.id);
+    const event = store.events(snapshot.id).find((e) => e.kind === 'output-times')!;
+    const marks = (event.detail as { marks: [number, number, number][] }).marks;
+    expect(marks.map((m) => m[0])).toEqual([0, 1, 0, 1, 0, 1]);
+    expect(marks.map((m) => m[1])).toEqual([0, 0, 5, 5, 10, 10]);
+    expect(marks.every((m, i) => i === 0 || m[2] >= marks[i - 1]![2])).toBe(true);
+    expect(marks[5]![2]).toBeGreaterThan(600);
   });
 
   it("keeps the sampler's CPU, memory and process count over the run as its telemetry", async () => {

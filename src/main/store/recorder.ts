@@ -4,6 +4,7 @@
 // break the run that emitted.
 
 import type { RunEvent } from '../../shared/events';
+import { addMark, OUTPUT_TIMES_EVENT, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 import type { StoreWriteError } from './errors';
 import { RETENTION_DEFAULTS, type PruneReport, type RetentionLimits } from './retention';
@@ -69,6 +70,8 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
 
   // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
   const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries }>();
+  // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
+  const outputTimes = new Map<string, OutputMark[]>();
 
   const unsubscribe = source.subscribe((event) => {
     try {
@@ -86,9 +89,16 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
           }
           break;
         }
-        case 'output':
+        case 'output': {
           writer.output(event.runId, event.stream, event.text);
+          const t = telemetry.get(event.runId);
+          if (t) {
+            let marks = outputTimes.get(event.runId);
+            if (!marks) outputTimes.set(event.runId, (marks = []));
+            addMark(marks, event.stream, event.offset, event.atMs ?? Math.max(0, Date.now() - t.startedAtMs));
+          }
           break;
+        }
         case 'signal-sent':
           writer.event(event.runId, event.atMs, 'signal-sent', { signal: event.signal, step: event.step });
           break;
@@ -98,6 +108,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
         case 'ended': {
           const t = telemetry.get(event.runId);
           telemetry.delete(event.runId);
+          const marks = outputTimes.get(event.runId);
+          outputTimes.delete(event.runId);
+          if (marks && marks.length > 0) writer.event(event.runId, null, OUTPUT_TIMES_EVENT, { marks });
           if (t && t.series.points.length > 0) {
             const detail: TelemetryDetail = { stepMs: t.series.stepMs, points: t.series.points };
             writer.event(event.runId, null, TELEMETRY_EVENT, detail as unknown as Record<string, unknown>);

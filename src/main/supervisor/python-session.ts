@@ -634,7 +634,7 @@ export class PythonRun {
   pushOutput(stream: OutputStream, chunk: Uint8Array): void {
     const sink = this.out[stream];
     const text = sink.push(chunk);
-    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
+    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
   }
 
   /** Characters of a stream's kept output from `from` on (see CappedOutput.slice), and the stream's length now. */
@@ -677,7 +677,7 @@ export class PythonRun {
     if (this.begun && this.interp?.pid !== undefined) report = await this.teardown(this.interp);
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     }
     if (this.result) return;
     const stdout = this.out.stdout.text();

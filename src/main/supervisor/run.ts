@@ -206,7 +206,7 @@ export class CommandRun {
     const sink = this.out[stream];
     readable.on('data', (chunk: Buffer) => {
       const text = sink.push(chunk);
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     });
     readable.on('error', () => undefined);
   }
@@ -339,7 +339,7 @@ export class CommandRun {
     const exit = this.exit!;
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     }
     const stdout = this.out.stdout.text();
     const stderr = this.out.stderr.text();

@@ -8,6 +8,7 @@ import type { WardenApi } from '../../shared/api';
 import type { RunEvent } from '../../shared/events';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
+import { addMark, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, type TelemetrySeries } from '../../shared/telemetry';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
@@ -37,6 +38,8 @@ export interface WardenState {
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
+  /** When each piece of a run's output came, as this page saw it live (shared/output-times.ts); version bumps on a new mark. */
+  marks: Record<string, { list: OutputMark[]; version: number }>;
   /** Each live run's telemetry as this page saw it (shared/telemetry.ts): the Runs sparklines and the live charts. */
   series: Record<string, TelemetrySeries>;
   signals: Record<string, SignalSent[]>;
@@ -136,7 +139,7 @@ export const useWarden = create<WardenState>()((set, get) => {
       // Copy-on-write per field: a frame of output events changes `output` only, so
       // views that select runs, order or trees are not re-rendered for it.
       const changed: Partial<WardenState> = {};
-      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'trees' | 'series' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
+      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'marks' | 'trees' | 'series' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
         if (!(key in changed)) (changed as Record<string, unknown>)[key] = { ...state[key] };
         return changed[key] as WardenState[K];
       };
@@ -158,6 +161,11 @@ export const useWarden = create<WardenState>()((set, get) => {
             const output = draft('output');
             const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr };
             output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
+            if (event.atMs !== undefined) {
+              const known = (changed.marks ?? state.marks)[id];
+              const list = known?.list ?? [];
+              if (addMark(list, event.stream, event.offset, event.atMs)) draft('marks')[id] = { list, version: (known?.version ?? 0) + 1 };
+            }
             break;
           }
           case 'tree': {
@@ -206,6 +214,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     output: {},
     syncedAt: {},
     trees: {},
+    marks: {},
     series: {},
     signals: {},
     stopProgress: {},

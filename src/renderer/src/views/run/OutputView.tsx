@@ -1,15 +1,50 @@
-// A run's stdout or stderr: ANSI colours, virtualised by line (fixed line
+// A run's output: both streams merged in the order they were written (stderr
+// tinted), or one of them; each line with the time it came (relative to the
+// start, or the wall clock); ANSI colours, virtualised by line (fixed line
 // height, no wrapping, horizontal scroll), following the tail while the reader
-// is at the bottom, with search.
+// is at the bottom, with search and a download of what is shown.
 
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { OutputStream } from '../../../../shared/events';
+import { OUTPUT_TIMES_EVENT, readMarks, type OutputMark } from '../../../../shared/output-times';
 import type { RunResult } from '../../../../shared/result';
 import { styleClass } from './ansi';
-import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, type LineIndex, type Mark, type Match } from './lines';
+import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
+import { buildRows, cutOf, rowMatches, rowsText, type LogMode, type LogRows } from './log-rows';
 import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
-import { useRunOutput } from '../../store';
+import { useRunOutput, useWarden } from '../../store';
+
+type TimeMode = 'off' | 'relative' | 'clock';
+const TIME_LABEL: Record<TimeMode, string> = { off: 'Time: off', relative: 'Time: since start', clock: 'Time: clock' };
+const NEXT_TIME: Record<TimeMode, TimeMode> = { off: 'relative', relative: 'clock', clock: 'off' };
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hour12: false });
+
+/** When the run's output came: the page's live marks, or for an ended run the history's. */
+function useMarks(run: RunResult): OutputMark[] | null {
+  const live = useWarden((s) => s.marks[run.id]);
+  const api = useWarden((s) => s.api);
+  const ended = run.state === 'ended';
+  const [stored, setStored] = useState<OutputMark[] | null | undefined>(undefined);
+  useEffect(() => {
+    if (!ended || !api) return undefined;
+    let current = true;
+    api.timeline(run.id).then(
+      (events) => {
+        if (!current) return;
+        const record = events.find((e) => e.kind === OUTPUT_TIMES_EVENT);
+        setStored(record ? readMarks(record.detail) : null);
+      },
+      // Without the history's times the log is still shown, untimed.
+      () => current && setStored(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, run.id, ended]);
+  // Re-read when a mark is added (the list grows in place).
+  const version = live?.version ?? 0;
+  return useMemo(() => stored || (live ? live.list.slice() : null), [stored, live, version]);
+}
 
 const LINE_HEIGHT = 20;
 const OVERSCAN = 20;
@@ -29,11 +64,19 @@ export function OutputView({ run }: { run: RunResult }) {
   const texts = useRunOutput(run);
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
-  const [chosen, setChosen] = useState<OutputStream | null>(() => takeStream(run.id));
-  const stream: OutputStream = chosen ?? (stdout.count === 0 && stderr.count > 0 ? 'stderr' : 'stdout');
-  const index = stream === 'stdout' ? stdout : stderr;
-  const truncated = stream === 'stdout' ? run.stdoutTruncated : run.stderrTruncated;
+  const marks = useMarks(run);
+  const [mode, setMode] = useState<LogMode>(() => takeStream(run.id) ?? 'all');
+  const [timeMode, setTimeMode] = useState<TimeMode>('off');
+  const stream = mode;
+  const rows = useMemo(
+    () => buildRows(mode, [stdout, stderr], [cutOf(texts.stdout), cutOf(texts.stderr)], marks),
+    // The texts change exactly when their indexes do.
+    [mode, stdout, stderr, marks],
+  );
+  const indexes = useMemo(() => [stdout, stderr] as const, [stdout, stderr]);
+  const truncated = mode === 'stdout' ? run.stdoutTruncated : mode === 'stderr' ? run.stderrTruncated : run.stdoutTruncated + run.stderrTruncated;
   const live = run.state !== 'ended';
+  const startedWall = Date.parse(run.startedAt);
 
   const scroller = useRef<HTMLDivElement>(null);
   const search = useRef<HTMLInputElement>(null);
@@ -45,14 +88,18 @@ export function OutputView({ run }: { run: RunResult }) {
   const [query, setQuery] = useState('');
   const deferredQuery = useDeferredValue(query);
   const [current, setCurrent] = useState(-1);
-  const result = useMemo(() => findMatches(index, deferredQuery), [index, deferredQuery]);
+  const result = useMemo(() => {
+    const out = findMatches(stdout, deferredQuery);
+    const err = findMatches(stderr, deferredQuery);
+    return { matches: rowMatches(rows, [out.matches, err.matches]), capped: out.capped || err.capped };
+  }, [stdout, stderr, rows, deferredQuery]);
   const matches = result.matches;
   const active = current >= 0 && current < matches.length ? matches[current]! : null;
 
   // While following, the view's top is the tail's: known from the line count, so one render draws the
   // right lines (no read of scrollHeight, no second render to catch up).
-  const viewTop = follow ? Math.max(0, index.count * LINE_HEIGHT - height) : scrollTop;
-  const range = visibleRange({ scrollTop: viewTop, height, count: index.count, lineHeight: LINE_HEIGHT, overscan: OVERSCAN });
+  const viewTop = follow ? Math.max(0, rows.count * LINE_HEIGHT - height) : scrollTop;
+  const range = visibleRange({ scrollTop: viewTop, height, count: rows.count, lineHeight: LINE_HEIGHT, overscan: OVERSCAN });
 
   // Track the viewport's height.
   useLayoutEffect(() => {
@@ -70,7 +117,7 @@ export function OutputView({ run }: { run: RunResult }) {
     if (!el || !follow) return;
     // Past the end is clamped by the browser to the bottom.
     el.scrollTop = viewTop + LINE_HEIGHT * 4;
-  }, [follow, viewTop, index.version, stream]);
+  }, [follow, viewTop, rows, stream]);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
@@ -89,10 +136,10 @@ export function OutputView({ run }: { run: RunResult }) {
     (match: Match) => {
       const el = scroller.current;
       if (!el) return;
-      const top = scrollTopFor(match.line, 0.5, { height: el.clientHeight, count: index.count, lineHeight: LINE_HEIGHT });
+      const top = scrollTopFor(match.line, 0.5, { height: el.clientHeight, count: rows.count, lineHeight: LINE_HEIGHT });
       el.scrollTop = top;
       const charWidth = (ruler.current?.getBoundingClientRect().width ?? 800) / 100;
-      const gutter = (String(index.count).length + 3) * charWidth;
+      const gutter = (String(rows.count).length + 3 + (timeMode === 'off' ? 0 : 14)) * charWidth;
       const x = gutter + match.start * charWidth;
       if (x < el.scrollLeft + gutter || x + (match.end - match.start) * charWidth > el.scrollLeft + el.clientWidth) {
         el.scrollLeft = Math.max(0, x - el.clientWidth / 3);
@@ -100,7 +147,7 @@ export function OutputView({ run }: { run: RunResult }) {
       setFollow(false);
       setScrollTop(el.scrollTop);
     },
-    [index.count],
+    [rows.count, timeMode],
   );
 
   // A new query (or stream) starts at the first match from the top of the view.
@@ -147,31 +194,68 @@ export function OutputView({ run }: { run: RunResult }) {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const choose = (next: OutputStream) => {
-    setChosen(next);
+  const choose = (next: LogMode) => {
+    setMode(next);
     setFollow(true);
+  };
+
+  const download = () => {
+    const text = rowsText(rows, (s, line) => rawLine(indexes[s], line));
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `warden-${run.id}-${mode === 'all' ? 'output' : mode}.log`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const timeText = (atMs: number | null): string => {
+    if (atMs === null) return '';
+    if (timeMode === 'relative') return `+${(atMs / 1000).toFixed(3)}`;
+    return Number.isFinite(startedWall) ? CLOCK.format(new Date(startedWall + atMs)) : '';
   };
 
   const matchText =
     deferredQuery === '' ? '' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
-  const digits = String(Math.max(index.count, 1)).length;
-  const widthCh = digits + 3 + Math.min(index.maxLength, LINE_CAP + 40) + 2;
+  const digits = String(Math.max(rows.count, 1)).length;
+  const timeCh = timeMode === 'off' ? 0 : 14;
+  const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
 
   return (
     <div className="rd-output">
       <div className="rd-output-bar">
         <div className="rd-segmented" role="group" aria-label="Stream">
-          {(['stdout', 'stderr'] as const).map((s) => {
-            const lines = (s === 'stdout' ? stdout : stderr).count;
+          {(['all', 'stdout', 'stderr'] as const).map((s) => {
+            const lines = s === 'all' ? stdout.count + stderr.count : (s === 'stdout' ? stdout : stderr).count;
             return (
               <button key={s} type="button" aria-pressed={stream === s} className={stream === s ? 'on' : undefined} data-testid={`output-stream-${s}`} onClick={() => choose(s)}>
-                {s} <span className="rd-count">{count(lines)}</span>
+                {s === 'all' ? 'all' : s} <span className="rd-count">{count(lines)}</span>
               </button>
             );
           })}
         </div>
+        <button
+          type="button"
+          className={timeMode === 'off' ? undefined : 'on'}
+          onClick={() => setTimeMode((t) => NEXT_TIME[t])}
+          disabled={!marks}
+          title={marks ? 'Show when each line came: since the start, or by the clock' : 'This run’s output times were not recorded'}
+          data-testid="output-time"
+          data-mode={timeMode}
+        >
+          {TIME_LABEL[timeMode]}
+        </button>
         {truncated > 0 && <span className="rd-warn-text">{count(truncated)} characters dropped by the output cap</span>}
+        {mode === 'all' && !marks && !live && stdout.count > 0 && stderr.count > 0 && (
+          <span className="muted" title="Runs recorded before Warden kept output times show stdout, then stderr">
+            stdout, then stderr (not timed)
+          </span>
+        )}
         <span className="rd-spacer" />
+        <button type="button" onClick={download} disabled={rows.count === 0} data-testid="output-download" title="Download the output shown, as text">
+          Download
+        </button>
         <div className="rd-search">
           <span className="rd-search-field">
             <input
@@ -197,21 +281,21 @@ export function OutputView({ run }: { run: RunResult }) {
         </div>
       </div>
       <div className={`rd-output-frame${stream === 'stderr' ? ' rd-stderr' : ''}`}>
-        <div ref={scroller} className="rd-output-scroll" onScroll={onScroll} data-testid="output-view" data-stream={stream} data-lines={index.count} tabIndex={0}>
+        <div ref={scroller} className="rd-output-scroll" onScroll={onScroll} data-testid="output-view" data-stream={stream} data-lines={rows.count} data-timed={marks ? 'true' : 'false'} tabIndex={0}>
           <span ref={ruler} className="rd-ruler" aria-hidden="true">
             {'0'.repeat(100)}
           </span>
-          {index.count === 0 ? (
-            <div className="rd-output-empty">{live ? `No ${stream} yet.` : `No ${stream}.`}</div>
+          {rows.count === 0 ? (
+            <div className="rd-output-empty">{live ? `No ${stream === 'all' ? 'output' : stream} yet.` : `No ${stream === 'all' ? 'output' : stream}.`}</div>
           ) : (
             <div className="rd-output-content" style={{ height: range.total, minWidth: `${widthCh}ch` }}>
               <div className="rd-output-block" style={{ transform: `translateY(${range.top}px)` }}>
-                <Lines index={index} first={range.first} last={range.last} digits={digits} matches={matches} active={active} />
+                <Lines rows={rows} indexes={indexes} first={range.first} last={range.last} digits={digits} matches={matches} active={active} tint={mode === 'all'} timeText={timeMode === 'off' ? null : timeText} />
               </div>
             </div>
           )}
         </div>
-        {!follow && index.count > 0 && (
+        {!follow && rows.count > 0 && (
           <button type="button" className="rd-follow" onClick={jumpToEnd} data-testid="output-follow">
             {live ? 'Follow output ↓' : 'Jump to end ↓'}
           </button>
@@ -222,7 +306,12 @@ export function OutputView({ run }: { run: RunResult }) {
 }
 
 interface LinesProps {
-  index: LineIndex;
+  rows: LogRows;
+  indexes: readonly [LineIndex, LineIndex];
+  /** Tint stderr lines (both streams shown). */
+  tint: boolean;
+  /** The time column's text for a row's time, or null without one. */
+  timeText: ((atMs: number | null) => string) | null;
   first: number;
   last: number;
   digits: number;
@@ -230,8 +319,8 @@ interface LinesProps {
   active: Match | null;
 }
 
-const Lines = memo(function Lines({ index, first, last, digits, matches, active }: LinesProps) {
-  const rows = [];
+const Lines = memo(function Lines({ rows, indexes, tint, timeText, first, last, digits, matches, active }: LinesProps) {
+  const out = [];
   let m = matchNear(matches, first);
   if (m >= 0 && matches[m]!.line < first) m = -1;
   for (let i = first; i < last; i++) {
@@ -241,17 +330,24 @@ const Lines = memo(function Lines({ index, first, last, digits, matches, active 
       ranges.push({ start: match.start, end: match.end, mark: match === active ? 2 : 1 });
       m++;
     }
-    const spans = lineSpans(index, i);
+    const s = rows.stream(i);
+    const index = indexes[s];
+    const spans = lineSpans(index, rows.line(i));
     const plain = spans.length === 1 ? spans[0]!.text : null;
     const marker = plain !== null && isDropMarker(plain);
     // Past the cap only when the current match is there.
     const cap = active && active.line === i && active.end > LINE_CAP ? active.end + 200 : LINE_CAP;
     const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
-    rows.push(
-      <div key={i} className={`rd-line${marker ? ' rd-drop' : ''}`} data-testid="output-line" data-line={i + 1}>
+    out.push(
+      <div key={i} className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}`} data-testid="output-line" data-line={i + 1} data-stream={s === 0 ? 'stdout' : 'stderr'}>
         <span className="rd-gutter" style={{ width: `${digits + 3}ch` }} aria-hidden="true">
           {i + 1}
         </span>
+        {timeText && (
+          <span className="rd-time" data-testid="output-line-time">
+            {timeText(rows.atMs(i))}
+          </span>
+        )}
         <span className="rd-text">
           {shown.map((s, k) => {
             const cls = [styleClass(s.style), s.mark === 2 ? 'rd-hit rd-hit-current' : s.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
@@ -268,5 +364,5 @@ const Lines = memo(function Lines({ index, first, last, digits, matches, active 
       </div>,
     );
   }
-  return <>{rows}</>;
+  return <>{out}</>;
 });

@@ -6,6 +6,7 @@ import type { EventRecord } from '../../../../shared/history';
 import type { ProcNode } from '../../../../shared/proc-tree';
 import { DEFAULTS, type RunRequest } from '../../../../shared/request';
 import type { RunResult, SignalSent, StopStep } from '../../../../shared/result';
+import { OUTPUT_TIMES_EVENT } from '../../../../shared/output-times';
 import { TELEMETRY_EVENT } from '../../../../shared/telemetry';
 import { duration, shellQuote } from '../../format';
 
@@ -193,7 +194,7 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
   const kinds = new Set<string>();
   for (const record of stored) {
     // The telemetry series is drawn as charts (Process tree), not listed as a moment.
-    if (record.kind === TELEMETRY_EVENT) continue;
+    if (record.kind === TELEMETRY_EVENT || record.kind === OUTPUT_TIMES_EVENT) continue;
     kinds.add(record.kind);
     const d = record.detail;
     const atMs = at(record);
