@@ -199,6 +199,43 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitFor('stderr alone', async () => JSON.stringify(await lineTexts()) === JSON.stringify(['err1', 'err2', 'err3']));
   });
 
+  it('links to lines: opened scrolled to them and highlighted, a click on a line number makes the link, Shift extends it; search with case and regex options', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in $(seq 1 400); do echo "line $i"; done; echo "Error: disk full"; echo "error: net down" >&2']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    // A link shared by someone: a fresh page opens on it.
+    await page.goto(`${h.url()}/#/runs/${done.json.id}/output/L300-L302`);
+    const view = await visible(page.locator(tid('output-view')));
+    const linked = page.locator(tid('output-line', { 'data-linked': 'true' }));
+    await waitFor('the three linked lines', async () => (await linked.count()) === 3);
+    expect(await linked.first().getAttribute('data-line')).toBe('300');
+    const box = (await linked.first().boundingBox())!;
+    const frame = (await view.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(frame.y);
+    expect(box.y).toBeLessThan(frame.y + frame.height);
+    await h.screenshot(page, 'line-link');
+
+    // A click on a line number links to it; Shift+click to the lines from there.
+    await page.locator(tid('output-line', { 'data-line': '305' })).locator(tid('output-line-link')).click();
+    await waitFor('the link to line 305', async () => (await page.evaluate(() => location.hash)).endsWith('/output/L305'));
+    await page.locator(tid('output-line', { 'data-line': '308' })).locator(tid('output-line-link')).click({ modifiers: ['Shift'] });
+    await waitFor('the link to lines 305-308', async () => (await page.evaluate(() => location.hash)).endsWith('/output/L305-L308'));
+    await waitFor('four linked lines', async () => (await linked.count()) === 4);
+
+    // Search: case ignored by default, matched when asked; a regular expression; a bad one said so.
+    const search = page.locator(tid('output-search'));
+    const matches = page.locator(tid('output-matches'));
+    await search.fill('error');
+    await waitForText(matches, '/ 2');
+    await page.locator(tid('output-search-case')).click();
+    await waitForText(matches, '/ 1');
+    await page.locator(tid('output-search-regex')).click();
+    await search.fill('^line 3\\d\\d$');
+    await waitForText(matches, '/ 100');
+    await search.fill('(');
+    await waitForText(matches, 'bad pattern');
+  });
+
   it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
     const { page } = h;
     const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';

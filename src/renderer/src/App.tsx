@@ -77,7 +77,7 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
       )}
       <main className="app-main">
         {route.view === 'runs' && <RunsView />}
-        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} />}
+        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} {...(route.lines ? { lines: route.lines } : {})} />}
         {route.view === 'history' && <HistoryView />}
         {route.view === 'sessions' && <SessionsView />}
         {route.view === 'new' && <NewRunView />}

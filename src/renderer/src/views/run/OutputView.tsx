@@ -10,6 +10,7 @@ import type { RunResult } from '../../../../shared/result';
 import { styleClass } from './ansi';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
 import { buildRows, cutOf, rowMatches, rowsText, type LogMode, type LogRows } from './log-rows';
+import { hrefOf, navigate, type LineRange } from '../../router';
 import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
 import { useRunOutput, useWarden } from '../../store';
@@ -60,12 +61,14 @@ function useLineIndex(text: string): LineIndex {
 const NUMBER = new Intl.NumberFormat('en-US');
 const count = (n: number) => NUMBER.format(n);
 
-export function OutputView({ run }: { run: RunResult }) {
+export function OutputView({ run, lines: linked }: { run: RunResult; lines?: LineRange }) {
   const texts = useRunOutput(run);
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
   const marks = useMarks(run);
-  const [mode, setMode] = useState<LogMode>(() => takeStream(run.id) ?? 'all');
+  const [mode, setMode] = useState<LogMode>(() => takeStream(run.id) ?? linked?.stream ?? 'all');
+  const [caseSensitive, setCaseSensitive] = useState(false);
+  const [regex, setRegex] = useState(false);
   const [timeMode, setTimeMode] = useState<TimeMode>('off');
   const stream = mode;
   const rows = useMemo(
@@ -89,10 +92,11 @@ export function OutputView({ run }: { run: RunResult }) {
   const deferredQuery = useDeferredValue(query);
   const [current, setCurrent] = useState(-1);
   const result = useMemo(() => {
-    const out = findMatches(stdout, deferredQuery);
-    const err = findMatches(stderr, deferredQuery);
-    return { matches: rowMatches(rows, [out.matches, err.matches]), capped: out.capped || err.capped };
-  }, [stdout, stderr, rows, deferredQuery]);
+    const options = { caseSensitive, regex };
+    const out = findMatches(stdout, deferredQuery, undefined, options);
+    const err = findMatches(stderr, deferredQuery, undefined, options);
+    return { matches: rowMatches(rows, [out.matches, err.matches]), capped: out.capped || err.capped, error: out.error ?? err.error };
+  }, [stdout, stderr, rows, deferredQuery, caseSensitive, regex]);
   const matches = result.matches;
   const active = current >= 0 && current < matches.length ? matches[current]! : null;
 
@@ -156,7 +160,37 @@ export function OutputView({ run }: { run: RunResult }) {
   firstVisibleRef.current = firstVisible;
   useEffect(() => {
     setCurrent(deferredQuery === '' ? -1 : -2);
-  }, [deferredQuery, stream]);
+  }, [deferredQuery, stream, caseSensitive, regex]);
+
+  // A link to lines (#/runs/ID/output/L120-L140) opens scrolled to them, once the output is there.
+  const linkedHere = linked && linked.stream === mode ? linked : undefined;
+  const scrolledFor = useRef<string | null>(null);
+  const ownClick = useRef(false);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!linkedHere || !el || rows.count < linkedHere.from) return;
+    const key = `${linkedHere.stream}:${linkedHere.from}-${linkedHere.to}`;
+    if (scrolledFor.current === key) return;
+    scrolledFor.current = key;
+    if (ownClick.current) {
+      // The reader clicked a line number: the link changed, the view stays where it is.
+      ownClick.current = false;
+      setFollow(false);
+      return;
+    }
+    setFollow(false);
+    el.scrollTop = scrollTopFor(linkedHere.from - 1, 0.3, { height: el.clientHeight, count: rows.count, lineHeight: LINE_HEIGHT });
+    setScrollTop(el.scrollTop);
+  }, [linkedHere, rows.count]);
+  const lineHref = useCallback((row: number) => hrefOf({ view: 'run', id: run.id, tab: 'output', lines: { stream: mode, from: row + 1, to: row + 1 } }), [run.id, mode]);
+  const linkTo = useCallback(
+    (row: number, extend: boolean) => {
+      ownClick.current = true;
+      const from = extend && linkedHere ? linkedHere.from : row;
+      navigate({ view: 'run', id: run.id, tab: 'output', lines: { stream: mode, from: Math.min(from, row), to: Math.max(from, row) } });
+    },
+    [linkedHere, mode, run.id],
+  );
   useEffect(() => {
     if (current !== -2 || deferredQuery === '') return;
     const at = matchNear(matches, firstVisibleRef.current);
@@ -217,7 +251,7 @@ export function OutputView({ run }: { run: RunResult }) {
   };
 
   const matchText =
-    deferredQuery === '' ? '' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
+    deferredQuery === '' ? '' : result.error ? 'bad pattern' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
   const digits = String(Math.max(rows.count, 1)).length;
   const timeCh = timeMode === 'off' ? 0 : 14;
   const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
@@ -268,10 +302,16 @@ export function OutputView({ run }: { run: RunResult }) {
               onKeyDown={onSearchKey}
               data-testid="output-search"
             />
-            <span className="rd-matches" data-testid="output-matches" aria-live="polite">
+            <span className="rd-matches" data-testid="output-matches" aria-live="polite" title={result.error}>
               {matchText}
             </span>
           </span>
+          <button type="button" className={caseSensitive ? 'on' : undefined} aria-pressed={caseSensitive} onClick={() => setCaseSensitive((v) => !v)} title="Match case" data-testid="output-search-case">
+            Aa
+          </button>
+          <button type="button" className={regex ? 'on' : undefined} aria-pressed={regex} onClick={() => setRegex((v) => !v)} title="Regular expression" data-testid="output-search-regex">
+            .*
+          </button>
           <button type="button" onClick={() => step(-1)} disabled={matches.length === 0} aria-label="Previous match" title="Previous match (Shift+Enter)">
             ↑
           </button>
@@ -290,7 +330,20 @@ export function OutputView({ run }: { run: RunResult }) {
           ) : (
             <div className="rd-output-content" style={{ height: range.total, minWidth: `${widthCh}ch` }}>
               <div className="rd-output-block" style={{ transform: `translateY(${range.top}px)` }}>
-                <Lines rows={rows} indexes={indexes} first={range.first} last={range.last} digits={digits} matches={matches} active={active} tint={mode === 'all'} timeText={timeMode === 'off' ? null : timeText} />
+                <Lines
+                  rows={rows}
+                  indexes={indexes}
+                  first={range.first}
+                  last={range.last}
+                  digits={digits}
+                  matches={matches}
+                  active={active}
+                  tint={mode === 'all'}
+                  timeText={timeMode === 'off' ? null : timeText}
+                  linked={linkedHere}
+                  onLink={linkTo}
+                  hrefOf={lineHref}
+                />
               </div>
             </div>
           )}
@@ -312,6 +365,10 @@ interface LinesProps {
   tint: boolean;
   /** The time column's text for a row's time, or null without one. */
   timeText: ((atMs: number | null) => string) | null;
+  /** The lines a link points at, highlighted. */
+  linked: LineRange | undefined;
+  onLink: (row: number, extend: boolean) => void;
+  hrefOf: (row: number) => string;
   first: number;
   last: number;
   digits: number;
@@ -319,7 +376,7 @@ interface LinesProps {
   active: Match | null;
 }
 
-const Lines = memo(function Lines({ rows, indexes, tint, timeText, first, last, digits, matches, active }: LinesProps) {
+const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, first, last, digits, matches, active }: LinesProps) {
   const out = [];
   let m = matchNear(matches, first);
   if (m >= 0 && matches[m]!.line < first) m = -1;
@@ -339,10 +396,28 @@ const Lines = memo(function Lines({ rows, indexes, tint, timeText, first, last, 
     const cap = active && active.line === i && active.end > LINE_CAP ? active.end + 200 : LINE_CAP;
     const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
     out.push(
-      <div key={i} className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}`} data-testid="output-line" data-line={i + 1} data-stream={s === 0 ? 'stdout' : 'stderr'}>
-        <span className="rd-gutter" style={{ width: `${digits + 3}ch` }} aria-hidden="true">
+      <div
+        key={i}
+        className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}${linked && i + 1 >= linked.from && i + 1 <= linked.to ? ' rd-line-linked' : ''}`}
+        data-testid="output-line"
+        data-line={i + 1}
+        data-stream={s === 0 ? 'stdout' : 'stderr'}
+        data-linked={linked && i + 1 >= linked.from && i + 1 <= linked.to ? 'true' : undefined}
+      >
+        <a
+          className="rd-gutter"
+          style={{ width: `${digits + 3}ch` }}
+          href={linkOf(i)}
+          onClick={(e) => {
+            e.preventDefault();
+            onLink(i + 1, e.shiftKey);
+          }}
+          title="Link to this line (Shift: to the lines from the linked one)"
+          data-testid="output-line-link"
+          tabIndex={-1}
+        >
           {i + 1}
-        </span>
+        </a>
         {timeText && (
           <span className="rd-time" data-testid="output-line-time">
             {timeText(rows.atMs(i))}

@@ -12,7 +12,7 @@ import { TreeView } from './TreeView';
 import { VerdictView } from './VerdictView';
 import type { LiveExtension } from './describe';
 import './run.css';
-import { hrefOf, navigate, type Tab } from '../../router';
+import { hrefOf, navigate, type LineRange, type Tab } from '../../router';
 import { ScriptView } from './ScriptView';
 import { defaultTab, tabsOf } from './summary';
 import { SummaryView } from './SummaryView';
@@ -22,7 +22,7 @@ import { liveElapsed, useWarden } from '../../store';
 
 const TAB_LABEL: Record<Tab, string> = { summary: 'Summary', output: 'Output', script: 'Script', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
 
-export function RunDetail({ id, tab: asked }: { id: string; tab: Tab | null }) {
+export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | null; lines?: LineRange }) {
   const run = useWarden((s) => s.runs[id]);
   const api = useWarden((s) => s.api);
   const load = useWarden((s) => s.load);
@@ -82,7 +82,7 @@ export function RunDetail({ id, tab: asked }: { id: string; tab: Tab | null }) {
       </nav>
       <div className="rd-panel" role="tabpanel">
         {tab === 'summary' && <SummaryView run={run} />}
-        {tab === 'output' && <OutputView key={id} run={run} />}
+        {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}
         {tab === 'script' && <ScriptView run={run} />}
         {tab === 'tree' && <TreeView run={run} tree={tree} />}
         {tab === 'verdict' && <VerdictView run={run} />}

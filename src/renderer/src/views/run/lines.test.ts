@@ -134,3 +134,23 @@ describe('clipSpans and markers', () => {
     expect(isDropMarker('say [warden: 940 characters dropped here]')).toBe(false);
   });
 });
+
+describe('search options', () => {
+  const index = indexLines(EMPTY_INDEX, 'Error: disk\nerror: net\n\x1b[31mERROR\x1b[0m 42\n');
+  it('ignores case by default, matches it when asked', () => {
+    expect(findMatches(index, 'error').matches.map((m) => m.line)).toEqual([0, 1, 2]);
+    expect(findMatches(index, 'error', 100, { caseSensitive: true }).matches.map((m) => m.line)).toEqual([1]);
+  });
+
+  it('takes a regular expression, in the plain text (colours stripped), and says when it does not compile', () => {
+    expect(findMatches(index, '^e\\w+:', 100, { regex: true }).matches).toEqual([
+      { line: 0, start: 0, end: 6 },
+      { line: 1, start: 0, end: 6 },
+    ]);
+    expect(findMatches(index, 'R \\d+$', 100, { regex: true, caseSensitive: true }).matches).toEqual([{ line: 2, start: 4, end: 8 }]);
+    expect(findMatches(index, 'x*', 100, { regex: true }).matches).toEqual([]);
+    const bad = findMatches(index, '(', 100, { regex: true });
+    expect(bad.matches).toEqual([]);
+    expect(bad.error).toMatch(/unterminated|Invalid/i);
+  });
+});

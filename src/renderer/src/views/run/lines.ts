@@ -133,13 +133,46 @@ export interface SearchResult {
   capped: boolean;
 }
 
-/** Case-insensitive occurrences of `query` in the plain text of every line, in order, at most `limit`. */
-export function findMatches(index: LineIndex, query: string, limit = 10_000): SearchResult {
-  const needle = query.toLowerCase();
+export interface SearchOptions {
+  /** Match case exactly (default: ignore case). */
+  caseSensitive?: boolean;
+  /** `query` is a regular expression (JavaScript syntax). */
+  regex?: boolean;
+}
+
+/**
+ * Occurrences of `query` in the plain text of every line, in order, at most
+ * `limit`: ignoring case unless asked, as a regular expression when asked (a
+ * pattern that does not compile gives no matches and its error).
+ */
+export function findMatches(index: LineIndex, query: string, limit = 10_000, options: SearchOptions = {}): SearchResult & { error?: string } {
   const matches: Match[] = [];
-  if (needle === '') return { matches, capped: false };
+  if (query === '') return { matches, capped: false };
+  if (options.regex) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(query, options.caseSensitive ? 'g' : 'gi');
+    } catch (error) {
+      return { matches, capped: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    for (let line = 0; line < index.count; line++) {
+      const text = plainText(rawLine(index, line));
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+        if (m[0].length === 0) {
+          // An empty match marks nothing; step past it.
+          pattern.lastIndex += 1;
+          continue;
+        }
+        if (matches.length === limit) return { matches, capped: true };
+        matches.push({ line, start: m.index, end: m.index + m[0].length });
+      }
+    }
+    return { matches, capped: false };
+  }
+  const needle = options.caseSensitive ? query : query.toLowerCase();
   for (let line = 0; line < index.count; line++) {
-    const text = foldedLine(index, line);
+    const text = options.caseSensitive ? plainText(rawLine(index, line)) : foldedLine(index, line);
     for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
       if (matches.length === limit) return { matches, capped: true };
       matches.push({ line, start: at, end: at + needle.length });
