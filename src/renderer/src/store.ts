@@ -34,7 +34,7 @@ export interface WardenState {
    * this and nothing else, so views that do not show output (the Runs list)
    * do not re-render for it. Dropped when the run's final result arrives.
    */
-  output: Record<string, { stdout: string; stderr: string }>;
+  output: Record<string, LiveOutput>;
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
@@ -63,6 +63,27 @@ export interface WardenState {
   put(result: RunResult): void;
   report(error: unknown): void;
   dismissError(): void;
+}
+
+/** A live run's output as the page holds it, and how many lines each stream has had (which never goes down, whatever the page's cap drops). */
+export interface LiveOutput {
+  stdout: string;
+  stderr: string;
+  stdoutLines: number;
+  stderrLines: number;
+}
+
+/** Lines a text holds: its newlines, and one more for an unfinished last line. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const n = newlinesIn(text);
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+function newlinesIn(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** Text of an error for a person: the API's one-line message. */
@@ -159,8 +180,14 @@ export const useWarden = create<WardenState>()((set, get) => {
             const run = runOf(id);
             if (!run) break;
             const output = draft('output');
-            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr };
-            output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
+            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr, stdoutLines: lineCount(run.stdout), stderrLines: lineCount(run.stderr) };
+            const before = current[event.stream];
+            const joined = before + event.text;
+            // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
+            const key = event.stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
+            const newlines = current[key] - (before === '' || before.endsWith('\n') ? 0 : 1) + newlinesIn(event.text);
+            const lines = newlines + (joined === '' || joined.endsWith('\n') ? 0 : 1);
+            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines };
             if (event.atMs !== undefined) {
               const known = (changed.marks ?? state.marks)[id];
               const list = known?.list ?? [];
@@ -299,7 +326,7 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
 }
 
 /** A run's output as the page knows it now: what streamed in while live, else the run's own. */
-export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string } {
+export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string; stdoutLines?: number; stderrLines?: number } {
   const live = useWarden((s) => s.output[run.id]);
   return live ?? run;
 }

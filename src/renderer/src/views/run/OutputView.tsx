@@ -78,6 +78,9 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   );
   const indexes = useMemo(() => [stdout, stderr] as const, [stdout, stderr]);
   const truncated = mode === 'stdout' ? run.stdoutTruncated : mode === 'stderr' ? run.stderrTruncated : run.stdoutTruncated + run.stderrTruncated;
+  // While live the page keeps at most its own cap: what it leaves out is said, and the line counts never go down.
+  const liveCuts = run.state === 'ended' ? 0 : (mode !== 'stderr' ? (cutOf(texts.stdout)?.dropped ?? 0) : 0) + (mode !== 'stdout' ? (cutOf(texts.stderr)?.dropped ?? 0) : 0);
+  const seen = { stdout: Math.max(stdout.count, texts.stdoutLines ?? 0), stderr: Math.max(stderr.count, texts.stderrLines ?? 0) };
   const live = run.state !== 'ended';
   const startedWall = Date.parse(run.startedAt);
 
@@ -261,7 +264,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
       <div className="rd-output-bar">
         <div className="rd-segmented" role="group" aria-label="Stream">
           {(['all', 'stdout', 'stderr'] as const).map((s) => {
-            const lines = s === 'all' ? stdout.count + stderr.count : (s === 'stdout' ? stdout : stderr).count;
+            const lines = s === 'all' ? seen.stdout + seen.stderr : seen[s];
             return (
               <button key={s} type="button" aria-pressed={stream === s} className={stream === s ? 'on' : undefined} data-testid={`output-stream-${s}`} onClick={() => choose(s)}>
                 {s === 'all' ? 'all' : s} <span className="rd-count">{count(lines)}</span>
@@ -281,6 +284,11 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
           {TIME_LABEL[timeMode]}
         </button>
         {truncated > 0 && <span className="rd-warn-text">{count(truncated)} characters dropped by the output cap</span>}
+        {liveCuts > 0 && (
+          <span className="rd-warn-text" data-testid="output-live-dropped" title="The host keeps the run's output (head and tail up to its cap); the whole kept output shows when the run ends">
+            {count(liveCuts)} characters not shown while live
+          </span>
+        )}
         {mode === 'all' && !marks && !live && stdout.count > 0 && stderr.count > 0 && (
           <span className="muted" title="Runs recorded before Warden kept output times show stdout, then stderr">
             stdout, then stderr (not timed)
