@@ -236,6 +236,26 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitForText(matches, 'bad pattern');
   });
 
+  it('ANSI: 256 colours, RGB, underline, dim and italic are shown as written', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'printf', '\\033[38;5;200mpink\\033[0m \\033[38;2;10;200;30mrgb\\033[0m \\033[4munder\\033[0m \\033[2;3mdimitalic\\033[0m\\n']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    await openRun(page, done.json.id, 'output');
+    const line = await visible(page.locator(tid('output-line')));
+    await waitForText(line, 'dimitalic');
+    const style = (word: string) =>
+      line.locator('span', { hasText: new RegExp(`^${word}$`) }).evaluate((el) => {
+        const cs = getComputedStyle(el);
+        return { color: cs.color, decoration: cs.textDecorationLine, fontStyle: cs.fontStyle, opacity: cs.opacity };
+      });
+    expect((await style('pink')).color).toBe('rgb(255, 0, 215)');
+    expect((await style('rgb')).color).toBe('rgb(10, 200, 30)');
+    expect((await style('under')).decoration).toBe('underline');
+    expect(await style('dimitalic')).toMatchObject({ fontStyle: 'italic', opacity: '0.65' });
+    expect(await line.innerText()).not.toMatch(/\[|38;5/);
+    await h.screenshot(page, 'ansi');
+  });
+
   it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
     const { page } = h;
     const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';

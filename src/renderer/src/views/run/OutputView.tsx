@@ -7,7 +7,7 @@
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { OUTPUT_TIMES_EVENT, readMarks, type OutputMark } from '../../../../shared/output-times';
 import type { RunResult } from '../../../../shared/result';
-import { styleClass } from './ansi';
+import { styleClass, styleColours } from './ansi';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
 import { buildRows, cutOf, rowMatches, rowsText, type LogMode, type LogRows } from './log-rows';
 import { hrefOf, navigate, type LineRange } from '../../router';
@@ -434,8 +434,9 @@ const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLin
         <span className="rd-text">
           {shown.map((s, k) => {
             const cls = [styleClass(s.style), s.mark === 2 ? 'rd-hit rd-hit-current' : s.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
-            return cls ? (
-              <span key={k} className={cls}>
+            const colours = styleColours(s.style);
+            return cls || colours ? (
+              <span key={k} className={cls || undefined} style={colours}>
                 {s.text}
               </span>
             ) : (

@@ -5,7 +5,7 @@
 
 import type { RunResult } from '../../../../shared/result';
 import { navigate } from '../../router';
-import { parseAnsi, styleClass } from './ansi';
+import { parseAnsi, styleClass, styleColours } from './ansi';
 import { verdictSentence } from './describe';
 import { askStream } from './output-intent';
 import { summaryTails, type StreamTail } from './summary';
@@ -88,8 +88,9 @@ function TailCard({ tail, onOpen }: { tail: StreamTail; onOpen: () => void }) {
                 <span className="rd-text">
                   {parseAnsi(line.text).spans.map((s, k) => {
                     const cls = styleClass(s.style);
-                    return cls ? (
-                      <span key={k} className={cls}>
+                    const colours = styleColours(s.style);
+                    return cls || colours ? (
+                      <span key={k} className={cls || undefined} style={colours}>
                         {s.text}
                       </span>
                     ) : (

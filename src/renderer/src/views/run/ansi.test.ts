@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applySgr, parseAnsi, plainText, PLAIN, styleAfter, styleClass } from './ansi';
+import { applySgr, paletteColour, parseAnsi, plainText, PLAIN, styleAfter, styleClass, styleColours } from './ansi';
 
 const ESC = '\x1b';
 
@@ -44,12 +44,32 @@ describe('parseAnsi', () => {
     expect(plainText(text)).toBe('done ok!');
   });
 
-  it('skips 256-colour and RGB parameters without reading them as codes', () => {
+  it('reads 256-colour and RGB colours whole, never their parameters as codes', () => {
     // 38;5;1 would read as "bold" and "red" if its parameters were taken one by one.
-    const { spans } = parseAnsi(`${ESC}[38;5;200mx${ESC}[38;2;1;2;3my${ESC}[38;5;9mz`);
-    expect(spans[0]!.style).toBe(PLAIN);
-    expect(spans.map((s) => s.text).join('')).toBe('xyz');
-    expect(spans[spans.length - 1]!.style.fg).toBe(9);
+    const { spans } = parseAnsi(`${ESC}[38;5;200mx${ESC}[38;2;1;2;3my${ESC}[38;5;9mz${ESC}[48;5;232mw`);
+    expect(spans.map((s) => [s.text, s.style.fg, s.style.bg, s.style.bold])).toEqual([
+      ['x', 200, null, false],
+      ['y', '#010203', null, false],
+      ['z', 9, null, false],
+      ['w', 9, 232, false],
+    ]);
+    expect(styleColours(spans[0]!.style)).toEqual({ color: paletteColour(200) });
+    expect(paletteColour(200)).toBe('#ff00d7');
+    expect(paletteColour(16)).toBe('#000000');
+    expect(paletteColour(255)).toBe('#eeeeee');
+    expect(styleColours(spans[2]!.style)).toBeUndefined();
+    expect(styleClass(spans[2]!.style)).toBe('ansi-fg-9');
+  });
+
+  it('keeps dim, italic and underline, and ends each with its own code', () => {
+    const { spans, end } = parseAnsi(`${ESC}[2;3;4ma${ESC}[24mb${ESC}[23mc${ESC}[22md`);
+    expect(spans.map((s) => [s.text, styleClass(s.style)])).toEqual([
+      ['a', 'ansi-dim ansi-italic ansi-underline'],
+      ['b', 'ansi-dim ansi-italic'],
+      ['c', 'ansi-dim'],
+      ['d', ''],
+    ]);
+    expect(end).toBe(PLAIN);
   });
 
   it('shows what follows a carriage return, and ignores a trailing one', () => {
