@@ -256,6 +256,29 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'ansi');
   });
 
+  it('a cut output: no escape fragment after the marker, the count exact, and the lines after it numbered as in the stream', async () => {
+    const { page } = h;
+    // 100 underlined lines, 1,592 characters; a 200-character cap keeps 100 of each end, and the tail's
+    // edge falls inside the ESC [ 0 m that ends line 94.
+    const done = await h.cliJson(['run', '--json', '--output-cap', '200', '--', 'bash', '-c', 'for i in $(seq 1 100); do printf "\\033[4mline %d\\033[0m\\n" $i; done']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    expect(done.json.stdout).not.toMatch(/\]\n0m/);
+    await openRun(page, done.json.id, 'output');
+    await page.locator(tid('output-stream-stdout')).click();
+    await waitForAttr(page.locator(tid('output-view')), 'data-stream', 'stdout');
+    const texts = await page.locator(tid('output-line')).allInnerTexts();
+    const marker = texts.find((t) => /characters dropped here/.test(t))!;
+    expect(marker).toBeDefined();
+    // 1,592 - 100 - 100 + the 2 characters of the split escape.
+    expect(marker).toMatch(/1,394 characters dropped here/);
+    expect(texts.every((t) => !/\[\d*m|^\s*\S*\s*0m\s*$/.test(t.replace(/^\s*\S+\s*/, '')))).toBe(true);
+    const gutters = await page.locator(tid('output-line-link')).allInnerTexts();
+    expect(gutters.at(-1)).toBe('100');
+    expect(texts.at(-1)).toMatch(/line 100$/);
+    expect(gutters).toContain('⋯');
+    await h.screenshot(page, 'cut-output');
+  });
+
   it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
     const { page } = h;
     const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';

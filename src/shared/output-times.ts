@@ -42,6 +42,12 @@ export function readMarks(detail: unknown): OutputMark[] | null {
   return ok ? (marks as OutputMark[]) : null;
 }
 
+/** The stored lines each stream had in all ([stdout, stderr]), or null. */
+export function readLineTotals(detail: unknown): [number, number] | null {
+  const lines = (detail as { lines?: unknown } | null)?.lines;
+  return Array.isArray(lines) && lines.length === 2 && lines.every((n) => Number.isInteger(n) && n >= 0) ? [lines[0] as number, lines[1] as number] : null;
+}
+
 export interface StreamTimes {
   /** Offsets of this stream's marks, ascending. */
   offsets: number[];

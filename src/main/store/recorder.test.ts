@@ -57,6 +57,7 @@ describe('recording runs', () => {
     expect(marks.map((m) => m[1])).toEqual([0, 0, 5, 5, 10, 10]);
     expect(marks.every((m, i) => i === 0 || m[2] >= marks[i - 1]![2])).toBe(true);
     expect(marks[5]![2]).toBeGreaterThan(600);
+    expect((event.detail as { lines: number[] }).lines).toEqual([3, 3]);
   });
 
   it("keeps the sampler's CPU, memory and process count over the run as its telemetry", async () => {

@@ -72,6 +72,8 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries }>();
   // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
   const outputTimes = new Map<string, OutputMark[]>();
+  // And how many lines each stream had in all, for numbering the lines after a cut as they were.
+  const lineTotals = new Map<string, { newlines: [number, number]; open: [boolean, boolean] }>();
 
   const unsubscribe = source.subscribe((event) => {
     try {
@@ -96,6 +98,11 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
             let marks = outputTimes.get(event.runId);
             if (!marks) outputTimes.set(event.runId, (marks = []));
             addMark(marks, event.stream, event.offset, event.atMs ?? Math.max(0, Date.now() - t.startedAtMs));
+            let lines = lineTotals.get(event.runId);
+            if (!lines) lineTotals.set(event.runId, (lines = { newlines: [0, 0], open: [false, false] }));
+            const s = event.stream === 'stdout' ? 0 : 1;
+            for (let i = event.text.indexOf('\n'); i !== -1; i = event.text.indexOf('\n', i + 1)) lines.newlines[s]++;
+            lines.open[s] = !event.text.endsWith('\n');
           }
           break;
         }
@@ -110,7 +117,10 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
           telemetry.delete(event.runId);
           const marks = outputTimes.get(event.runId);
           outputTimes.delete(event.runId);
-          if (marks && marks.length > 0) writer.event(event.runId, null, OUTPUT_TIMES_EVENT, { marks });
+          const totals = lineTotals.get(event.runId);
+          lineTotals.delete(event.runId);
+          const lines = totals ? totals.newlines.map((n, s) => n + (totals.open[s] ? 1 : 0)) : [0, 0];
+          if (marks && marks.length > 0) writer.event(event.runId, null, OUTPUT_TIMES_EVENT, { marks, lines });
           if (t && t.series.points.length > 0) {
             const detail: TelemetryDetail = { stepMs: t.series.stepMs, points: t.series.points };
             writer.event(event.runId, null, TELEMETRY_EVENT, detail as unknown as Record<string, unknown>);

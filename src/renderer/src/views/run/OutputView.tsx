@@ -5,11 +5,11 @@
 // is at the bottom, with search and a download of what is shown.
 
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { OUTPUT_TIMES_EVENT, readMarks, type OutputMark } from '../../../../shared/output-times';
+import { OUTPUT_TIMES_EVENT, readLineTotals, readMarks, type OutputMark } from '../../../../shared/output-times';
 import type { RunResult } from '../../../../shared/result';
 import { styleClass, styleColours } from './ansi';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
-import { buildRows, cutOf, rowMatches, rowsText, type LogMode, type LogRows } from './log-rows';
+import { blankBeforeCut, buildRows, cutOf, markerLineOf, rowMatches, rowsText, streamLineNumber, type LogMode, type LogRows } from './log-rows';
 import { hrefOf, navigate, type LineRange } from '../../router';
 import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
@@ -20,12 +20,13 @@ const TIME_LABEL: Record<TimeMode, string> = { off: 'Time: off', relative: 'Time
 const NEXT_TIME: Record<TimeMode, TimeMode> = { off: 'relative', relative: 'clock', clock: 'off' };
 const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hour12: false });
 
-/** When the run's output came: the page's live marks, or for an ended run the history's. */
-function useMarks(run: RunResult): OutputMark[] | null {
+/** When the run's output came: the page's live marks, or for an ended run the history's (with each stream's total lines). */
+function useMarks(run: RunResult): { marks: OutputMark[] | null; totals: [number, number] | null } {
   const live = useWarden((s) => s.marks[run.id]);
   const api = useWarden((s) => s.api);
   const ended = run.state === 'ended';
   const [stored, setStored] = useState<OutputMark[] | null | undefined>(undefined);
+  const [storedTotals, setStoredTotals] = useState<[number, number] | null>(null);
   useEffect(() => {
     if (!ended || !api) return undefined;
     let current = true;
@@ -34,6 +35,7 @@ function useMarks(run: RunResult): OutputMark[] | null {
         if (!current) return;
         const record = events.find((e) => e.kind === OUTPUT_TIMES_EVENT);
         setStored(record ? readMarks(record.detail) : null);
+        setStoredTotals(record ? readLineTotals(record.detail) : null);
       },
       // Without the history's times the log is still shown, untimed.
       () => current && setStored(null),
@@ -44,7 +46,8 @@ function useMarks(run: RunResult): OutputMark[] | null {
   }, [api, run.id, ended]);
   // Re-read when a mark is added (the list grows in place).
   const version = live?.version ?? 0;
-  return useMemo(() => stored || (live ? live.list.slice() : null), [stored, live, version]);
+  const marks = useMemo(() => stored || (live ? live.list.slice() : null), [stored, live, version]);
+  return { marks, totals: storedTotals };
 }
 
 const LINE_HEIGHT = 20;
@@ -65,7 +68,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const texts = useRunOutput(run);
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
-  const marks = useMarks(run);
+  const { marks, totals: storedTotals } = useMarks(run);
   const [mode, setMode] = useState<LogMode>(() => takeStream(run.id) ?? linked?.stream ?? 'all');
   const [caseSensitive, setCaseSensitive] = useState(false);
   const [regex, setRegex] = useState(false);
@@ -80,7 +83,22 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const truncated = mode === 'stdout' ? run.stdoutTruncated : mode === 'stderr' ? run.stderrTruncated : run.stdoutTruncated + run.stderrTruncated;
   // While live the page keeps at most its own cap: what it leaves out is said, and the line counts never go down.
   const liveCuts = run.state === 'ended' ? 0 : (mode !== 'stderr' ? (cutOf(texts.stdout)?.dropped ?? 0) : 0) + (mode !== 'stdout' ? (cutOf(texts.stderr)?.dropped ?? 0) : 0);
-  const seen = { stdout: Math.max(stdout.count, texts.stdoutLines ?? 0), stderr: Math.max(stderr.count, texts.stderrLines ?? 0) };
+  const seen = { stdout: Math.max(stdout.count, texts.stdoutLines ?? storedTotals?.[0] ?? 0), stderr: Math.max(stderr.count, texts.stderrLines ?? storedTotals?.[1] ?? 0) };
+  // One stream shown: its lines numbered as they were in the stream, past a cut too (the total counts the dropped ones).
+  const numberOf = useMemo(() => {
+    if (mode === 'all') return (row: number) => String(row + 1);
+    const s = mode === 'stdout' ? 0 : 1;
+    const index = s === 0 ? stdout : stderr;
+    const text = s === 0 ? texts.stdout : texts.stderr;
+    const cut = cutOf(text);
+    const marker = markerLineOf(index, cut);
+    const total = texts.stdoutLines !== undefined ? (s === 0 ? texts.stdoutLines : texts.stderrLines!) : (storedTotals?.[s] ?? null);
+    const blank = blankBeforeCut(text, cut);
+    return (row: number) => {
+      const n = streamLineNumber(row, index.count, marker, total, blank);
+      return n === null ? '⋯' : String(n);
+    };
+  }, [mode, stdout, stderr, texts.stdoutLines, texts.stderrLines, storedTotals]);
   const live = run.state !== 'ended';
   const startedWall = Date.parse(run.startedAt);
 
@@ -255,7 +273,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
 
   const matchText =
     deferredQuery === '' ? '' : result.error ? 'bad pattern' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
-  const digits = String(Math.max(rows.count, 1)).length;
+  const digits = String(Math.max(rows.count, seen.stdout, seen.stderr, 1)).length;
   const timeCh = timeMode === 'off' ? 0 : 14;
   const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
 
@@ -351,6 +369,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
                   linked={linkedHere}
                   onLink={linkTo}
                   hrefOf={lineHref}
+                  numberOf={numberOf}
                 />
               </div>
             </div>
@@ -377,6 +396,8 @@ interface LinesProps {
   linked: LineRange | undefined;
   onLink: (row: number, extend: boolean) => void;
   hrefOf: (row: number) => string;
+  /** The number a row's gutter shows. */
+  numberOf: (row: number) => string;
   first: number;
   last: number;
   digits: number;
@@ -384,7 +405,7 @@ interface LinesProps {
   active: Match | null;
 }
 
-const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, first, last, digits, matches, active }: LinesProps) {
+const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, first, last, digits, matches, active }: LinesProps) {
   const out = [];
   let m = matchNear(matches, first);
   if (m >= 0 && matches[m]!.line < first) m = -1;
@@ -424,7 +445,7 @@ const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLin
           data-testid="output-line-link"
           tabIndex={-1}
         >
-          {i + 1}
+          {numberOf(i)}
         </a>
         {timeText && (
           <span className="rd-time" data-testid="output-line-time">

@@ -154,3 +154,12 @@ describe('search options', () => {
     expect(bad.error).toMatch(/unterminated|Invalid/i);
   });
 });
+
+describe('styles at a cut', () => {
+  it('start plain at the marker and after it, whatever the head left open', () => {
+    const i = indexLines(EMPTY_INDEX, '\x1b[4mline 7\n[warden: 1,394 characters dropped here]\nline 95\n');
+    expect(i.styles[0]).toBe(PLAIN);
+    expect(i.styles[1]).toBe(PLAIN);
+    expect(i.styles[2]).toBe(PLAIN);
+  });
+});

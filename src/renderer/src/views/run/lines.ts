@@ -75,6 +75,8 @@ export function indexLines(prev: LineIndex, text: string): LineIndex {
   while (from < text.length) {
     const nl = text.indexOf('\n', from);
     const end = nl === -1 ? text.length : nl;
+    // Warden's cut marker, and what follows it, start plain: the styles the dropped middle set are not known.
+    if (text.startsWith('[warden: ', from) && isDropMarker(text.slice(from, end))) style = PLAIN;
     starts.push(from);
     styles.push(style);
     if (end - from > maxLength) maxLength = end - from;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputMark } from '../../../../shared/output-times';
-import { buildRows, cutOf, rowMatches, rowsText } from './log-rows';
+import { blankBeforeCut, buildRows, cutOf, markerLineOf, rowMatches, rowsText, streamLineNumber } from './log-rows';
 import { EMPTY_INDEX, findMatches, indexLines, rawLine } from './lines';
 
 const index = (text: string) => indexLines(EMPTY_INDEX, text);
@@ -56,5 +56,22 @@ describe('the merged log', () => {
     const rows = buildRows('all', [idx[0], idx[1]], [null, null], null);
     expect(rows.atMs(0)).toBeNull();
     expect(rowsText(rows, (s, l) => rawLine(idx[s], l))).toBe('out1\nout2\nout3\nerr1\nerr2\n');
+  });
+});
+
+describe('line numbers after a cut', () => {
+  it('number the lines after the marker as they were in the stream, when its total is known', () => {
+    // Ten lines, lines 3-8 dropped: kept "1 2" + marker + "9 10".
+    const kept = 'l1\nl2\n\n[warden: 18 characters dropped here]\nl9\nl10\n';
+    const i = index(kept);
+    const marker = markerLineOf(i, cutOf(kept));
+    expect(marker).toBe(3);
+    const blank = blankBeforeCut(kept, cutOf(kept));
+    expect(blank).toBe(true);
+    const numbers = Array.from({ length: i.count }, (_, l) => streamLineNumber(l, i.count, marker, 10, blank));
+    // "l1", "l2", the empty line the marker's own newline makes (never in the stream), the marker, "l9", "l10".
+    expect(numbers).toEqual([1, 2, null, null, 9, 10]);
+    expect(streamLineNumber(4, i.count, marker, null)).toBeNull();
+    expect(streamLineNumber(1, i.count, -1, null)).toBe(2);
   });
 });

@@ -65,6 +65,41 @@ export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: 
   };
 }
 
+/** Whether the kept text's head ends on a newline before its cut (the marker then follows an empty line of its own). */
+export function blankBeforeCut(text: string, cut: Cut | null): boolean {
+  return cut !== null && (cut.at === 0 || text.charCodeAt(cut.at - 1) === 10);
+}
+
+/** The line of a kept text that holds its cut's marker, or -1. */
+export function markerLineOf(index: LineIndex, cut: Cut | null): number {
+  if (!cut) return -1;
+  const at = cut.at + 1; // the marker's text starts after its leading newline
+  let lo = 0;
+  let hi = index.count - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((index.starts[mid] ?? 0) <= at) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * A line's number in its stream, honest after a cut: the lines after the
+ * marker are numbered from the stream's end when its total is known (the
+ * lines dropped counted), else not numbered (null), as the marker itself.
+ */
+export function streamLineNumber(line: number, keptLines: number, markerLine: number, total: number | null, blankBefore = false): number | null {
+  // The head ended on a newline: the marker's own newline makes an empty line that was never in the stream.
+  if (blankBefore && line === markerLine - 1) return null;
+  if (markerLine < 0 || line < markerLine) return line + 1;
+  if (line === markerLine || total === null) return null;
+  return total - (keptLines - 1 - line);
+}
+
 /** Search matches of both streams as matches on rows, in row order. */
 export function rowMatches(rows: LogRows, perStream: [Match[], Match[]]): Match[] {
   const out: Match[] = [];
