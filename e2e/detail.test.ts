@@ -279,6 +279,26 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'cut-output');
   });
 
+  it('wrap: long lines wrap onto rows of their own height, nothing overlaps, nothing scrolls sideways', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo first; printf "%0.sword " $(seq 1 400); echo; echo after']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    await openRun(page, done.json.id, 'output');
+    const view = page.locator(tid('output-view'));
+    await waitForText(view, 'after');
+    expect(await view.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    await page.locator(tid('output-wrap')).click();
+    await waitForAttr(view, 'data-wrap', 'true');
+    const box = async (n: string) => (await page.locator(tid('output-line', { 'data-line': n })).boundingBox())!;
+    await waitFor('the long line wrapped', async () => (await box('2')).height > 40);
+    const [two, three] = [await box('2'), await box('3')];
+    expect(three.y).toBeGreaterThanOrEqual(two.y + two.height - 1);
+    expect(await view.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    await h.screenshot(page, 'wrapped');
+    await page.locator(tid('output-wrap')).click();
+    await waitForAttr(view, 'data-wrap', 'false');
+  });
+
   it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
     const { page } = h;
     const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';

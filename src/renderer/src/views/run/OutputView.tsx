@@ -13,6 +13,7 @@ import { blankBeforeCut, buildRows, cutOf, markerLineOf, rowMatches, rowsText, s
 import { hrefOf, navigate, type LineRange } from '../../router';
 import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
+import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRunOutput, useWarden } from '../../store';
 
 type TimeMode = 'off' | 'relative' | 'clock';
@@ -73,6 +74,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const [caseSensitive, setCaseSensitive] = useState(false);
   const [regex, setRegex] = useState(false);
   const [timeMode, setTimeMode] = useState<TimeMode>('off');
+  const [wrap, setWrap] = useState(false);
   const stream = mode;
   const rows = useMemo(
     () => buildRows(mode, [stdout, stderr], [cutOf(texts.stdout), cutOf(texts.stderr)], marks),
@@ -136,13 +138,21 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     return () => observer.disconnect();
   }, []);
 
+  // Wrapped lines have heights of their own: measured rows (@tanstack/react-virtual). Unwrapped, every row
+  // is one line high and virtual.ts places them for any length (see there why not the library for that).
+  const wrapped = useVirtualizer({ count: rows.count, getScrollElement: () => scroller.current, estimateSize: () => LINE_HEIGHT, overscan: 12, enabled: wrap });
+
   // Follow the tail: new lines keep the view at the bottom while it is there.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el || !follow) return;
+    if (wrap) {
+      if (rows.count > 0) wrapped.scrollToIndex(rows.count - 1, { align: 'end' });
+      return;
+    }
     // Past the end is clamped by the browser to the bottom.
     el.scrollTop = viewTop + LINE_HEIGHT * 4;
-  }, [follow, viewTop, rows, stream]);
+  }, [follow, viewTop, rows, stream, wrap]);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
@@ -161,6 +171,11 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     (match: Match) => {
       const el = scroller.current;
       if (!el) return;
+      if (wrap) {
+        setFollow(false);
+        wrapped.scrollToIndex(match.line, { align: 'center' });
+        return;
+      }
       const top = scrollTopFor(match.line, 0.5, { height: el.clientHeight, count: rows.count, lineHeight: LINE_HEIGHT });
       el.scrollTop = top;
       const charWidth = (ruler.current?.getBoundingClientRect().width ?? 800) / 100;
@@ -172,7 +187,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
       setFollow(false);
       setScrollTop(el.scrollTop);
     },
-    [rows.count, timeMode],
+    [rows.count, timeMode, wrap, wrapped],
   );
 
   // A new query (or stream) starts at the first match from the top of the view.
@@ -200,6 +215,10 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
       return;
     }
     setFollow(false);
+    if (wrap) {
+      wrapped.scrollToIndex(linkedHere.from - 1, { align: 'center' });
+      return;
+    }
     el.scrollTop = scrollTopFor(linkedHere.from - 1, 0.3, { height: el.clientHeight, count: rows.count, lineHeight: LINE_HEIGHT });
     setScrollTop(el.scrollTop);
   }, [linkedHere, rows.count]);
@@ -274,6 +293,21 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const matchText =
     deferredQuery === '' ? '' : result.error ? 'bad pattern' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
   const digits = String(Math.max(rows.count, seen.stdout, seen.stderr, 1)).length;
+  const lineProps: LinesProps = {
+    rows,
+    indexes,
+    first: 0,
+    last: 0,
+    digits,
+    matches,
+    active,
+    tint: mode === 'all',
+    timeText: timeMode === 'off' ? null : timeText,
+    linked: linkedHere,
+    onLink: linkTo,
+    hrefOf: lineHref,
+    numberOf,
+  };
   const timeCh = timeMode === 'off' ? 0 : 14;
   const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
 
@@ -312,6 +346,19 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
             stdout, then stderr (not timed)
           </span>
         )}
+        <button
+          type="button"
+          className={wrap ? 'on' : undefined}
+          aria-pressed={wrap}
+          onClick={() => {
+            setWrap((w) => !w);
+            setFollow(true);
+          }}
+          title="Wrap long lines instead of scrolling sideways"
+          data-testid="output-wrap"
+        >
+          Wrap
+        </button>
         <span className="rd-spacer" />
         <button type="button" onClick={download} disabled={rows.count === 0} data-testid="output-download" title="Download the output shown, as text">
           Download
@@ -347,30 +394,30 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
         </div>
       </div>
       <div className={`rd-output-frame${stream === 'stderr' ? ' rd-stderr' : ''}`}>
-        <div ref={scroller} className="rd-output-scroll" onScroll={onScroll} data-testid="output-view" data-stream={stream} data-lines={rows.count} data-timed={marks ? 'true' : 'false'} tabIndex={0}>
+        <div
+          ref={scroller}
+          className={`rd-output-scroll${wrap ? ' wrapped' : ''}`}
+          onScroll={onScroll}
+          data-testid="output-view"
+          data-stream={stream}
+          data-lines={rows.count}
+          data-timed={marks ? 'true' : 'false'}
+          data-wrap={wrap ? 'true' : 'false'}
+          tabIndex={0}
+        >
           <span ref={ruler} className="rd-ruler" aria-hidden="true">
             {'0'.repeat(100)}
           </span>
           {rows.count === 0 ? (
             <div className="rd-output-empty">{live ? `No ${stream === 'all' ? 'output' : stream} yet.` : `No ${stream === 'all' ? 'output' : stream}.`}</div>
+          ) : wrap ? (
+            <div className="rd-output-content" style={{ height: wrapped.getTotalSize() }}>
+              {wrapped.getVirtualItems().map((item) => lineRow(lineProps, item.index, { ref: wrapped.measureElement, top: item.start }))}
+            </div>
           ) : (
             <div className="rd-output-content" style={{ height: range.total, minWidth: `${widthCh}ch` }}>
               <div className="rd-output-block" style={{ transform: `translateY(${range.top}px)` }}>
-                <Lines
-                  rows={rows}
-                  indexes={indexes}
-                  first={range.first}
-                  last={range.last}
-                  digits={digits}
-                  matches={matches}
-                  active={active}
-                  tint={mode === 'all'}
-                  timeText={timeMode === 'off' ? null : timeText}
-                  linked={linkedHere}
-                  onLink={linkTo}
-                  hrefOf={lineHref}
-                  numberOf={numberOf}
-                />
+                <Lines {...lineProps} first={range.first} last={range.last} />
               </div>
             </div>
           )}
@@ -405,69 +452,82 @@ interface LinesProps {
   active: Match | null;
 }
 
-const Lines = memo(function Lines({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, first, last, digits, matches, active }: LinesProps) {
+const Lines = memo(function Lines(props: LinesProps) {
   const out = [];
-  let m = matchNear(matches, first);
-  if (m >= 0 && matches[m]!.line < first) m = -1;
-  for (let i = first; i < last; i++) {
-    const ranges: { start: number; end: number; mark: Mark }[] = [];
-    while (m >= 0 && m < matches.length && matches[m]!.line === i) {
-      const match = matches[m]!;
-      ranges.push({ start: match.start, end: match.end, mark: match === active ? 2 : 1 });
-      m++;
-    }
-    const s = rows.stream(i);
-    const index = indexes[s];
-    const spans = lineSpans(index, rows.line(i));
-    const plain = spans.length === 1 ? spans[0]!.text : null;
-    const marker = plain !== null && isDropMarker(plain);
-    // Past the cap only when the current match is there.
-    const cap = active && active.line === i && active.end > LINE_CAP ? active.end + 200 : LINE_CAP;
-    const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
-    out.push(
-      <div
-        key={i}
-        className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}${linked && i + 1 >= linked.from && i + 1 <= linked.to ? ' rd-line-linked' : ''}`}
-        data-testid="output-line"
-        data-line={i + 1}
-        data-stream={s === 0 ? 'stdout' : 'stderr'}
-        data-linked={linked && i + 1 >= linked.from && i + 1 <= linked.to ? 'true' : undefined}
-      >
-        <a
-          className="rd-gutter"
-          style={{ width: `${digits + 3}ch` }}
-          href={linkOf(i)}
-          onClick={(e) => {
-            e.preventDefault();
-            onLink(i + 1, e.shiftKey);
-          }}
-          title="Link to this line (Shift: to the lines from the linked one)"
-          data-testid="output-line-link"
-          tabIndex={-1}
-        >
-          {numberOf(i)}
-        </a>
-        {timeText && (
-          <span className="rd-time" data-testid="output-line-time">
-            {timeText(rows.atMs(i))}
-          </span>
-        )}
-        <span className="rd-text">
-          {shown.map((s, k) => {
-            const cls = [styleClass(s.style), s.mark === 2 ? 'rd-hit rd-hit-current' : s.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
-            const colours = styleColours(s.style);
-            return cls || colours ? (
-              <span key={k} className={cls || undefined} style={colours}>
-                {s.text}
-              </span>
-            ) : (
-              s.text
-            );
-          })}
-          {omitted > 0 && <span className="rd-omitted"> … {count(omitted)} more characters</span>}
-        </span>
-      </div>,
-    );
-  }
+  for (let i = props.first; i < props.last; i++) out.push(lineRow(props, i));
   return <>{out}</>;
 });
+
+/** The matches on row `i`, as marks for its spans. */
+function rowRanges(matches: Match[], active: Match | null, i: number): { start: number; end: number; mark: Mark }[] {
+  const ranges: { start: number; end: number; mark: Mark }[] = [];
+  let m = matchNear(matches, i);
+  if (m < 0 || matches[m]!.line !== i) return ranges;
+  while (m < matches.length && matches[m]!.line === i) {
+    const match = matches[m]!;
+    ranges.push({ start: match.start, end: match.end, mark: match === active ? 2 : 1 });
+    m++;
+  }
+  return ranges;
+}
+
+/** One row of the log, in either layout. `extra`: the wrapped layout's measuring ref and position. */
+function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, digits, matches, active }: LinesProps, i: number, extra?: { ref: (el: Element | null) => void; top: number }) {
+  const ranges = rowRanges(matches, active, i);
+  const s = rows.stream(i);
+  const index = indexes[s];
+  const spans = lineSpans(index, rows.line(i));
+  const plain = spans.length === 1 ? spans[0]!.text : null;
+  const marker = plain !== null && isDropMarker(plain);
+  // Past the cap only when the current match is there.
+  const cap = active && active.line === i && active.end > LINE_CAP ? active.end + 200 : LINE_CAP;
+  const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
+  const isLinked = linked !== undefined && i + 1 >= linked.from && i + 1 <= linked.to;
+  return (
+    <div
+      key={i}
+      ref={extra?.ref}
+      data-index={extra ? i : undefined}
+      style={extra ? { transform: `translateY(${extra.top}px)` } : undefined}
+      className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}${isLinked ? ' rd-line-linked' : ''}`}
+      data-testid="output-line"
+      data-line={i + 1}
+      data-stream={s === 0 ? 'stdout' : 'stderr'}
+      data-linked={isLinked ? 'true' : undefined}
+    >
+      <a
+        className="rd-gutter"
+        style={{ width: `${digits + 3}ch` }}
+        href={linkOf(i)}
+        onClick={(e) => {
+          e.preventDefault();
+          onLink(i + 1, e.shiftKey);
+        }}
+        title="Link to this line (Shift: to the lines from the linked one)"
+        data-testid="output-line-link"
+        tabIndex={-1}
+      >
+        {numberOf(i)}
+      </a>
+      {timeText && (
+        <span className="rd-time" data-testid="output-line-time">
+          {timeText(rows.atMs(i))}
+        </span>
+      )}
+      <span className="rd-text">
+        {shown.map((sp, k) => {
+          const cls = [styleClass(sp.style), sp.mark === 2 ? 'rd-hit rd-hit-current' : sp.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
+          const colours = styleColours(sp.style);
+          return cls || colours ? (
+            <span key={k} className={cls || undefined} style={colours}>
+              {sp.text}
+            </span>
+          ) : (
+            sp.text
+          );
+        })}
+        {omitted > 0 && <span className="rd-omitted"> … {count(omitted)} more characters</span>}
+      </span>
+    </div>
+  );
+}
