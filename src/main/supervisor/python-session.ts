@@ -829,8 +829,10 @@ export class PythonRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = fields.stop ?? this.stopper.record();
-    // Live snapshots show the peak so far.
-    const peak = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
+    // Live snapshots show the peak so far; the memory cgroup's counter counts too when it saw more (an out-of-memory spike).
+    const sampled = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
+    const cgroupPeak = this.oom?.peakBytes;
+    const peak = sampled && cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
     return assembleResult({
       id: this.id,
       kind: 'python',
