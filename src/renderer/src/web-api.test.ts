@@ -1,5 +1,5 @@
 // The browser transport's connection awareness, with a fake EventSource and
-// fetch (the real ones are driven end to end in e2e/connection.test.ts).
+// fetch (the real ones are driven end to end in e2e/connection.spec.ts).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BrowserTransport, OFFLINE_AFTER_MS, REOPEN_EVERY_MS, type ConnectionState } from './web-api';

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Libsql from 'libsql';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForRunRoute, waitForText, type Harness } from './harness';
 
 const skip = skipReason('detail');
@@ -17,16 +17,26 @@ async function openRun(page: Page, id: string, tab = 'output') {
   return detail;
 }
 
-describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_MS }, () => {
+test.describe('Run detail (web mode)', () => {
+  // One host and one browser page for the file, its tests in order (they share the page).
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness('detail');
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('detail', browser);
+  });
+  // Playwright Test reads the fixtures a hook takes from its first parameter: none here.
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
     await h?.close();
-  }, 60_000);
+  });
 
-  it('a run past its 2 s limit shows "interrupting", then timed-out with its output', async () => {
+  test('a run past its 2 s limit shows "interrupting", then timed-out with its output', async () => {
     const { page } = h;
     // SIGINT is ignored, so the run stays in the interrupt step until SIGTERM (2 s after the limit).
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2s', '--', 'bash', '-c', "trap '' INT; echo before; sleep 30"]);
@@ -53,7 +63,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'timed-out');
   });
 
-  it('Stop ends a run as stopped', async () => {
+  test('Stop ends a run as stopped', async () => {
     const { page } = h;
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'sleep', '60']);
     expect(started.code, started.stderr).toBe(75);
@@ -65,7 +75,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'stopped');
   });
 
-  it('Wait shows the verdict when the run ends', async () => {
+  test('Wait shows the verdict when the run ends', async () => {
     const { page } = h;
     const started = await h.cliJson(['run', '--yield', '100ms', '--json', '--limit', '30s', '--', 'bash', '-c', 'sleep 2; echo waited']);
     expect(started.code, started.stderr).toBe(75);
@@ -79,7 +89,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'wait-verdict');
   });
 
-  it('Extend moves the limit and the run completes instead of timing out', async () => {
+  test('Extend moves the limit and the run completes instead of timing out', async () => {
     const { page } = h;
     // A 4 s limit leaves room to extend before it passes on a loaded machine; sleep 6 would time out without it.
     const started = await h.cliJson(['run', '--yield', '100ms', '--json', '--limit', '4s', '--', 'sleep', '6']);
@@ -101,7 +111,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'extended-timeline');
   });
 
-  it('a truthful header: no limit in words, inputs per run, dismissable notices, per-run title; once ended no live controls, and a force kill recorded as such', async () => {
+  test('a truthful header: no limit in words, inputs per run, dismissable notices, per-run title; once ended no live controls, and a force kill recorded as such', async () => {
     const { page } = h;
     // Ignores SIGINT and SIGTERM: only a kill ends it, so Stop then Force kill is what ends it.
     const a = await h.cliJson(['run', '--yield', '200ms', '--json', '--', 'bash', '-c', "trap '' INT TERM; echo up; sleep 60"]);
@@ -159,7 +169,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.cli(['stop', b.json.id]);
   });
 
-  it('one timed log: stdout and stderr merged in the order written, stderr tinted, a stream filter, times per line, and a download; the same after a reload', async () => {
+  test('one timed log: stdout and stderr merged in the order written, stderr tinted, a stream filter, times per line, and a download; the same after a reload', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in 1 2 3; do echo out$i; sleep 0.2; echo err$i >&2; sleep 0.2; done']);
     expect(done.json.verdict, done.stderr).toBe('completed');
@@ -199,7 +209,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitFor('stderr alone', async () => JSON.stringify(await lineTexts()) === JSON.stringify(['err1', 'err2', 'err3']));
   });
 
-  it('links to lines: opened scrolled to them and highlighted, a click on a line number makes the link, Shift extends it; search with case and regex options', async () => {
+  test('links to lines: opened scrolled to them and highlighted, a click on a line number makes the link, Shift extends it; search with case and regex options', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in $(seq 1 400); do echo "line $i"; done; echo "Error: disk full"; echo "error: net down" >&2']);
     expect(done.json.verdict, done.stderr).toBe('completed');
@@ -236,7 +246,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitForText(matches, 'bad pattern');
   });
 
-  it('ANSI: 256 colours, RGB, underline, dim and italic are shown as written', async () => {
+  test('ANSI: 256 colours, RGB, underline, dim and italic are shown as written', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--json', '--', 'printf', '\\033[38;5;200mpink\\033[0m \\033[38;2;10;200;30mrgb\\033[0m \\033[4munder\\033[0m \\033[2;3mdimitalic\\033[0m\\n']);
     expect(done.json.verdict, done.stderr).toBe('completed');
@@ -256,7 +266,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'ansi');
   });
 
-  it('a cut output: no escape fragment after the marker, the count exact, and the lines after it numbered as in the stream', async () => {
+  test('a cut output: no escape fragment after the marker, the count exact, and the lines after it numbered as in the stream', async () => {
     const { page } = h;
     // 100 underlined lines, 1,592 characters; a 200-character cap keeps 100 of each end, and the tail's
     // edge falls inside the ESC [ 0 m that ends line 94.
@@ -279,7 +289,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'cut-output');
   });
 
-  it('wrap: long lines wrap onto rows of their own height, nothing overlaps, nothing scrolls sideways', async () => {
+  test('wrap: long lines wrap onto rows of their own height, nothing overlaps, nothing scrolls sideways', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo first; printf "%0.sword " $(seq 1 400); echo; echo after']);
     expect(done.json.verdict, done.stderr).toBe('completed');
@@ -299,7 +309,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await waitForAttr(view, 'data-wrap', 'false');
   });
 
-  it('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
+  test('telemetry: a sparkline per live row, CPU and memory charts while it runs, and the stored series after a reload', async () => {
     const { page } = h;
     const script = 'import time\nb = []\nfor i in range(60):\n    b.append(bytearray(3_000_000))\n    time.sleep(0.1)\n';
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '3s', '--', 'python3', '-c', script]);
@@ -326,7 +336,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'telemetry');
   });
 
-  it('a chart of a one-hour run (3,600 points) draws, and says how long it took', async () => {
+  test('a chart of a one-hour run (3,600 points) draws, and says how long it took', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--json', '--', 'true']);
     // An hour of samples at 1 s, stored as the history stores a run's telemetry.
@@ -342,7 +352,7 @@ describe.skipIf(skip !== null)('Run detail (web mode)', { timeout: SPEC_TIMEOUT_
     await h.screenshot(page, 'telemetry-hour');
   });
 
-  it('the process tree shows three levels, then Stop ends them', async () => {
+  test('the process tree shows three levels, then Stop ends them', async () => {
     const { page } = h;
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', 'bash -c "sleep 30 & sleep 30" & sleep 30']);
     expect(started.code, started.stderr).toBe(75);

@@ -1,12 +1,11 @@
-// The desktop app itself (Electron, through playwright-core's _electron): the
+// The desktop app itself (Electron, through Playwright's _electron): the
 // window opens on the built app and the Runs view shows. Needs Electron's
 // binary, which `npm start` downloads; where it is missing this is skipped
 // with the reason printed.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { _electron, type ElectronApplication } from 'playwright-core';
-import { afterAll, describe, it } from 'vitest';
+import { _electron, test, type ElectronApplication } from '@playwright/test';
 import { RESULTS_DIR, ROOT, SETUP_TIMEOUT_MS, ensureBuilt, tid, visible, waitForAttr } from './harness';
 
 function electronBinary(): { path: string } | { missing: string } {
@@ -24,17 +23,18 @@ function electronBinary(): { path: string } | { missing: string } {
 const found = electronBinary();
 if ('missing' in found) console.log(`e2e/electron: skipped: ${found.missing}`);
 
-describe('the desktop app (Electron)', { timeout: 120_000 }, () => {
+test.describe('the desktop app (Electron)', () => {
+  test.describe.configure({ timeout: SETUP_TIMEOUT_MS });
+  test.skip('missing' in found, 'missing' in found ? found.missing : '');
   let app: ElectronApplication | undefined;
   let stateDir: string | undefined;
-  afterAll(async () => {
+  test.afterAll(async () => {
     await app?.close().catch(() => undefined);
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-  }, 60_000);
+  });
 
-  it.skipIf('missing' in found)(
-    'opens its window on the Runs view',
-    async () => {
+  test('opens its window on the Runs view', async () => {
+    {
       await ensureBuilt();
       stateDir = mkdtempSync('/tmp/we-');
       const args = ['--no-sandbox', '--disable-gpu'];
@@ -56,7 +56,6 @@ describe('the desktop app (Electron)', { timeout: 120_000 }, () => {
         await page.emulateMedia({ colorScheme });
         await page.screenshot({ path: join(RESULTS_DIR, `electron-runs-${colorScheme}.png`) });
       }
-    },
-    SETUP_TIMEOUT_MS,
-  );
+    }
+  });
 });

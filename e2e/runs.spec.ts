@@ -3,21 +3,31 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, choose, route, skipReason, sleep, startHarness, tag, tid, visible, waitFor, waitForAttr, waitForRunRoute, waitForText, type Harness } from './harness';
 
 const skip = skipReason('runs');
 
-describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TIMEOUT_MS }, () => {
+test.describe('Runs and History (web mode)', () => {
+  // One host and one browser page for the file, its tests in order (they share the page).
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness('runs');
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('runs', browser);
+  });
+  // Playwright Test reads the fixtures a hook takes from its first parameter: none here.
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
     await h?.close();
-  }, 60_000);
+  });
 
-  it('a run started from the New run form moves its bar and ends completed', async () => {
+  test('a run started from the New run form moves its bar and ends completed', async () => {
     const { page } = h;
     await page.locator(tid('nav-new')).click();
     await visible(page.locator(tid('new-run-form')));
@@ -45,7 +55,7 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await h.screenshot(page, 'run-completed');
   });
 
-  it('a run started by the CLI in another process appears live without a reload', async () => {
+  test('a run started by the CLI in another process appears live without a reload', async () => {
     const { page } = h;
     await route(page, '#/runs');
     await visible(page.locator(tid('nav-runs')));
@@ -69,7 +79,7 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await waitForAttr(row, 'data-state', 'ended');
   });
 
-  it('runs for all day: live runs pinned above 60 ended ones, ended runs paged, sortable, relative times, readable at 900 px, and quiet live rows cost no layout per frame', async () => {
+  test('runs for all day: live runs pinned above 60 ended ones, ended runs paged, sortable, relative times, readable at 900 px, and quiet live rows cost no layout per frame', async () => {
     const { page } = h;
     const token = readFileSync(join(h.stateDir, 'run', 'token'), 'utf8').trim();
     const api = (path: string, body?: unknown) =>
@@ -148,7 +158,7 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     for (const id of [live.id, ...quiet.map((q) => q.id)]) await api(`/api/v1/runs/${id}/stop`, {});
   });
 
-  it('History: dates and relative times, counts per verdict for the filter, sorting, and no cut badges or signals', async () => {
+  test('History: dates and relative times, counts per verdict for the filter, sorting, and no cut badges or signals', async () => {
     const { page } = h;
     const t = tag('hist');
     const made = await Promise.all([
@@ -194,7 +204,7 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await page.locator(tid('history-sort-started')).click();
   });
 
-  it('Settings: a value the host would refuse is marked on its field, and unsaved changes are not dropped without asking', async () => {
+  test('Settings: a value the host would refuse is marked on its field, and unsaved changes are not dropped without asking', async () => {
     const { page } = h;
     await page.locator(tid('nav-settings')).click();
     const bytesField = await visible(page.locator(tid('settings-retention-bytes')));
@@ -223,7 +233,7 @@ describe.skipIf(skip !== null)('Runs and History (web mode)', { timeout: SPEC_TI
     await waitFor('the stored grace back', async () => (await grace.inputValue()) === '5s');
   });
 
-  it('History search finds an old run after the host restarts', async () => {
+  test('History search finds an old run after the host restarts', async () => {
     const { page } = h;
     const needle = tag('needle');
     const done = await h.cliJson(['run', '--json', '--', 'echo', needle]);

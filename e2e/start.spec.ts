@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { expect, test } from '@playwright/test';
 import { ROOT, SETUP_TIMEOUT_MS, ensureBuilt, waitFor } from './harness';
 
 const require = createRequire(import.meta.url);
@@ -22,12 +22,14 @@ function electronPresent(): boolean {
 const present = electronPresent();
 if (present) console.log('e2e/start: skipped: the Electron binary is here, so npm start opens the app');
 const dirs: string[] = [];
-afterAll(() => {
+test.afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(present)('npm start without an Electron binary', () => {
-  it('says why in one line, then serves the web UI and prints its login link', async () => {
+test.describe('npm start without an Electron binary', () => {
+  test.skip(present, 'the Electron binary is here, so npm start opens the app');
+  test('says why in one line, then serves the web UI and prints its login link', async () => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
     await ensureBuilt();
     const dir = mkdtempSync('/tmp/we-');
     dirs.push(dir);
@@ -57,5 +59,5 @@ describe.skipIf(present)('npm start without an Electron binary', () => {
       child.kill('SIGTERM');
       await exited;
     }
-  }, SETUP_TIMEOUT_MS);
+  });
 });

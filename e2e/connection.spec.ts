@@ -4,21 +4,31 @@
 // by itself once the browser logs in again, without a reload), and a browser
 // without a session (an HTML page that says how to log in, never raw JSON).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, sleep, startHarness, tid, visible, waitForAttr, waitForText, type Harness } from './harness';
 
 const skip = skipReason('connection');
 
-describe.skipIf(skip !== null)('Connection awareness (web mode)', { timeout: SPEC_TIMEOUT_MS }, () => {
+test.describe('Connection awareness (web mode)', () => {
+  // One host and one browser page for the file, its tests in order (they share the page).
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness('connection');
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('connection', browser);
+  });
+  // Playwright Test reads the fixtures a hook takes from its first parameter: none here.
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
     await h?.close();
-  }, 60_000);
+  });
 
-  it('shows the host going away, freezes the clocks and the actions, and recovers after a restart without a reload', async () => {
+  test('shows the host going away, freezes the clocks and the actions, and recovers after a restart without a reload', async () => {
     const { page } = h;
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '5m', '--', 'sleep', '120']);
     expect(started.code, started.stderr).toBe(75);
@@ -66,7 +76,7 @@ describe.skipIf(skip !== null)('Connection awareness (web mode)', { timeout: SPE
     await h.screenshot(page, 'recovered');
   });
 
-  it('a browser without a session gets a page that says how to log in', async () => {
+  test('a browser without a session gets a page that says how to log in', async () => {
     const context = await h.browser.newContext({ viewport: { width: 1000, height: 700 } });
     try {
       const page = await context.newPage();

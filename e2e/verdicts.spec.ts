@@ -1,8 +1,8 @@
 // Verdict advice in web mode: a native crash in a Python session script, and a
 // run the out-of-memory killer ended at its memory limit.
 
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitForAttr, waitForText, type Harness } from './harness';
 
 const skip = skipReason('verdicts');
@@ -15,16 +15,26 @@ async function openVerdict(page: Page, id: string) {
   return detail;
 }
 
-describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS }, () => {
+test.describe('Verdicts (web mode)', () => {
+  // One host and one browser page for the file, its tests in order (they share the page).
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness('verdicts');
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('verdicts', browser);
+  });
+  // Playwright Test reads the fixtures a hook takes from its first parameter: none here.
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
     await h?.close();
-  }, 60_000);
+  });
 
-  it('a failed run opens on its summary: the verdict, the tail with the error line, then the full log', async () => {
+  test('a failed run opens on its summary: the verdict, the tail with the error line, then the full log', async () => {
     const { page } = h;
     const script = 'echo compiling...; for i in $(seq 1 60); do echo "step $i"; done; echo "error: linker failed" >&2; exit 2';
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', script]);
@@ -47,7 +57,7 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     await waitForAttr(page.locator(tid('output-view')), 'data-stream', 'stderr');
   });
 
-  it('a run that never started says why on its summary; a completed one opens on its output', async () => {
+  test('a run that never started says why on its summary; a completed one opens on its output', async () => {
     const { page } = h;
     const failed = await h.cliJson(['run', '--json', '--cwd', '/nonexistent-warden-dir', '--', 'true']);
     expect(failed.json.verdict, failed.stderr).toBe('spawn-failed');
@@ -66,7 +76,7 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     expect(await page.locator(tid('tab-summary')).count()).toBe(0);
   });
 
-  it('a Python run has a Script tab with its source, the failing line marked', async () => {
+  test('a Python run has a Script tab with its source, the failing line marked', async () => {
     const { page } = h;
     const done = await h.cliJson(['run', '--python', '--json', '-c', 'import time\nx = 1\nprint(x / 0)\n']);
     expect(done.json.verdict, done.stderr).toBe('failed');
@@ -81,7 +91,7 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     await h.screenshot(page, 'script');
   });
 
-  it('a crashed Python script shows the crash advice', async () => {
+  test('a crashed Python script shows the crash advice', async () => {
     const { page } = h;
     // Through the host: a script in a Python session; its interpreter dies of SIGSEGV.
     const done = await h.cliJson(['run', '--python', '--json', '-c', 'import ctypes; ctypes.string_at(0)']);
@@ -92,13 +102,13 @@ describe.skipIf(skip !== null)('Verdicts (web mode)', { timeout: SPEC_TIMEOUT_MS
     await h.screenshot(page, 'crashed-python');
   });
 
-  it('an out-of-memory run shows the confirmed figures', async (ctx) => {
+  test('an out-of-memory run shows the confirmed figures', async () => {
     const { page } = h;
     const ran = await h.cli(['run', '--memory', '64M', '--json', '--', 'python3', '-c', 'b = bytearray(512*1024*1024)']);
     if (ran.code === 125 && /memory/i.test(ran.stderr)) {
       // Refused with one line: no writable memory cgroup here (never run without its limit).
       console.log(`e2e/verdicts: out-of-memory spec skipped: --memory is refused here: ${ran.stderr.trim()}`);
-      ctx.skip();
+      test.skip(true, `--memory is refused here: ${ran.stderr.trim()}`);
     }
     const done = { ...ran, json: JSON.parse(ran.stdout) as { id: string; verdict?: string } };
     expect(done.json.verdict, done.stderr).toBe('killed');
