@@ -1,6 +1,8 @@
-// The end-to-end harness: a `warden serve` host on a fresh state dir, Debian's
-// Chromium (playwright-core, no @playwright/test) logged in to its web UI, the
-// `warden` CLI against the same host, and screenshots in both color schemes.
+// The end-to-end harness: a `warden serve` host on a fresh state dir, a page of
+// Debian's Chromium (the Playwright Test runner's browser, launched with
+// playwright.config.ts's executablePath) logged in to its web UI, the `warden`
+// CLI against the same host, screenshots in both color schemes, and a
+// screenshot of the page attached to each test that fails (the runner keeps its trace).
 //
 // Never assert durations here: everything polls (waitFor and friends) with
 // generous timeouts, so a loaded 2-core machine is slow, never red.
@@ -9,13 +11,14 @@ import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_proces
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, TestInfo } from '@playwright/test';
+import { chromium } from 'playwright-core';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CHROMIUM = process.env.WARDEN_E2E_CHROMIUM ?? '/usr/bin/chromium';
 export const RESULTS_DIR = join(ROOT, 'test-results');
 const WARDEN_BIN = join(ROOT, 'bin', 'warden.mjs');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** Timeouts for the suite (polls, not expectations of speed). */
 export const WAIT_MS = 30_000;
@@ -210,8 +213,8 @@ interface HostProcess {
   log: string[];
 }
 
-function startHostProcess(stateDir: string): Promise<HostProcess> {
-  const child = spawn(process.execPath, [WARDEN_BIN, 'serve', '--port', '0', '--open'], {
+function startHostProcess(stateDir: string, port = 0): Promise<HostProcess> {
+  const child = spawn(process.execPath, [WARDEN_BIN, 'serve', '--port', String(port), '--open'], {
     cwd: ROOT,
     env: { ...process.env, WARDEN_STATE_DIR: stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -295,14 +298,23 @@ export interface Harness {
   cliJson<T = RunJson>(args: string[], options?: { timeoutMs?: number }): Promise<CliResult & { json: T }>;
   /** SIGTERM the host, wait for it to exit, start it again on the same state dir, log the page in again. */
   restartHost(): Promise<void>;
+  /** Kills the host with `signal` (SIGKILL: no chance to say goodbye) and waits for it to be gone; the page is left as it is. */
+  killHost(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a host again on the same state dir and the same port (so the open page can reach it), without touching the page; its one-time login URL. */
+  startHostAgain(): Promise<string>;
+  /** Opens `url` in another page of the page's browser context (same cookies), waits for it to settle, closes it. */
+  visitInAnotherPage(url: string): Promise<void>;
   /** test-results/<spec>-<name>-<light|dark>.png of the page in both color schemes. */
   screenshot(page: Page, name: string): Promise<string[]>;
   /** Errors the page threw (uncaught) since the start: shown when a spec fails. */
   pageErrors: string[];
+  /** After each test (test.afterEach): a failed one gets the page's trace and a screenshot attached. */
+  onTestEnd(testInfo: TestInfo): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startHarness(spec: string): Promise<Harness> {
+/** `browser`: the runner's (Playwright Test); without one, Chromium is launched here and closed with the harness. */
+export async function startHarness(spec: string, given?: Browser): Promise<Harness> {
   await ensureBuilt();
   // Short: the control socket (<dir>/run/warden.sock) must fit in 108 bytes.
   const stateDir = mkdtempSync('/tmp/we-');
@@ -313,18 +325,21 @@ export async function startHarness(spec: string): Promise<Harness> {
     rmSync(stateDir, { recursive: true, force: true });
     throw error;
   }
-  let browser: Browser | undefined;
+  let browser: Browser | undefined = given;
+  let context: BrowserContext | undefined;
   // A setup that fails (no UI, a broken build) leaves no host, browser or state dir behind.
   const abandon = async (error: unknown): Promise<never> => {
     await stopHostProcess(host).catch(() => undefined);
-    await browser?.close().catch(() => undefined);
+    await context?.close().catch(() => undefined);
+    if (!given) await browser?.close().catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
     throw error;
   };
   let page: Page;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+    browser ??= (await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })) as unknown as Browser;
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+    // Playwright Test traces this context itself (trace: 'retain-on-failure' in playwright.config.ts).
     page = await context.newPage();
   } catch (error) {
     return abandon(error);
@@ -387,6 +402,25 @@ export async function startHarness(spec: string): Promise<Harness> {
       const during = pageErrors.splice(before).filter((e) => !/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/.test(e));
       pageErrors.push(...during);
     },
+    async killHost(signal: NodeJS.Signals = 'SIGKILL') {
+      if (host.child.exitCode === null && host.child.signalCode === null) host.child.kill(signal);
+      await host.exited;
+    },
+    async startHostAgain() {
+      const port = Number(new URL(host.url).port);
+      // The port was just freed; a moment for the kernel to let it go is polled for, not assumed.
+      host = await waitFor('a host on the same port again', () => startHostProcess(stateDir, port).catch(() => false), 60_000, 500);
+      return host.loginUrl;
+    },
+    async visitInAnotherPage(url: string) {
+      const other = await page.context().newPage();
+      try {
+        await other.goto(url);
+        await other.waitForLoadState('load');
+      } finally {
+        await other.close();
+      }
+    },
     async screenshot(target: Page, name: string) {
       mkdirSync(RESULTS_DIR, { recursive: true });
       const paths: string[] = [];
@@ -402,10 +436,20 @@ export async function startHarness(spec: string): Promise<Harness> {
       await target.emulateMedia({ colorScheme: 'light' });
       return paths;
     },
+    async onTestEnd(testInfo: TestInfo) {
+      if (testInfo.status === testInfo.expectedStatus) return;
+      try {
+        await testInfo.attach('page', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+        if (pageErrors.length > 0) await testInfo.attach('page errors', { body: pageErrors.join('\n'), contentType: 'text/plain' });
+      } catch {
+        // A page gone (the browser closed) has nothing more to show.
+      }
+    },
     async close() {
       if (pageErrors.length > 0) console.log(`e2e/${spec}: errors in the page:\n  ${pageErrors.join('\n  ')}`);
       await stopHostProcess(host).catch(() => undefined);
-      await browser!.close().catch(() => undefined);
+      await context!.close().catch(() => undefined);
+      if (!given) await browser!.close().catch(() => undefined);
       rmSync(stateDir, { recursive: true, force: true });
     },
   };

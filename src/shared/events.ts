@@ -5,8 +5,11 @@ export type OutputStream = 'stdout' | 'stderr';
 
 export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
-  /** `offset`: characters of this stream before `text` (so a client knows exactly what it has). */
-  | { type: 'output'; runId: string; stream: OutputStream; text: string; offset: number }
+  /**
+   * `offset`: characters of this stream before `text` (so a client knows exactly what it has).
+   * `atMs`: when it was read, in ms since the run's start (its monotonic clock), for a timed log.
+   */
+  | { type: 'output'; runId: string; stream: OutputStream; text: string; offset: number; atMs?: number }
   /** `killAtMs` (stop steps): when SIGKILL is due, in ms since the run's start, so a view can count the grace down exactly. */
   | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown'; killAtMs?: number }
   /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */

@@ -22,8 +22,14 @@ export interface ListQuery {
   text?: string;
   /** Runs per page: default 50, at most 1,000. */
   limit?: number;
-  /** The `nextCursor` of the previous page. */
+  /** The `nextCursor` of the previous page (of the same sort). */
   cursor?: string | null;
+  /** The order of the pages: by start (the default), elapsed time or peak memory. */
+  sort?: 'started' | 'elapsed' | 'peak';
+  /** Default 'desc': newest, longest or largest first. */
+  order?: 'asc' | 'desc';
+  /** With the first page (no cursor): how many runs match the other filters, per verdict (`counts` of the page). */
+  counts?: boolean;
 }
 
 /** A run as a list shows it: no output, code cut to its first 500 characters. */
@@ -45,6 +51,8 @@ export interface RunPage {
   runs: RunSummary[];
   /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
+  /** When asked for (`counts`), on the first page: the runs matching every filter but the verdict, per verdict. */
+  counts?: VerdictCounts;
 }
 
 export type VerdictCounts = Partial<Record<Verdict | 'live', number>> & { total: number };

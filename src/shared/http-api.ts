@@ -95,6 +95,9 @@ export function historyQueryString(query: HistoryQuery = {}): string {
     text: query.text,
     limit: query.limit,
     cursor: query.cursor,
+    sort: query.sort,
+    order: query.order,
+    counts: query.counts,
   });
 }
 

@@ -29,6 +29,8 @@ export interface StopRecord {
   signals: SignalSent[];
   /** The last step whose signals were sent before the main process exited. */
   endedBy: StopStep;
+  /** When a person or client forced the kill (SIGKILL at once, not after the grace), in ms since the start. */
+  forcedAtMs?: number;
 }
 
 export interface OomReport {

@@ -105,6 +105,10 @@ export const historyQuerySchema = z.strictObject(
     text: z.string().max(1000, { error: 'is at most 1000 characters' }).optional(),
     limit: z.number().int().min(1).max(1000, { error: 'must be 1 to 1000' }).optional(),
     cursor: z.string().max(512).nullable().optional(),
+    sort: z.enum(['started', 'elapsed', 'peak'], { error: "must be 'started', 'elapsed' or 'peak'" }).optional(),
+    order: z.enum(['asc', 'desc'], { error: "must be 'asc' or 'desc'" }).optional(),
+    // A query string says true as the word.
+    counts: z.union([z.boolean(), z.literal('true').transform(() => true), z.literal('false').transform(() => false)], { error: 'must be true or false' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a history query has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a history query is an object') },
 );

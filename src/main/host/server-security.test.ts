@@ -256,6 +256,27 @@ describe('one-time login', () => {
     expect(again.status).toBe(401);
   });
 
+  it('a browser without a session gets an HTML page that says how to log in, never raw JSON; the API stays JSON', async () => {
+    const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const path of ['/', '/index.html', '/runs']) {
+      const page = await send({ path, headers: { Host: `127.0.0.1:${tcp.port}`, Accept: accept, Cookie: `${SESSION_COOKIE}=expired` } });
+      expect(page.status).toBe(401);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(page.body).toContain('warden serve --open');
+      expect(page.body).not.toContain(INDEX_HTML);
+      expect(page.body).not.toMatch(/^\s*\{/);
+    }
+    const used = await send({ path: '/login?token=used-up', headers: { Host: `127.0.0.1:${tcp.port}`, Accept: accept } });
+    expect(used.status).toBe(401);
+    expect(used.headers['content-type']).toMatch(/^text\/html/);
+    expect(used.body).toContain('used already or is not valid');
+    // The API answers JSON whatever the Accept header says.
+    const api = await send({ path: '/api/v1/host', headers: { Host: `127.0.0.1:${tcp.port}`, Accept: accept } });
+    expect(api.status).toBe(401);
+    expectOneLineError(api);
+  });
+
   it('a one-time token is not a bearer token', async () => {
     const token = new URL(host.loginUrl()!).searchParams.get('token')!;
     const reply = await send({ path: '/api/v1/host', headers: { Host: 'localhost', Authorization: `Bearer ${token}` } });

@@ -169,6 +169,59 @@ const PAGE_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
+/** A browser navigating to a page (not a script calling the API): it asked for HTML. */
+function wantsPage(req: IncomingMessage, path: string): boolean {
+  if (path === '/api' || path.startsWith('/api/')) return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  return /\btext\/html\b/.test(req.headers.accept ?? '');
+}
+
+/**
+ * The page a browser without a (valid) session gets instead of a JSON error:
+ * how to log in. No script, no external resource: it passes the page's CSP.
+ */
+export function loginPage(reason: 'no-session' | 'bad-link'): string {
+  const lead =
+    reason === 'bad-link'
+      ? 'This login link was used already or is not valid: each link works once.'
+      : 'This browser is not logged in to this Warden host, or its login ended (a host forgets its logins when it restarts).';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Warden: log in</title>
+<style>
+:root { color-scheme: light dark; --bg: #f6f7f9; --panel: #fff; --text: #1d2127; --muted: #5c6470; --border: #dde1e6; --code: #f0f1f4; --accent: #2f6fd6; }
+@media (prefers-color-scheme: dark) { :root { --bg: #16171b; --panel: #1e2026; --text: #e6e8eb; --muted: #9aa1ab; --border: #2e3139; --code: #121317; --accent: #6ea0ff; } }
+body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: var(--bg); color: var(--text); font: 14px/1.5 system-ui, sans-serif; }
+main { max-width: 560px; margin: 24px; padding: 24px 32px; background: var(--panel); border: 1px solid var(--border); border-radius: 8px; }
+h1 { margin: 0 0 8px; font-size: 20px; }
+p { margin: 8px 0; }
+pre { margin: 8px 0; padding: 8px 12px; background: var(--code); border-radius: 6px; font: 13px/1.5 ui-monospace, monospace; overflow-x: auto; }
+.muted { color: var(--muted); }
+</style>
+</head>
+<body>
+<main data-testid="login-page">
+<h1>Log in to Warden</h1>
+<p>${lead}</p>
+<p>In a terminal on this machine, ask the running host for a login link, then open it in this browser:</p>
+<pre>warden serve --open</pre>
+<p class="muted">With a host already running, that prints a fresh one-time link for it (and starts nothing). The link sets a session cookie for this browser only; the page never holds the token.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', method: string | undefined): void {
+  if (res.headersSent || res.destroyed) return;
+  const html = loginPage(reason);
+  res.writeHead(401, { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(html)), 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="warden"' });
+  res.end(method === 'HEAD' ? undefined : html);
+}
+
 function tokensEqual(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -358,9 +411,10 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     void req;
   }
 
-  function login(res: ServerResponse, url: URL): void {
+  function login(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const token = url.searchParams.get('token') ?? '';
     if (!oneTime.delete(token)) {
+      if (wantsPage(req, url.pathname)) return sendLoginPage(res, 'bad-link', req.method);
       throw new HttpError(401, 'This login link was used already or is not valid: run warden serve --open for a new one.');
     }
     const session = randomBytes(32).toString('base64url');
@@ -389,9 +443,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           checkTcpOrigin(req);
           if (url.pathname === '/login') {
             if (req.method !== 'GET') throw new HttpError(405, '/login takes GET.', { Allow: 'GET' });
-            return login(res, url);
+            return login(req, res, url);
           }
           if (!authorised(req)) {
+            // A browser opening the page gets a page that says how to log in, never raw JSON.
+            if (wantsPage(req, url.pathname)) return sendLoginPage(res, 'no-session', req.method);
             throw new HttpError(401, 'This request needs the token: Authorization: Bearer <token from the token file>, or a login link from warden serve --open.', {
               'WWW-Authenticate': 'Bearer realm="warden"',
             });

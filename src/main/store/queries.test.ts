@@ -93,6 +93,33 @@ describe('list', () => {
     expect(seen).toEqual(same.map((r) => r.id).sort().reverse());
   });
 
+  it('sorts by elapsed time or peak memory, both ways, and pages in that order', () => {
+    const more = [fakeResult({ startedAt: at(10), elapsedMs: 5_000, peak: { rssBytes: 10, processes: 1 } }), fakeResult({ startedAt: at(11), elapsedMs: 90_000, peak: { rssBytes: 5, processes: 1 } })];
+    for (const r of more) store.recordResult(r, 'host-a');
+    const first = store.list({ sort: 'elapsed', limit: 1 });
+    expect(ids(first)).toEqual([more[1]!.id]);
+    const second = store.list({ sort: 'elapsed', limit: 1, cursor: first.nextCursor });
+    expect(ids(second)).toEqual([more[0]!.id]);
+    const all = store.list({ sort: 'elapsed', order: 'asc', limit: 100 });
+    const elapsed = all.runs.map((r) => r.elapsedMs);
+    expect(elapsed).toEqual([...elapsed].sort((x, y) => x - y));
+    expect(ids(store.list({ sort: 'peak', limit: 2 }))).toEqual([more[0]!.id, more[1]!.id]);
+    // A cursor of one order does not page another.
+    expect(() => store.list({ cursor: first.nextCursor })).toThrow(/sorted by elapsed desc/);
+  });
+
+  it('counts the runs per verdict over every filter but the verdict, on the first page when asked', () => {
+    // No completed run says "failed", but the counts say where the one that does is.
+    const page = store.list({ text: 'failed', verdict: 'completed', counts: true });
+    expect(page.runs).toEqual([]);
+    expect(page.counts).toEqual({ failed: 1, total: 1 });
+    const failedText = store.list({ kind: 'command', verdict: 'completed', counts: true });
+    expect(ids(failedText)).toEqual(idsOf(0));
+    expect(failedText.counts).toEqual({ completed: 1, failed: 2, 'timed-out': 1, total: 4 });
+    expect(store.list({ counts: true, limit: 2 }).counts?.total).toBe(6);
+    expect(store.list({ limit: 2 }).counts).toBeUndefined();
+  });
+
   it('refuses a bad cursor or limit with one line', () => {
     expect(() => store.list({ cursor: 'nonsense' })).toThrow(/Not a cursor from this history/);
     expect(() => store.list({ limit: 0 })).toThrow(/limit must be an integer from 1 to 1000/);

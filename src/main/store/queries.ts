@@ -28,19 +28,33 @@ export function toEpochMs(bound: TimeBound, name: string): number {
   return ms;
 }
 
-function encodeCursor(startedAt: number, id: string): string {
-  return Buffer.from(JSON.stringify([startedAt, id])).toString('base64url');
+/** A page's end: the sort value and id of its last run; the sort is named unless it is the default (start, newest first). */
+function encodeCursor(value: number, id: string, sort = 'started:desc'): string {
+  return Buffer.from(JSON.stringify(sort === 'started:desc' ? [value, id] : [value, id, sort])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [number, string] {
+function decodeCursor(cursor: string, sort = 'started:desc'): [number, string] {
+  let value: unknown;
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') return [value[0], value[1]];
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
   } catch {
     // reported below
   }
+  if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') {
+    const of = typeof value[2] === 'string' ? value[2] : 'started:desc';
+    if (of !== sort) throw new StoreQueryError(`This cursor pages the history sorted by ${of.replace(':', ' ')}, not by ${sort.replace(':', ' ')}: start again without it.`);
+    return [value[0], value[1]];
+  }
   throw new StoreQueryError(`Not a cursor from this history: ${JSON.stringify(cursor.slice(0, 40))}.`);
 }
+
+/** The column each sort orders by; a run never sampled sorts below every sampled one. */
+const SORT_COLUMNS: Record<NonNullable<ListQuery['sort']>, string> = { started: 'started_at', elapsed: 'elapsed_ms', peak: 'coalesce(peak_rss, -1)' };
+const SORT_VALUE: Record<NonNullable<ListQuery['sort']>, (row: RunRow) => number> = {
+  started: (row) => row.started_at,
+  elapsed: (row) => row.elapsed_ms,
+  peak: (row) => row.peak_rss ?? -1,
+};
 
 /**
  * Text as an FTS5 query: each word quoted (so operators and punctuation in
@@ -112,15 +126,15 @@ function summary(row: RunRow): RunSummary {
 export function listRuns(db: Database, query: ListQuery = {}): RunPage {
   const limit = query.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreQueryError(`limit must be an integer from 1 to ${MAX_PAGE}, not ${JSON.stringify(query.limit)}.`);
+  const sortKey = query.sort ?? 'started';
+  const order = query.order ?? 'desc';
+  if (!(sortKey in SORT_COLUMNS)) throw new StoreQueryError(`sort must be started, elapsed or peak, not ${JSON.stringify(query.sort)}.`);
+  if (order !== 'asc' && order !== 'desc') throw new StoreQueryError(`order must be asc or desc, not ${JSON.stringify(query.order)}.`);
+  const sortName = `${sortKey}:${order}`;
+  const column = SORT_COLUMNS[sortKey];
+  // Every filter but the verdict (and live/ended): the counts per verdict are taken over these.
   const where: string[] = [];
   const params: SqlValue[] = [];
-  const verdicts = query.verdict === undefined ? [] : Array.isArray(query.verdict) ? query.verdict : [query.verdict];
-  if (verdicts.length > 0) {
-    where.push(`verdict IN (${verdicts.map(() => '?').join(', ')})`);
-    params.push(...verdicts);
-  }
-  if (query.state === 'live') where.push(`state != 'ended'`);
-  if (query.state === 'ended') where.push(`state = 'ended'`);
   if (query.kind !== undefined) {
     where.push('kind = ?');
     params.push(query.kind);
@@ -149,22 +163,50 @@ export function listRuns(db: Database, query: ListQuery = {}): RunPage {
       params.push(match);
     }
   }
-  if (query.cursor) {
-    const [startedAt, id] = decodeCursor(query.cursor);
-    where.push('(started_at, id) < (?, ?)');
-    params.push(startedAt, id);
+  const counts = query.counts === true && !query.cursor ? countWhere(db, where, params) : undefined;
+  const verdicts = query.verdict === undefined ? [] : Array.isArray(query.verdict) ? query.verdict : [query.verdict];
+  if (verdicts.length > 0) {
+    where.push(`verdict IN (${verdicts.map(() => '?').join(', ')})`);
+    params.push(...verdicts);
   }
+  if (query.state === 'live') where.push(`state != 'ended'`);
+  if (query.state === 'ended') where.push(`state = 'ended'`);
+  if (query.cursor) {
+    const [value, id] = decodeCursor(query.cursor, sortName);
+    where.push(`(${column}, id) ${order === 'desc' ? '<' : '>'} (?, ?)`);
+    params.push(value, id);
+  }
+  const direction = order === 'desc' ? 'DESC' : 'ASC';
   const rows = all<RunRow>(
     db,
     `SELECT ${SUMMARY_COLUMNS} FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY started_at DESC, id DESC LIMIT ?`,
+     ORDER BY ${column} ${direction}, id ${direction} LIMIT ?`,
     ...params,
     limit + 1,
   );
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { runs: page.map(summary), nextCursor: more && last ? encodeCursor(last.started_at, last.id) : null };
+  return {
+    runs: page.map(summary),
+    nextCursor: more && last ? encodeCursor(SORT_VALUE[sortKey](last), last.id, sortName) : null,
+    ...(counts ? { counts } : {}),
+  };
+}
+
+/** Runs matching `where`, per verdict ('live' for those without one). */
+function countWhere(db: Database, where: string[], params: SqlValue[]): VerdictCounts {
+  const rows = all<{ verdict: Verdict | null; n: number }>(
+    db,
+    `SELECT verdict, count(*) AS n FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY verdict`,
+    ...params,
+  );
+  const counts: VerdictCounts = { total: 0 };
+  for (const row of rows) {
+    counts[row.verdict ?? 'live'] = row.n;
+    counts.total += row.n;
+  }
+  return counts;
 }
 
 /** The whole result: as it ended, or for a live run its first snapshot with the output stored so far. */

@@ -43,7 +43,37 @@ describe('recording runs', () => {
     expect(store.get(snapshot.id)).toEqual(result);
     expect(store.list({ verdict: 'failed' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
     expect(store.list({ text: 'echo' }).runs.map((r) => r.id)).toEqual([snapshot.id]);
-    expect(store.events(snapshot.id).map((e) => e.kind)).toEqual(['started', 'exit', 'teardown', 'ended']);
+    // A short run may or may not have been sampled: its telemetry is its own test.
+    expect(store.events(snapshot.id).map((e) => e.kind).filter((k) => k !== 'telemetry' && k !== 'output-times')).toEqual(['started', 'exit', 'teardown', 'ended']);
+  });
+
+  it('keeps when each piece of output came, so both streams can be read in the order they were written', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in 1 2 3; do echo out$i; sleep 0.15; echo err$i >&2; sleep 0.15; done'] });
+    await supervisor.wait(snapshot.id);
+    const event = store.events(snapshot.id).find((e) => e.kind === 'output-times')!;
+    const marks = (event.detail as { marks: [number, number, number][] }).marks;
+    expect(marks.map((m) => m[0])).toEqual([0, 1, 0, 1, 0, 1]);
+    expect(marks.map((m) => m[1])).toEqual([0, 0, 5, 5, 10, 10]);
+    expect(marks.every((m, i) => i === 0 || m[2] >= marks[i - 1]![2])).toBe(true);
+    expect(marks[5]![2]).toBeGreaterThan(600);
+    expect((event.detail as { lines: number[] }).lines).toEqual([3, 3]);
+  });
+
+  it("keeps the sampler's CPU, memory and process count over the run as its telemetry", async () => {
+    const { store, supervisor } = setup();
+    // Grows by about 20 MB every 0.3 s, in a child, for about 2 s: several samples at 2 Hz.
+    const snapshot = supervisor.start({ argv: ['bash', '-c', `python3 -c 'import time\nb = []\nfor i in range(7):\n    b.append(bytearray(20_000_000)); time.sleep(0.3)'; true`] });
+    await supervisor.wait(snapshot.id);
+    const events = store.events(snapshot.id).filter((e) => e.kind === 'telemetry');
+    expect(events).toHaveLength(1);
+    const { stepMs, points } = events[0]!.detail as { stepMs: number; points: [number, number, number, number][] };
+    expect(stepMs).toBe(1000);
+    expect(points.length).toBeGreaterThanOrEqual(2);
+    expect(points.every((p, i) => i === 0 || p[0] > points[i - 1]![0])).toBe(true);
+    // Memory grows over the run; the series shows it (its largest point beyond its first).
+    expect(Math.max(...points.map((p) => p[2]))).toBeGreaterThan(points[0]![2] + 20_000_000);
+    expect(Math.max(...points.map((p) => p[3]))).toBeGreaterThanOrEqual(2);
   });
 
   it('stores output as it comes, in batches: few rows for many chunks', async () => {

@@ -4,6 +4,8 @@
 // break the run that emitted.
 
 import type { RunEvent } from '../../shared/events';
+import { addMark, OUTPUT_TIMES_EVENT, type OutputMark } from '../../shared/output-times';
+import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 import type { StoreWriteError } from './errors';
 import { RETENTION_DEFAULTS, type PruneReport, type RetentionLimits } from './retention';
 import type { HistoryStore } from './store';
@@ -66,24 +68,66 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     },
   });
 
+  // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
+  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries }>();
+  // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
+  const outputTimes = new Map<string, OutputMark[]>();
+  // And how many lines each stream had in all, for numbering the lines after a cut as they were.
+  const lineTotals = new Map<string, { newlines: [number, number]; open: [boolean, boolean] }>();
+
   const unsubscribe = source.subscribe((event) => {
     try {
       switch (event.type) {
         case 'started':
           writer.started(event.snapshot);
+          if (event.snapshot.state !== 'queued' || !telemetry.has(event.runId)) telemetry.set(event.runId, { startedAtMs: Date.parse(event.snapshot.startedAt), series: emptySeries() });
           break;
-        case 'output':
+        case 'tree': {
+          const t = telemetry.get(event.runId);
+          const at = Date.parse(event.snapshot.sampledAt);
+          if (t && Number.isFinite(at) && Number.isFinite(t.startedAtMs)) {
+            const snap = event.snapshot;
+            t.series = addSample(t.series, [Math.max(0, at - t.startedAtMs), Math.round(snap.cpuPercent * 10) / 10, snap.rssBytes, snap.processes]);
+          }
+          break;
+        }
+        case 'output': {
           writer.output(event.runId, event.stream, event.text);
+          const t = telemetry.get(event.runId);
+          if (t) {
+            let marks = outputTimes.get(event.runId);
+            if (!marks) outputTimes.set(event.runId, (marks = []));
+            addMark(marks, event.stream, event.offset, event.atMs ?? Math.max(0, Date.now() - t.startedAtMs));
+            let lines = lineTotals.get(event.runId);
+            if (!lines) lineTotals.set(event.runId, (lines = { newlines: [0, 0], open: [false, false] }));
+            const s = event.stream === 'stdout' ? 0 : 1;
+            for (let i = event.text.indexOf('\n'); i !== -1; i = event.text.indexOf('\n', i + 1)) lines.newlines[s]++;
+            lines.open[s] = !event.text.endsWith('\n');
+          }
           break;
+        }
         case 'signal-sent':
           writer.event(event.runId, event.atMs, 'signal-sent', { signal: event.signal, step: event.step });
           break;
         case 'limit-extended':
           writer.limitExtended(event.runId, event.atMs, event.limitMs, event.byMs);
           break;
-        case 'ended':
+        case 'ended': {
+          const t = telemetry.get(event.runId);
+          telemetry.delete(event.runId);
+          const marks = outputTimes.get(event.runId);
+          outputTimes.delete(event.runId);
+          const totals = lineTotals.get(event.runId);
+          lineTotals.delete(event.runId);
+          const lines = totals ? totals.newlines.map((n, s) => n + (totals.open[s] ? 1 : 0)) : [0, 0];
+          if (marks && marks.length > 0) writer.event(event.runId, null, OUTPUT_TIMES_EVENT, { marks, lines });
+          if (t && t.series.points.length > 0) {
+            const detail: TelemetryDetail = { stepMs: t.series.stepMs, points: t.series.points };
+            writer.event(event.runId, null, TELEMETRY_EVENT, detail as unknown as Record<string, unknown>);
+          }
           writer.ended(event.result);
           break;
+        }
       }
     } catch (error) {
       // A bug in the recorder must not break the run that emitted the event.

@@ -179,6 +179,24 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
     expect(store.get(rebooted.id)!.advice).toContain('None of its processes can still be running after the restart.');
   });
 
+  it("counts a lost run's time to its last sign of life, and says it in words, not as an ISO instant", async () => {
+    const dir = tempStateDir();
+    const store = newHost(dir, 'me');
+    const startedAt = Date.UTC(2025, 5, 1, 12, 0, 0);
+    const orphan = fakeResult({ state: 'running', verdict: undefined, exitCode: null, startedAt: new Date(startedAt).toISOString(), elapsedMs: 10 });
+    store.recordResult(orphan, 'quiet-host');
+    const deadPid = 2 ** 22 + 12346; // above pid_max: never alive
+    // The host's last heartbeat 10 s in; the run's last event 44 s in.
+    run(store.db, 'INSERT INTO hosts (host_id, pid, start_ticks, boot_id, started_at, heartbeat_at) VALUES (?, ?, NULL, NULL, ?, ?)', 'quiet-host', deadPid, startedAt - 1000, startedAt + 10_000);
+    run(store.db, `INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, ?, 'limit-extended', '{}')`, orphan.id, startedAt + 44_000, 44_000);
+    await store.recoverLostRuns({ tearDown: true });
+    const lost = store.get(orphan.id)!;
+    expect(lost.verdict).toBe('lost');
+    expect(lost.elapsedMs).toBe(44_000);
+    expect(lost.advice).toContain('last seen alive 44 s after the run started');
+    expect(lost.advice).not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+
   it('takes over runs claimed by a recoverer that died before finishing', async () => {
     const dir = tempStateDir();
     const store = newHost(dir, 'me');

@@ -117,8 +117,11 @@ async function recoverOne(
 
   const now = Date.now();
   const startedAt = Date.parse(snapshot.startedAt);
-  const lastSeen = host ? Math.max(host.heartbeat_at, startedAt) : startedAt;
-  const advice = adviceFor(snapshot, host, gone, stdout.storedChars, stderr.storedChars, found, report, canLook, procRoot, options.tearDown);
+  // Its last sign of life: the host's last heartbeat, or the last event recorded for the run, whichever is later.
+  const lastEvent = one<{ at: number | null }>(db, 'SELECT MAX(at) AS at FROM run_events WHERE run_id = ?', c.id)?.at ?? null;
+  const lastSeen = Math.max(host?.heartbeat_at ?? startedAt, lastEvent ?? startedAt, startedAt);
+  const seenAfterMs = Number.isFinite(startedAt) ? lastSeen - startedAt : null;
+  const advice = adviceFor(snapshot, host, gone, seenAfterMs, stdout.storedChars, stderr.storedChars, found, report, canLook, procRoot, options.tearDown);
   const notes = [...snapshot.notes];
   if (found.length > 0) notes.push(`Still running when the run was recovered: ${describe(found)}.`);
   if (report && report.survivors.length > 0) notes.push(`Still alive after the teardown: ${describe(report.survivors)}.`);
@@ -129,8 +132,8 @@ async function recoverOne(
     exitCode: null,
     signal: null,
     endedAt: new Date(now).toISOString(),
-    // It ran at least until its host was last seen.
-    elapsedMs: Math.max(snapshot.elapsedMs, Number.isFinite(startedAt) ? lastSeen - startedAt : 0),
+    // It ran at least until its last sign of life.
+    elapsedMs: Math.max(snapshot.elapsedMs, seenAfterMs ?? 0),
     advice,
     notes,
     stdout: stdout.text,
@@ -181,6 +184,7 @@ function adviceFor(
   snapshot: RunResult,
   host: HostRow | undefined,
   gone: Liveness,
+  seenAfterMs: number | null,
   stdoutChars: number,
   stderrChars: number,
   found: Proc[],
@@ -190,7 +194,8 @@ function adviceFor(
   tearDown: boolean,
 ): string {
   const parts: string[] = [];
-  const seen = host ? `, last seen ${new Date(host.heartbeat_at).toISOString()}` : '';
+  // On the run's own terms (an ISO instant means nothing in a sentence): how long after it started.
+  const seen = snapshot.state !== 'queued' && seenAfterMs !== null && seenAfterMs > 0 ? `, last seen alive ${seconds(seenAfterMs)} after the run started` : '';
   parts.push(
     `This run was ${snapshot.state === 'queued' ? 'queued' : 'live'} when Warden lost it: ${gone.why}${seen}, and its end was never recorded, so its exit status is unknown.`,
   );

@@ -93,6 +93,8 @@ describe('client stop, wait and events', () => {
     // At once, not at the 5 s default grace (recorded times, loose bound).
     expect(kill!.atMs - r.stop!.requestedAtMs).toBeLessThan(1_000);
     expect(r.signal).toBe('SIGKILL');
+    // Recorded as a force kill, at the time it was asked for.
+    expect(r.stop!.forcedAtMs).toBe(kill!.atMs);
   });
 
   it('wait(id, { timeoutMs: 100 }) on a running run returns its running snapshot; wait(id) the final result', async () => {

@@ -148,6 +148,7 @@ describe('StopSequence', () => {
         { signal: 'SIGKILL', atMs: RUN_AGE_MS + 700 },
       ],
       endedBy: 'kill',
+      forcedAtMs: RUN_AGE_MS + 700,
     });
     vi.advanceTimersByTime(60_000);
     expect(delivered).toEqual(['SIGINT', 'SIGCONT', 'SIGKILL']);
@@ -157,7 +158,7 @@ describe('StopSequence', () => {
     const seq = make();
     seq.begin('user', { force: true });
     expect(delivered).toEqual(['SIGINT', 'SIGCONT', 'SIGKILL']);
-    expect(seq.record()).toMatchObject({ reason: 'user', endedBy: 'kill' });
+    expect(seq.record()).toMatchObject({ reason: 'user', endedBy: 'kill', forcedAtMs: RUN_AGE_MS });
     vi.advanceTimersByTime(60_000);
     expect(delivered).toHaveLength(3);
   });

@@ -34,6 +34,7 @@ export class StopSequence {
   private requestedAtMs = 0;
   private readonly sent: SignalSent[] = [];
   private lastStep?: StopStep;
+  private forcedAtMs?: number;
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -59,6 +60,7 @@ export class StopSequence {
       }
     }
     if (options.force && this.lastStep !== 'kill') {
+      this.forcedAtMs = this.nowMs();
       this.cancel();
       this.run({ step: 'kill', afterMs: 0, signals: ['SIGKILL'] });
     }
@@ -77,6 +79,7 @@ export class StopSequence {
       requestedAtMs: this.requestedAtMs,
       signals: [...this.sent],
       endedBy: this.lastStep ?? 'interrupt',
+      ...(this.forcedAtMs !== undefined ? { forcedAtMs: this.forcedAtMs } : {}),
     };
   }
 

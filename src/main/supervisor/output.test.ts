@@ -193,6 +193,50 @@ describe('CappedOutput', () => {
   });
 });
 
+describe('CappedOutput: an escape sequence the cut splits', () => {
+  const run = (text: string, cap: number, size: number) => {
+    const out = new CappedOutput(cap);
+    feed(out, enc.encode(text), size);
+    return out;
+  };
+
+  it('drops the rest of a sequence whose ESC went with the middle: no "[4m" after the marker, counted exactly', () => {
+    const text = `HEAD!${'z'.repeat(40)}\x1b[4mOK`;
+    for (const size of [1, 3, 7, text.length]) {
+      const out = run(text, 10, size);
+      // Head "HEAD!", the tail window "[4mOK" starts inside ESC [ 4 m: only "OK" is kept.
+      expect(out.dropped, `chunks of ${size}`).toBe(text.length - 5 - 2);
+      expect(out.text(), `chunks of ${size}`).toBe(`HEAD!${markerFor(text.length - 7)}OK`);
+    }
+  });
+
+  it('drops the start of a sequence the head ends in', () => {
+    const text = `ab\x1b[1m${'y'.repeat(30)}tail!`;
+    const out = run(text, 10, 4);
+    expect(out.text()).toBe(`ab${markerFor(text.length - 7)}tail!`);
+    expect(out.dropped).toBe(text.length - 7);
+  });
+
+  it('keeps a whole sequence at either edge, and text that only looks like one', () => {
+    const text = `\x1b[31mR${'q'.repeat(30)}\x1b[0m`;
+    const out = run(text, 12, 5);
+    expect(out.text()).toBe(`\x1b[31mR${markerFor(text.length - 12)}qq\x1b[0m`);
+    // "[4m" written as text, after a plain character: kept as written.
+    const plain = run(`HEAD!${'z'.repeat(40)}x[4mOK`, 10, 3);
+    expect(plain.text().endsWith('[4mOK')).toBe(true);
+  });
+
+  it('slices from any offset in agreement with the count', () => {
+    const text = `HEAD!${'z'.repeat(40)}\x1b[4mOK`;
+    const out = run(text, 10, 6);
+    for (let from = 0; from <= text.length; from++) {
+      const { text: shown, dropped } = out.slice(from);
+      const body = shown.replace(/\n\[warden: [\d,]+ characters dropped here\]\n/, '');
+      expect(body.length + dropped, `from ${from}`).toBe(Math.max(0, text.length - from));
+    }
+  });
+});
+
 describe('CappedOutput.slice: the kept text from a character offset of the whole stream', () => {
   /** 26 letters through a cap of 10: head abcde (0-4), dropped 5-20, tail vwxyz (21-25). */
   function letters(): CappedOutput {

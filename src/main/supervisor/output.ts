@@ -6,6 +6,13 @@ import { isAscii } from 'node:buffer';
 import { count } from './format';
 
 const SPACE = Uint8Array.of(0x20);
+/** How many characters around a cut are looked at for an escape sequence split by it. */
+const CONTEXT = 32;
+// ESC alone, or a CSI (ESC [) with its parameters but not its final byte yet, at the end of a text.
+// eslint-disable-next-line no-control-regex
+const UNFINISHED_ESCAPE = /\x1b(?:\[[0-?]*[ -/]*)?$/;
+// The rest of such a sequence at the start of a text: [ (after a lone ESC), parameters, the final byte.
+const ESCAPE_REST = /^\[?[0-?]*[ -/]*[@-~]/;
 
 export class CappedOutput {
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
@@ -19,6 +26,8 @@ export class CappedOutput {
   private decoderIdle = true;
   /** Whether the decoder has seen any text, so it no longer strips a leading BOM. */
   private decoderStarted = false;
+  /** The last characters dropped from before the tail's first chunk: tells whether the kept tail starts inside an escape sequence. */
+  private tailContext = '';
 
   constructor(cap: number) {
     this.headCap = Math.ceil(cap / 2);
@@ -70,7 +79,9 @@ export class CappedOutput {
     // Trim whole chunks first, then cut the oldest one, so a long run of small
     // chunks costs amortised O(1) per chunk.
     while (this.tail.length > 1 && this.tailLength - this.tail[0]!.length >= this.tailCap) {
-      this.tailLength -= this.tail.shift()!.length;
+      const gone = this.tail.shift()!;
+      this.tailLength -= gone.length;
+      this.tailContext = (this.tailContext + gone.slice(-CONTEXT)).slice(-CONTEXT);
     }
     if (this.tailLength > this.tailCap * 2) this.compactTail();
   }
@@ -78,6 +89,7 @@ export class CappedOutput {
   private compactTail(): void {
     const joined = this.tail.join('');
     const cut = joined.slice(joined.length - this.tailCap);
+    this.tailContext = (this.tailContext + joined.slice(Math.max(0, joined.length - this.tailCap - CONTEXT), joined.length - this.tailCap)).slice(-CONTEXT);
     this.tail = [cut];
     this.tailLength = cut.length;
   }
@@ -86,8 +98,40 @@ export class CappedOutput {
   get dropped(): number {
     const dropped = Math.max(0, this.total - this.head.length - Math.min(this.tailLength, this.tailCap));
     if (dropped === 0) return 0;
-    // Half of a surrogate pair cut at the head's end or the tail's start goes with the dropped middle.
-    return dropped + (this.headEndsInHalfPair() ? 1 : 0) + (this.tailStartsInHalfPair() ? 1 : 0);
+    // Half of a surrogate pair cut at the head's end or the tail's start goes with the dropped middle,
+    // and so does each part of an escape sequence the cut split (no "[4m" left after the marker).
+    return dropped + (this.headEndsInHalfPair() ? 1 : 0) + (this.tailStartsInHalfPair() ? 1 : 0) + this.headEscapeCut() + this.tailEscapeCut();
+  }
+
+  /** Characters of the joined tail chunks from `from`, at most `n`. */
+  private tailChars(from: number, n: number): string {
+    let out = '';
+    let skip = from;
+    for (const chunk of this.tail) {
+      if (skip >= chunk.length) {
+        skip -= chunk.length;
+        continue;
+      }
+      out += chunk.slice(skip, skip + n - out.length);
+      skip = 0;
+      if (out.length >= n) break;
+    }
+    return out;
+  }
+
+  /** The start of an escape sequence the head ends in (ESC, or ESC [ and parameters without the final byte): its length, else 0. */
+  private headEscapeCut(): number {
+    const end = this.head.length - (this.headEndsInHalfPair() ? 1 : 0);
+    return UNFINISHED_ESCAPE.exec(this.head.slice(Math.max(0, end - CONTEXT), end))?.[0].length ?? 0;
+  }
+
+  /** The rest of an escape sequence the kept tail starts in, whose ESC was dropped: its length, else 0. */
+  private tailEscapeCut(): number {
+    const skip = Math.max(0, this.tailLength - this.tailCap);
+    const before = (this.tailContext + this.tailChars(Math.max(0, skip - CONTEXT), Math.min(CONTEXT, skip))).slice(-CONTEXT);
+    if (!UNFINISHED_ESCAPE.test(before)) return 0;
+    const start = skip + (this.tailStartsInHalfPair() ? 1 : 0);
+    return ESCAPE_REST.exec(this.tailChars(start, CONTEXT))?.[0].length ?? 0;
   }
 
   private headEndsInHalfPair(): boolean {
@@ -136,6 +180,8 @@ export class CappedOutput {
     if (this.dropped > 0) {
       if (this.headEndsInHalfPair()) headEnd -= 1;
       if (this.tailStartsInHalfPair()) tailStart += 1;
+      headEnd -= this.headEscapeCut();
+      tailStart += this.tailEscapeCut();
     }
     const keptTail = tail.slice(tailStart - tailAt);
     if (from >= tailStart) return { text: tail.slice(from - tailAt), dropped: 0 };

@@ -176,6 +176,7 @@ describe('stopping a script at its limit', () => {
     expect(next.stdout).toBe('False\n');
     expect(next.notes.some((n) => n.includes('fresh interpreter') && n.includes('killed by a forced stop'))).toBe(true);
     expect(r.notes.some((n) => n.startsWith('The stop was forced'))).toBe(true);
+    expect(r.stop!.forcedAtMs).toBeTypeOf('number');
   });
 
   it('an interrupt the script sends itself is failed, with a note that Warden did not send it', async () => {

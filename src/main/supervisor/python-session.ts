@@ -390,6 +390,7 @@ class PythonStop {
   killed = false;
   /** The kill was asked for (force), not reached at the end of the grace. */
   forced = false;
+  private forcedAtMs?: number;
   private repeat?: NodeJS.Timeout;
   private killTimer?: NodeJS.Timeout;
   private settled = false;
@@ -421,6 +422,7 @@ class PythonStop {
     }
     if (force && !this.killed) {
       this.forced = true;
+      this.forcedAtMs = this.nowMs();
       this.kill();
     }
   }
@@ -434,7 +436,7 @@ class PythonStop {
 
   record(): StopRecord | undefined {
     if (this.reason === undefined) return undefined;
-    return { reason: this.reason, requestedAtMs: this.requestedAtMs, signals: [...this.sent], endedBy: this.killed ? 'kill' : 'interrupt' };
+    return { reason: this.reason, requestedAtMs: this.requestedAtMs, signals: [...this.sent], endedBy: this.killed ? 'kill' : 'interrupt', ...(this.forcedAtMs !== undefined ? { forcedAtMs: this.forcedAtMs } : {}) };
   }
 
   private interrupt(): void {
@@ -637,7 +639,7 @@ export class PythonRun {
   pushOutput(stream: OutputStream, chunk: Uint8Array): void {
     const sink = this.out[stream];
     const text = sink.push(chunk);
-    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
+    if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
   }
 
   /** Characters of a stream's kept output from `from` on (see CappedOutput.slice), and the stream's length now. */
@@ -680,7 +682,7 @@ export class PythonRun {
     if (this.begun && this.interp?.pid !== undefined) report = await this.teardown(this.interp);
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     }
     if (this.result) return;
     const stdout = this.out.stdout.text();
@@ -832,8 +834,10 @@ export class PythonRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = fields.stop ?? this.stopper.record();
-    // Live snapshots show the peak so far.
-    const peak = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
+    // Live snapshots show the peak so far; the memory cgroup's counter counts too when it saw more (an out-of-memory spike).
+    const sampled = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
+    const cgroupPeak = this.oom?.peakBytes;
+    const peak = sampled && cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
     return assembleResult({
       id: this.id,
       kind: 'python',

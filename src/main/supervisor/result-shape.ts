@@ -35,7 +35,7 @@ export function assembleResult(p: ResultParts): RunResult {
     elapsedMs: Math.round(p.elapsedMs),
     limitMs: p.limitMs,
     ...(p.stop
-      ? { stop: { ...p.stop, requestedAtMs: Math.round(p.stop.requestedAtMs), signals: p.stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })) } }
+      ? { stop: { ...p.stop, requestedAtMs: Math.round(p.stop.requestedAtMs), signals: p.stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })), ...(p.stop.forcedAtMs !== undefined ? { forcedAtMs: Math.round(p.stop.forcedAtMs) } : {}) } }
       : {}),
     ...(p.oom ? { oom: p.oom } : {}),
     advice: p.advice,

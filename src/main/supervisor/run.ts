@@ -211,7 +211,7 @@ export class CommandRun {
     const sink = this.out[stream];
     readable.on('data', (chunk: Buffer) => {
       const text = sink.push(chunk);
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     });
     readable.on('error', () => undefined);
   }
@@ -283,13 +283,15 @@ export class CommandRun {
   }
 
   /**
-   * The tree's peak from the sampler; for a run too short to be sampled, the
-   * memory cgroup's peak when it has one. Live runs show the peak so far.
+   * The run's peak: the highest of the sampler's (which sees the tree twice a
+   * second) and the memory cgroup's own counter (which sees every page, such as
+   * the spike an out-of-memory kill ends); the process count is the sampler's.
+   * Live runs show the peak so far.
    */
   private peakFigures(): PeakFigures | undefined {
     const sampled = this.peak ?? this.sampler?.latest(this.id)?.peak;
-    if (sampled) return sampled;
     const cgroupPeak = this.oom?.peakBytes;
+    if (sampled) return cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
     return cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: 1 } : undefined;
   }
 
@@ -344,7 +346,7 @@ export class CommandRun {
     const exit = this.exit!;
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length });
+      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     }
     const stdout = this.out.stdout.text();
     const stderr = this.out.stderr.text();

@@ -137,8 +137,14 @@ describe("wait(id, { output: 'unseen' })", () => {
 
   it('explicit offsets slice each stream from there; a yielded answer moves the mark to the end', async () => {
     const { id } = h.supervisor.start({ argv: ['bash', '-c', 'echo hello world; echo oops >&2; sleep 30'] });
-    let r = await h.supervisor.wait(id, { timeoutMs: 0, output: { stdout: 6, stderr: 5 } });
-    while (r.stdout !== 'world\n') r = await h.supervisor.wait(id, { timeoutMs: 20, output: { stdout: 6, stderr: 5 } });
+    // Both streams read before the answer that counts: stderr's pipe may be read after stdout's, and an
+    // answer given before "oops" came would leave it unseen.
+    let r: RunResult;
+    for (;;) {
+      const oopsRead = h.supervisor.get(id)!.stderr === 'oops\n';
+      r = await h.supervisor.wait(id, { timeoutMs: 20, output: { stdout: 6, stderr: 5 } });
+      if (oopsRead && r.stdout === 'world\n') break;
+    }
     expect(r).toMatchObject({ state: 'running', stdout: 'world\n', stderr: '', stdoutTruncated: 0, stderrTruncated: 0 });
     expect(await h.supervisor.wait(id, { timeoutMs: 0, output: 'unseen' })).toMatchObject({ stdout: '', stderr: '' });
     h.supervisor.stop(id, { force: true });

@@ -3,14 +3,16 @@
 
 import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
+import { ConnectionBar } from './components/ConnectionBar';
+import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
-import { HistoryView } from './views/History';
-import { NewRunView } from './views/NewRun';
-import { RunDetail } from './views/RunDetail';
-import { RunsView } from './views/Runs';
-import { SessionsView } from './views/Sessions';
-import { SettingsView } from './views/Settings';
+import { HistoryView } from './views/history/HistoryView';
+import { NewRunView } from './views/new-run/NewRunView';
+import { RunDetail } from './views/run/RunDetail';
+import { RunsView } from './views/runs/RunsView';
+import { SessionsView } from './views/sessions/SessionsView';
+import { SettingsView } from './views/settings/SettingsView';
 
 const NAV: { route: Route; label: string }[] = [
   { route: { view: 'runs' }, label: 'Runs' },
@@ -27,6 +29,22 @@ export function App({ api }: { api: WardenApi | undefined }) {
   const connect = useWarden((s) => s.connect);
 
   useEffect(() => (api ? connect(api) : undefined), [api, connect]);
+  return (
+    <>
+      {route.view !== 'run' && <ViewTitle label={NAV.find((n) => n.route.view === route.view)?.label ?? 'Warden'} />}
+      <Frame api={api} route={route} error={error} dismissError={dismissError} />
+    </>
+  );
+}
+
+/** The page title of a view other than a run's (RunDetail sets its own). */
+function ViewTitle({ label }: { label: string }) {
+  useTitle(`${label} — Warden`);
+  return null;
+}
+
+function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined; route: Route; error: string | null; dismissError: () => void }) {
+  const connection = useWarden((s) => s.connection);
 
   if (!api) {
     return (
@@ -39,7 +57,7 @@ export function App({ api }: { api: WardenApi | undefined }) {
 
   const active = route.view === 'run' ? 'runs' : route.view;
   return (
-    <div className="app">
+    <div className={`app${connection === 'online' ? '' : ' offline'}`}>
       <nav className="app-nav" aria-label="Views">
         <span className="app-brand">Warden</span>
         {NAV.map(({ route: target, label }) => (
@@ -48,6 +66,7 @@ export function App({ api }: { api: WardenApi | undefined }) {
           </a>
         ))}
       </nav>
+      <ConnectionBar />
       {error && (
         <div className="app-error" role="alert" data-testid="error-banner">
           <span>{error}</span>
@@ -58,7 +77,7 @@ export function App({ api }: { api: WardenApi | undefined }) {
       )}
       <main className="app-main">
         {route.view === 'runs' && <RunsView />}
-        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} />}
+        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} {...(route.lines ? { lines: route.lines } : {})} />}
         {route.view === 'history' && <HistoryView />}
         {route.view === 'sessions' && <SessionsView />}
         {route.view === 'new' && <NewRunView />}

@@ -1,5 +1,6 @@
 // How the views write times, sizes and commands, so every view says them the same way.
 
+import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult } from '../../shared/result';
 
 /** 0.42 s, 12.3 s, 2 min 05 s, 1 h 02 min. */
@@ -60,4 +61,44 @@ export function clock(iso: string | undefined): string {
   if (clocks.size > 5000) clocks.clear();
   clocks.set(iso, { day: today, text });
   return text;
+}
+
+/** How long ago an instant was, in words: "just now", "42 s ago", "3 min ago", "2 h ago", "yesterday", "5 days ago". */
+export function ago(iso: string | undefined, nowMs: number = Date.now()): string {
+  if (!iso) return '–';
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return '–';
+  const s = Math.max(0, Math.floor((nowMs - then) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  const days = Math.floor(s / 86_400);
+  return days === 1 ? 'yesterday' : `${days} days ago`;
+}
+
+const FULL = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+
+/** The absolute local date and time of an instant, for a tooltip beside a relative time. */
+export function fullTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isFinite(date.getTime()) ? FULL.format(date) : '';
+}
+
+/** The limit in words: "limit 30 s", or "no limit". */
+export function limitWords(limitMs: number | null): string {
+  return limitMs === null ? 'no limit' : `limit ${duration(limitMs)}`;
+}
+
+/**
+ * A run's peak memory, the one figure every view shows: the highest of the
+ * sampler's (the result's, else the live sample's) and the memory cgroup's own
+ * peak counter, which sees spikes between samples (an out-of-memory kill).
+ */
+export function peakOf(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): number | undefined {
+  const sampled = run.peak?.rssBytes ?? tree?.peak.rssBytes ?? tree?.rssBytes;
+  const cgroup = run.oom?.peakBytes;
+  if (sampled === undefined) return cgroup;
+  return cgroup === undefined ? sampled : Math.max(sampled, cgroup);
 }

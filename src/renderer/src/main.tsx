@@ -1,11 +1,20 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { installLeaveGuard } from './components/leave-guard';
 import './styles.css';
+import { useWarden } from './store';
 import { installWebApi } from './web-api';
 
-// Served by `warden serve` (web mode): the API over HTTP + SSE; in Electron the preload set it already.
-installWebApi(window);
+// Links away from a view with unsaved changes ask first.
+installLeaveGuard(window);
+
+// Served by `warden serve` (web mode): the API over HTTP + SSE, which also tells whether the host
+// can be reached; in Electron the preload set it already (the host is in-process or attached).
+installWebApi(window, {
+  onConnection: (state) => useWarden.getState().setConnection(state),
+  onGap: () => void useWarden.getState().resync(),
+});
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

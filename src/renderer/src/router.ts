@@ -1,15 +1,38 @@
 // Hash routes, so the same page works from a file (Electron) and from
-// `warden serve` (web mode): #/runs, #/runs/ID/TAB, #/history, #/sessions,
-// #/new, #/settings.
+// `warden serve` (web mode): #/runs, #/runs/ID (the tab that fits the run),
+// #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 
 import { useSyncExternalStore } from 'react';
+import { mayLeave } from './components/leave-guard';
 
-export type Tab = 'output' | 'tree' | 'verdict' | 'timeline';
-export const TABS: Tab[] = ['output', 'tree', 'verdict', 'timeline'];
+export type Tab = 'summary' | 'output' | 'script' | 'tree' | 'verdict' | 'timeline';
+export const TABS: Tab[] = ['summary', 'output', 'script', 'tree', 'verdict', 'timeline'];
+
+/** Lines of the output a link points at, 1-based, in the rows of a view: all (merged), stdout or stderr. */
+export interface LineRange {
+  stream: 'all' | 'stdout' | 'stderr';
+  from: number;
+  to: number;
+}
+
+/** "L120", "L120-L140", "stderr:L12": the lines part of an output link. */
+export function parseLines(text: string | undefined): LineRange | undefined {
+  const m = /^(?:(stdout|stderr):)?L(\d+)(?:-L?(\d+))?$/.exec(text ?? '');
+  if (!m) return undefined;
+  const from = Number(m[2]);
+  const to = m[3] === undefined ? from : Number(m[3]);
+  if (from < 1) return undefined;
+  return { stream: (m[1] as 'stdout' | 'stderr' | undefined) ?? 'all', from: Math.min(from, to), to: Math.max(from, to) };
+}
+
+export function linesText(lines: LineRange): string {
+  return `${lines.stream === 'all' ? '' : `${lines.stream}:`}L${lines.from}${lines.to !== lines.from ? `-L${lines.to}` : ''}`;
+}
 
 export type Route =
   | { view: 'runs' }
-  | { view: 'run'; id: string; tab: Tab }
+  /** tab null: none named, the run's detail picks the one that fits it (views/run/summary.ts). `lines`: a link to lines of the output (#L120, #L120-L140). */
+  | { view: 'run'; id: string; tab: Tab | null; lines?: LineRange }
   | { view: 'history' }
   | { view: 'sessions' }
   | { view: 'new' }
@@ -17,21 +40,29 @@ export type Route =
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
-  const [first, second, third] = parts;
+  const [first, second, third, fourth] = parts;
   if (first === 'runs' && second && /^[0-9a-f]{6,32}$/.test(second)) {
-    return { view: 'run', id: second, tab: TABS.includes(third as Tab) ? (third as Tab) : 'output' };
+    const tab = TABS.includes(third as Tab) ? (third as Tab) : null;
+    const lines = tab === 'output' ? parseLines(fourth) : undefined;
+    return lines ? { view: 'run', id: second, tab, lines } : { view: 'run', id: second, tab };
   }
   if (first === 'history' || first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
   return { view: 'runs' };
 }
 
 export function hrefOf(route: Route): string {
-  if (route.view === 'run') return `#/runs/${route.id}/${route.tab}`;
+  if (route.view === 'run') {
+    if (route.tab === null) return `#/runs/${route.id}`;
+    return `#/runs/${route.id}/${route.tab}${route.lines && route.tab === 'output' ? `/${linesText(route.lines)}` : ''}`;
+  }
   return `#/${route.view}`;
 }
 
+/** Goes to `route`, unless the view shown has a guard that says stay (components/leave-guard.ts). */
 export function navigate(route: Route): void {
-  window.location.hash = hrefOf(route);
+  const href = hrefOf(route);
+  if (href !== window.location.hash && !mayLeave()) return;
+  window.location.hash = href;
 }
 
 function subscribe(onChange: () => void): () => void {

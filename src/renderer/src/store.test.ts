@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capLive } from './store';
+import type { RunResult } from '../../shared/result';
+import { capLive, lineCount, liveElapsed, useWarden } from './store';
 
 describe('live output in the page', () => {
   it('is kept whole up to the cap', () => {
@@ -22,5 +23,59 @@ describe('live output in the page', () => {
     const kept2 = twice.length - twice.indexOf(']\n') - 2 + 100;
     expect(kept2 + dropped2).toBe(500);
     expect(twice.endsWith('N'.repeat(100))).toBe(true);
+  });
+});
+
+describe('live clocks while the host is away', () => {
+  const running = { state: 'running', elapsedMs: 1000 } as RunResult;
+
+  it('stand still from the moment it went away', () => {
+    expect(liveElapsed(running, 100, 5000, null)).toBe(5900);
+    expect(liveElapsed(running, 100, 5000, 2100)).toBe(3000);
+    // An ended run's time is its own, away or not.
+    expect(liveElapsed({ ...running, state: 'ended' }, 100, 5000, 2100)).toBe(1000);
+  });
+
+  it('freeze through the store, and run again when it is back', () => {
+    const store = useWarden.getState();
+    store.setConnection('offline');
+    const since = useWarden.getState().offlineSince!;
+    expect(useWarden.getState()).toMatchObject({ connection: 'offline', connected: false });
+    expect(liveElapsed(running, since - 500, since + 10_000)).toBe(1500);
+    store.setConnection('online');
+    expect(useWarden.getState()).toMatchObject({ connection: 'online', offlineSince: null });
+    expect(liveElapsed(running, since - 500, since + 10_000)).toBe(11_500);
+  });
+});
+
+describe('live line counts', () => {
+  it('count a text\'s lines, an unfinished last one included', () => {
+    expect(lineCount('')).toBe(0);
+    expect(lineCount('a')).toBe(1);
+    expect(lineCount('a\nb\n')).toBe(2);
+    expect(lineCount('a\nb')).toBe(2);
+  });
+
+  it('never go down while the page caps a live stream', async () => {
+    const listeners: ((e: import('../../shared/events').RunEvent) => void)[] = [];
+    const api = { subscribe: (l: (e: import('../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../shared/api').WardenApi;
+    const disconnect = useWarden.getState().connect(api);
+    const snapshot = { id: 'beef01', state: 'running', stdout: '', stderr: '', startedAt: new Date().toISOString(), elapsedMs: 0 } as RunResult;
+    listeners.forEach((l) => l({ type: 'started', runId: 'beef01', snapshot }));
+    await new Promise((r) => setTimeout(r, 30));
+    const line = `${'x'.repeat(99)}\n`;
+    const counts: number[] = [];
+    let offset = 0;
+    for (let i = 0; i < 6; i++) {
+      const text = line.repeat(10_000);
+      listeners.forEach((l) => l({ type: 'output', runId: 'beef01', stream: 'stdout', text, offset }));
+      offset += text.length;
+      await new Promise((r) => setTimeout(r, 30));
+      counts.push(useWarden.getState().output.beef01!.stdoutLines);
+    }
+    expect(counts).toEqual([10_000, 20_000, 30_000, 40_000, 50_000, 60_000]);
+    // The page kept less than it counted.
+    expect(lineCount(useWarden.getState().output.beef01!.stdout)).toBeLessThan(60_000);
+    disconnect();
   });
 });

@@ -8,6 +8,11 @@ import type { WardenApi } from '../../shared/api';
 import type { RunEvent } from '../../shared/events';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
+import { addMark, type OutputMark } from '../../shared/output-times';
+import { addSample, emptySeries, type TelemetrySeries } from '../../shared/telemetry';
+
+/** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
+export type Connection = 'online' | 'offline' | 'unauthorised';
 
 /** How far a live run's stop sequence has gone, from its signal-sent events. */
 export interface StopProgress {
@@ -29,15 +34,27 @@ export interface WardenState {
    * this and nothing else, so views that do not show output (the Runs list)
    * do not re-render for it. Dropped when the run's final result arrives.
    */
-  output: Record<string, { stdout: string; stderr: string }>;
+  output: Record<string, LiveOutput>;
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
+  /** When each piece of a run's output came, as this page saw it live (shared/output-times.ts); version bumps on a new mark. */
+  marks: Record<string, { list: OutputMark[]; version: number }>;
+  /** Each live run's telemetry as this page saw it (shared/telemetry.ts): the Runs sparklines and the live charts. */
+  series: Record<string, TelemetrySeries>;
   signals: Record<string, SignalSent[]>;
   stopProgress: Record<string, StopProgress>;
   /** The last error any view reported; shown until dismissed. */
   error: string | null;
+  /** Subscribed to a host's events and it can be reached: actions are offered only then. */
   connected: boolean;
+  connection: Connection;
+  /** performance.now() when the host went away: live clocks stand still at it until it is back. */
+  offlineSince: number | null;
+  /** The transport says the host went away, came back, or refused this page's login. */
+  setConnection(connection: Connection): void;
+  /** Reloads the live runs after missed events (a gap, a host that restarted); runs this page saw live and the host no longer lists are fetched whole. */
+  resync(): Promise<void>;
   /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
   connect(api: WardenApi): () => void;
   /** A run fetched whole (live snapshot or from the history) into the store. */
@@ -46,6 +63,27 @@ export interface WardenState {
   put(result: RunResult): void;
   report(error: unknown): void;
   dismissError(): void;
+}
+
+/** A live run's output as the page holds it, and how many lines each stream has had (which never goes down, whatever the page's cap drops). */
+export interface LiveOutput {
+  stdout: string;
+  stderr: string;
+  stdoutLines: number;
+  stderrLines: number;
+}
+
+/** Lines a text holds: its newlines, and one more for an unfinished last line. */
+export function lineCount(text: string): number {
+  if (text === '') return 0;
+  const n = newlinesIn(text);
+  return text.endsWith('\n') ? n : n + 1;
+}
+
+function newlinesIn(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** Text of an error for a person: the API's one-line message. */
@@ -76,8 +114,35 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
   return `${text.slice(0, head)}\n[warden: ${dropped.toLocaleString('en-US')} characters not shown while live]\n${body.slice(body.length - keep)}`;
 }
 
+/** performance.now() when the host went away, while it is away: liveElapsed stops there. */
+let frozenAt: number | null = null;
+
 export const useWarden = create<WardenState>()((set, get) => {
   let queue: RunEvent[] = [];
+
+  /** The host's live and recent runs into the store; the ids it listed, or null when it could not be asked. */
+  const loadList = async (api: WardenApi): Promise<Set<string> | null> => {
+    let list: RunResult[];
+    try {
+      list = await api.list();
+    } catch (error) {
+      get().report(error);
+      return null;
+    }
+    const now = performance.now();
+    set((state) => {
+      const runs = { ...state.runs };
+      const syncedAt = { ...state.syncedAt };
+      for (const run of list) {
+        runs[run.id] = run;
+        syncedAt[run.id] = now;
+      }
+      const known = new Set(state.order);
+      const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
+      return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
+    });
+    return new Set(list.map((r) => r.id));
+  };
   let scheduled = false;
 
   const schedule = (fn: () => void) => {
@@ -95,7 +160,7 @@ export const useWarden = create<WardenState>()((set, get) => {
       // Copy-on-write per field: a frame of output events changes `output` only, so
       // views that select runs, order or trees are not re-rendered for it.
       const changed: Partial<WardenState> = {};
-      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'trees' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
+      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'marks' | 'trees' | 'series' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
         if (!(key in changed)) (changed as Record<string, unknown>)[key] = { ...state[key] };
         return changed[key] as WardenState[K];
       };
@@ -115,13 +180,32 @@ export const useWarden = create<WardenState>()((set, get) => {
             const run = runOf(id);
             if (!run) break;
             const output = draft('output');
-            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr };
-            output[id] = { ...current, [event.stream]: capLive(current[event.stream] + event.text) };
+            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr, stdoutLines: lineCount(run.stdout), stderrLines: lineCount(run.stderr) };
+            const before = current[event.stream];
+            const joined = before + event.text;
+            // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
+            const key = event.stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
+            const newlines = current[key] - (before === '' || before.endsWith('\n') ? 0 : 1) + newlinesIn(event.text);
+            const lines = newlines + (joined === '' || joined.endsWith('\n') ? 0 : 1);
+            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines };
+            if (event.atMs !== undefined) {
+              const known = (changed.marks ?? state.marks)[id];
+              const list = known?.list ?? [];
+              if (addMark(list, event.stream, event.offset, event.atMs)) draft('marks')[id] = { list, version: (known?.version ?? 0) + 1 };
+            }
             break;
           }
-          case 'tree':
+          case 'tree': {
             draft('trees')[id] = event.snapshot;
+            const run = runOf(id);
+            const at = Date.parse(event.snapshot.sampledAt) - Date.parse(run?.startedAt ?? '');
+            if (run && Number.isFinite(at)) {
+              const series = draft('series');
+              const s = event.snapshot;
+              series[id] = addSample(series[id] ?? emptySeries(), [Math.max(0, at), s.cpuPercent, s.rssBytes, s.processes]);
+            }
             break;
+          }
           case 'signal-sent': {
             const signals = draft('signals');
             signals[id] = [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent];
@@ -157,10 +241,14 @@ export const useWarden = create<WardenState>()((set, get) => {
     output: {},
     syncedAt: {},
     trees: {},
+    marks: {},
+    series: {},
     signals: {},
     stopProgress: {},
     error: null,
     connected: false,
+    connection: 'online',
+    offlineSince: null,
 
     connect(api) {
       set({ api, connected: true });
@@ -171,27 +259,31 @@ export const useWarden = create<WardenState>()((set, get) => {
           schedule(flush);
         }
       });
-      api.list().then(
-        (list) => {
-          const now = performance.now();
-          set((state) => {
-            const runs = { ...state.runs };
-            const syncedAt = { ...state.syncedAt };
-            for (const run of list) {
-              runs[run.id] = run;
-              syncedAt[run.id] = now;
-            }
-            const known = new Set(state.order);
-            const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
-            return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
-          });
-        },
-        (error: unknown) => get().report(error),
-      );
+      void loadList(api);
       return () => {
         unsubscribe();
         set({ connected: false });
       };
+    },
+
+    setConnection(connection) {
+      const state = get();
+      if (state.connection === connection) return;
+      const offline = connection !== 'online';
+      frozenAt = offline ? (state.offlineSince ?? performance.now()) : null;
+      set({ connection, connected: !offline && state.api !== null, offlineSince: offline ? frozenAt : null });
+      // Back: what happened meanwhile comes from the replayed events; the clocks restart from fresh snapshots.
+      if (!offline && state.connection !== 'online') void get().resync();
+    },
+
+    async resync() {
+      const api = get().api;
+      if (!api) return;
+      const listed = await loadList(api);
+      if (!listed) return;
+      const stale = Object.values(get().runs).filter((run) => run.state !== 'ended' && !listed.has(run.id));
+      // Live here, unknown to the host now (it restarted): their stored result says how they ended (lost).
+      await Promise.all(stale.map((run) => get().load(run.id)));
     },
 
     async load(id) {
@@ -234,13 +326,15 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
 }
 
 /** A run's output as the page knows it now: what streamed in while live, else the run's own. */
-export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string } {
+export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string; stdoutLines?: number; stderrLines?: number } {
   const live = useWarden((s) => s.output[run.id]);
   return live ?? run;
 }
 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
-export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now()): number {
+export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now(), frozen: number | null = frozenAt): number {
   if (run.state === 'ended' || syncedAt === undefined) return run.elapsedMs;
-  return run.elapsedMs + Math.max(0, now - syncedAt);
+  // While the host is away nothing is known of the run: its clock stands still rather than guess.
+  const at = frozen === null ? now : Math.min(now, frozen);
+  return run.elapsedMs + Math.max(0, at - syncedAt);
 }

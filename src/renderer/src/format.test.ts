@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ago, limitWords } from './format';
+
+describe('relative times', () => {
+  const now = Date.parse('2026-03-04T12:00:00Z');
+  const before = (ms: number) => new Date(now - ms).toISOString();
+
+  it('says how long ago in the largest whole unit', () => {
+    expect(ago(before(1_000), now)).toBe('just now');
+    expect(ago(before(42_000), now)).toBe('42 s ago');
+    expect(ago(before(3 * 60_000 + 10_000), now)).toBe('3 min ago');
+    expect(ago(before(2 * 3_600_000 + 5), now)).toBe('2 h ago');
+    expect(ago(before(30 * 3_600_000), now)).toBe('yesterday');
+    expect(ago(before(5 * 86_400_000), now)).toBe('5 days ago');
+  });
+
+  it('never says a time in the future or from nothing', () => {
+    expect(ago(before(-10_000), now)).toBe('just now');
+    expect(ago(undefined, now)).toBe('–');
+    expect(ago('not a date', now)).toBe('–');
+  });
+
+  it('names a missing limit in words', () => {
+    expect(limitWords(null)).toBe('no limit');
+    expect(limitWords(30_000)).toBe('limit 30.0 s');
+  });
+});

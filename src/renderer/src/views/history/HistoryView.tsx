@@ -1,0 +1,385 @@
+// History: every run the history holds, past and live, newest first, a page
+// at a time. Filters restart the paging; only the newest request's answer is
+// ever shown. Runs the page knows live (from the store) are shown as they
+// stand now rather than as they were listed.
+
+import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ChangeEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { HistoryQuery } from '../../../../shared/api';
+import type { RunSummary } from '../../../../shared/history';
+import { useWallClock } from '../../components/hooks';
+import { ago, bytes, clock, duration, fullTime, statusOf } from '../../format';
+import { hrefOf, navigate } from '../../router';
+import { messageOf, useWarden } from '../../store';
+import {
+  EMPTY_LIST,
+  DEFAULT_HISTORY_SORT,
+  countChips,
+  elapsedNow,
+  nextHistorySort,
+  type HistorySort,
+  NO_FILTERS,
+  RANGES,
+  VERDICTS,
+  exitText,
+  filtersKey,
+  firstLine,
+  isFiltered,
+  isRangeKey,
+  isVerdictFilter,
+  listReducer,
+  parseExitCode,
+  queryOf,
+  withLive,
+  type HistoryFilters,
+} from './model';
+import { scrollParentOf } from './scroll';
+import './history.css';
+
+/** How long typing in a text filter must pause before it is sent. */
+const DEBOUNCE_MS = 250;
+/** Load the next page once the list's end is this close to being scrolled into view. */
+const NEAR_BOTTOM_PX = 600;
+
+// The filters and the order outlive the view, so coming back from a run finds the list as it was.
+let rememberedFilters: HistoryFilters = NO_FILTERS;
+let rememberedSort: HistorySort = DEFAULT_HISTORY_SORT;
+
+export function HistoryView() {
+  const api = useWarden((s) => s.api);
+  const report = useWarden((s) => s.report);
+
+  // `filters` follow the inputs; `applied` is what the list shows (typed filters arrive debounced).
+  const [filters, setFilters] = useState<HistoryFilters>(rememberedFilters);
+  const [applied, setApplied] = useState<HistoryFilters>(rememberedFilters);
+  const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => void (debounce.current && clearTimeout(debounce.current)), []);
+
+  const update = useCallback((next: HistoryFilters, at: 'now' | 'debounced') => {
+    rememberedFilters = next;
+    setFilters(next);
+    if (debounce.current) clearTimeout(debounce.current);
+    debounce.current = null;
+    if (at === 'now') setApplied(next);
+    else debounce.current = setTimeout(() => setApplied(next), DEBOUNCE_MS);
+  }, []);
+
+  const [sort, setSortState] = useState<HistorySort>(rememberedSort);
+  const setSort = (next: HistorySort) => {
+    rememberedSort = next;
+    setSortState(next);
+  };
+  const wall = useWallClock(15_000);
+  const [list, dispatch] = useReducer(listReducer, EMPTY_LIST);
+  const seq = useRef(0);
+  const query = useRef<HistoryQuery | null>(null);
+  const [reloads, setReloads] = useState(0);
+
+  const fetchPage = useCallback(
+    (q: HistoryQuery, append: boolean) => {
+      if (!api) return;
+      const n = ++seq.current;
+      dispatch({ type: 'request', seq: n, append });
+      api.history(q).then(
+        (page) => dispatch({ type: 'page', seq: n, page, append }),
+        (error: unknown) => {
+          dispatch({ type: 'failed', seq: n, error: messageOf(error) });
+          // An answer to a superseded request concerns a list no longer shown.
+          if (n === seq.current) report(error);
+        },
+      );
+    },
+    [api, report],
+  );
+
+  // A new list when what the filters ask for changes (not on every keystroke that changes nothing).
+  const appliedKey = filtersKey(applied);
+  useEffect(() => {
+    // The time range is anchored when the filters change and kept for every page after.
+    const first = queryOf(applied, Date.now(), undefined, sort);
+    query.current = first;
+    fetchPage(first, false);
+    // `applied` is read through its key: a same-meaning copy must not restart the paging.
+  }, [appliedKey, reloads, fetchPage, sort]);
+
+  const loadMore = useCallback(() => {
+    if (!query.current || list.loading || !list.nextCursor) return;
+    // Later pages need no counts: the first page's stand for the filters.
+    fetchPage({ ...query.current, cursor: list.nextCursor, counts: false }, true);
+  }, [fetchPage, list.loading, list.nextCursor]);
+
+  // Scrolled near the end: the next page. Observing anew after each page also
+  // catches an end still in view once a short page has arrived.
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const target = end.current;
+    if (!target || list.loading || !list.nextCursor || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadMore(), {
+      root: scrollParentOf(target),
+      rootMargin: `0px 0px ${NEAR_BOTTOM_PX}px 0px`,
+    });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [loadMore, list.loading, list.nextCursor]);
+
+  const liveIds = useMemo(() => list.runs.filter((r) => r.state !== 'ended').map((r) => r.id), [list.runs]);
+  const live = useWarden(useShallow((s) => liveIds.map((id) => s.runs[id])));
+  const rows = useMemo(() => {
+    const byId = new Map(liveIds.map((id, i) => [id, live[i]]));
+    return list.runs.map((run) => withLive(run, byId.get(run.id)));
+  }, [list.runs, liveIds, live]);
+
+  const filtered = isFiltered(applied);
+  const exitInvalid = parseExitCode(filters.exitCode) === null;
+  const clear = () => update(NO_FILTERS, 'now');
+
+  const onSelect = (key: 'verdict' | 'range') => (event: ChangeEvent<HTMLSelectElement>) => {
+    const value = event.target.value;
+    if (key === 'verdict' && isVerdictFilter(value)) update({ ...filters, verdict: value }, 'now');
+    if (key === 'range' && isRangeKey(value)) update({ ...filters, range: value }, 'now');
+  };
+  const onType = (key: 'text' | 'session' | 'exitCode') => (event: ChangeEvent<HTMLInputElement>) => update({ ...filters, [key]: event.target.value }, 'debounced');
+
+  return (
+    <section className="view history">
+      <header className="history-head">
+        <h1>History</h1>
+        <span className="history-count muted" aria-live="polite">
+          {list.loaded && !list.replacing && rows.length > 0 && `${rows.length}${list.nextCursor ? '+' : ''} run${rows.length === 1 && !list.nextCursor ? '' : 's'}`}
+        </span>
+        {list.loading && (
+          <span className="history-loading muted" role="status">
+            <span className="history-spinner" aria-hidden="true" />
+            Loading…
+          </span>
+        )}
+        <span className="history-head-spacer" />
+        {filtered && rows.length > 0 && (
+          <button type="button" onClick={clear} data-testid="history-clear">
+            Clear filters
+          </button>
+        )}
+        <button type="button" onClick={() => setReloads((n) => n + 1)} disabled={list.loading && list.replacing}>
+          Refresh
+        </button>
+      </header>
+
+      <div className="history-filters" role="search">
+        <label className="history-field history-field-search">
+          <span>Search</span>
+          <input
+            type="search"
+            value={filters.text}
+            onChange={onType('text')}
+            placeholder="Words in the command, script or output"
+            spellCheck={false}
+            data-testid="history-search"
+          />
+        </label>
+        <label className="history-field">
+          <span>Verdict</span>
+          <select value={filters.verdict} onChange={onSelect('verdict')} data-testid="history-verdict">
+            <option value="">Any</option>
+            <option value="live">Live (queued, running)</option>
+            {VERDICTS.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="history-field">
+          <span>Started</span>
+          <select value={filters.range} onChange={onSelect('range')} data-testid="history-range">
+            {RANGES.map((r) => (
+              <option key={r.key} value={r.key}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="history-field history-field-session">
+          <span>Session</span>
+          <input type="text" value={filters.session} onChange={onType('session')} placeholder="Any" spellCheck={false} data-testid="history-session" />
+        </label>
+        <label className="history-field history-field-exit">
+          <span>Exit code</span>
+          <input
+            type="text"
+            inputMode="numeric"
+            value={filters.exitCode}
+            onChange={onType('exitCode')}
+            placeholder="Any"
+            aria-invalid={exitInvalid}
+            title={exitInvalid ? 'A whole number, such as 1 or -2' : undefined}
+            data-testid="history-exit"
+          />
+        </label>
+      </div>
+
+      <CountChips counts={list.counts} verdict={filters.verdict} onPick={(verdict) => update({ ...filters, verdict: filters.verdict === verdict ? '' : verdict }, 'now')} />
+
+      {rows.length > 0 && (
+        <table className={`data-table history-table${list.replacing ? ' stale' : ''}`} aria-busy={list.loading}>
+          <colgroup>
+            <col className="col-started" />
+            <col />
+            <col className="col-session" />
+            <col className="col-status" />
+            <col className="col-exit" />
+            <col className="col-elapsed" />
+            <col className="col-peak" />
+          </colgroup>
+          <thead>
+            <tr>
+              <SortHeader label="Started" column="started" sort={sort} onSort={setSort} />
+              <th scope="col">Command or script</th>
+              <th scope="col">Session</th>
+              <th scope="col">Verdict</th>
+              <th scope="col" className="num">
+                Exit
+              </th>
+              <SortHeader label="Elapsed" column="elapsed" sort={sort} onSort={setSort} num />
+              <SortHeader label="Peak memory" column="peak" sort={sort} onSort={setSort} num />
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((run) => (
+              <Row key={run.id} run={run} wall={wall} />
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      {list.error && (
+        <div className="history-error" role="alert">
+          <span className="error">Could not load the history: {list.error}</span>
+          <button type="button" onClick={() => (rows.length > 0 && list.nextCursor ? loadMore() : setReloads((n) => n + 1))}>
+            Retry
+          </button>
+        </div>
+      )}
+
+      {list.loaded && !list.loading && !list.error && rows.length === 0 && (filtered ? <NoMatch searching={applied.text.trim() !== ''} onClear={clear} /> : <NoRuns />)}
+
+      {rows.length > 0 && list.nextCursor && (
+        <div className="history-more" ref={end}>
+          <button type="button" onClick={loadMore} disabled={list.loading} data-testid="history-more">
+            {list.loading && !list.replacing ? 'Loading…' : 'Load more'}
+          </button>
+        </div>
+      )}
+      {rows.length > 0 && list.loaded && !list.nextCursor && !list.replacing && <p className="history-end muted">That is every run{filtered ? ' that matches' : ''}.</p>}
+    </section>
+  );
+}
+
+function SortHeader({ label, column, sort, onSort, num = false }: { label: string; column: HistorySort['key']; sort: HistorySort; onSort: (next: HistorySort) => void; num?: boolean }) {
+  const on = sort.key === column;
+  return (
+    <th scope="col" className={num ? 'num' : undefined} aria-sort={on ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className={`history-sort${on ? ' on' : ''}`} onClick={() => onSort(nextHistorySort(sort, column))} data-testid={`history-sort-${column}`}>
+        {label}
+        <span className="history-sort-arrow" aria-hidden="true">
+          {on ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/** How many runs each verdict has under the other filters; a chip filters by its verdict (again: clears it). */
+function CountChips({ counts, verdict, onPick }: { counts: ReturnType<typeof listReducer>['counts']; verdict: string; onPick: (verdict: 'live' | (typeof VERDICTS)[number]) => void }) {
+  const chips = countChips(counts);
+  if (!counts || chips.length === 0) return null;
+  return (
+    <div className="history-counts" data-testid="history-counts" aria-label="Runs per verdict">
+      <span className="muted">{counts.total.toLocaleString('en-US')} in all:</span>
+      {chips.map((chip) => (
+        <button
+          key={chip.verdict}
+          type="button"
+          className={`history-chip${verdict === chip.verdict ? ' on' : ''}`}
+          aria-pressed={verdict === chip.verdict}
+          onClick={() => onPick(chip.verdict)}
+          data-testid="history-count"
+          data-verdict={chip.verdict}
+        >
+          <span className={`badge ${chip.verdict === 'live' ? 'running' : chip.verdict}`}>{chip.verdict}</span>
+          <span className="history-chip-n">{chip.count.toLocaleString('en-US')}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) {
+  const line = firstLine(run);
+  const target = { view: 'run', id: run.id, tab: null } as const;
+  const status = statusOf(run);
+  return (
+    <tr className="history-row" data-testid="history-row" data-run-id={run.id} onClick={() => navigate(target)}>
+      <td className="history-started">
+        <time dateTime={run.startedAt} title={fullTime(run.startedAt)} data-testid="history-started">
+          <span className="history-ago">{ago(run.startedAt, wall)}</span>
+          <span className="history-clock">{clock(run.startedAt)}</span>
+        </time>
+      </td>
+      <td className="history-command">
+        <a href={hrefOf(target)} title={run.kind === 'python' ? (run.code ?? line) : line} onClick={(e) => e.stopPropagation()}>
+          {run.kind === 'python' && <span className="history-kind">py</span>}
+          <code>{line || '(empty script)'}</code>
+        </a>
+      </td>
+      <td className="history-session" title={run.session}>
+        {run.session ?? <span className="muted">–</span>}
+      </td>
+      <td className="history-status">
+        <span className={`badge ${status}`} data-testid="history-badge">
+          {status}
+        </span>
+      </td>
+      <td className="num history-exit" title={run.signal ?? undefined} data-testid="history-exit-cell">
+        {exitText(run)}
+      </td>
+      <td className="num">{run.state === 'ended' ? duration(run.elapsedMs) : run.state === 'queued' ? <span className="muted">–</span> : <LiveElapsed run={run} />}</td>
+      <td className="num">{bytes(run.peakRssBytes)}</td>
+    </tr>
+  );
+});
+
+/** A live run's elapsed time, moving once a second from the last figure the page got. */
+function LiveElapsed({ run }: { run: RunSummary }) {
+  const syncedAt = useWarden((s) => s.syncedAt[run.id]);
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return <span className="history-live">{duration(elapsedNow(run, syncedAt, performance.now()))}</span>;
+}
+
+function NoRuns() {
+  return (
+    <div className="empty history-empty" data-testid="history-empty">
+      <h2>No runs yet</h2>
+      <p>Every run Warden supervises lands here, whoever started it. Run a script from a terminal:</p>
+      <pre>warden run --limit 30s -- python3 script.py</pre>
+      <p>
+        or start one from the <a href={hrefOf({ view: 'new' })}>New run</a> form.
+      </p>
+    </div>
+  );
+}
+
+function NoMatch({ searching, onClear }: { searching: boolean; onClear: () => void }) {
+  return (
+    <div className="empty history-empty" data-testid="history-empty">
+      <h2>No runs match these filters</h2>
+      <p>{searching ? 'Search needs every word to appear; words of three or more letters match by their start.' : 'Try a wider time range, or another verdict, session or exit code.'}</p>
+      <button type="button" onClick={onClear} data-testid="history-clear">
+        Clear filters
+      </button>
+    </div>
+  );
+}

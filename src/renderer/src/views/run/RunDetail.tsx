@@ -1,0 +1,129 @@
+// One run: header with its actions, then tabs (#/runs/ID/TAB): the summary
+// (an ended run that did not complete opens on it), the output, the script (a
+// Python run), the process tree, the verdict and the timeline. A link without
+// a tab (#/runs/ID) opens the one that fits the run (summary.ts).
+
+import { useEffect, useRef, useState } from 'react';
+import type { RunResult } from '../../../../shared/result';
+import { Header } from './Header';
+import { OutputView } from './OutputView';
+import { TimelineView } from './TimelineView';
+import { TreeView } from './TreeView';
+import { VerdictView } from './VerdictView';
+import type { LiveExtension } from './describe';
+import './run.css';
+import { hrefOf, navigate, type LineRange, type Tab } from '../../router';
+import { ScriptView } from './ScriptView';
+import { defaultTab, tabsOf } from './summary';
+import { SummaryView } from './SummaryView';
+import { useTitle } from '../../components/hooks';
+import { commandLine, statusOf } from '../../format';
+import { liveElapsed, useWarden } from '../../store';
+
+const TAB_LABEL: Record<Tab, string> = { summary: 'Summary', output: 'Output', script: 'Script', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
+
+export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | null; lines?: LineRange }) {
+  const run = useWarden((s) => s.runs[id]);
+  const api = useWarden((s) => s.api);
+  const load = useWarden((s) => s.load);
+  const tree = useWarden((s) => s.trees[id]);
+  const [missing, setMissing] = useState(false);
+
+  // A run not in the store (opened from History, or a link) is fetched once.
+  const present = run !== undefined;
+  useEffect(() => {
+    if (present || !api) return;
+    let current = true;
+    setMissing(false);
+    void load(id).then((found) => {
+      if (current && !found) setMissing(true);
+    });
+    return () => {
+      current = false;
+    };
+  }, [id, present, api, load]);
+
+  const extensions = useLiveExtensions(run);
+  useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
+
+  if (!run) {
+    return (
+      <section className="rd" data-testid="run-detail" data-state="" data-verdict="">
+        <div className="empty">{missing ? <p>No run {id} is known to this host or its history.</p> : <p>Loading run {id}…</p>}</div>
+      </section>
+    );
+  }
+
+  const tabs = tabsOf(run);
+  // A tab the run does not have (a summary of a run that completed, a script of a command) falls back too.
+  const tab = asked !== null && tabs.includes(asked) ? asked : defaultTab(run);
+  return (
+    <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
+      {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
+      <Header key={run.id} run={run} />
+      <nav className="rd-tabs" role="tablist" aria-label="Run detail">
+        {tabs.map((t) => (
+          <a
+            key={t}
+            role="tab"
+            href={hrefOf({ view: 'run', id, tab: t })}
+            aria-selected={t === tab}
+            className={t === tab ? 'on' : undefined}
+            data-testid={`tab-${t}`}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ view: 'run', id, tab: t });
+            }}
+          >
+            {TAB_LABEL[t]}
+            {t === 'tree' && <TreeCount id={id} />}
+          </a>
+        ))}
+      </nav>
+      <div className="rd-panel" role="tabpanel">
+        {tab === 'summary' && <SummaryView run={run} />}
+        {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}
+        {tab === 'script' && <ScriptView run={run} />}
+        {tab === 'tree' && <TreeView run={run} tree={tree} />}
+        {tab === 'verdict' && <VerdictView run={run} />}
+        {tab === 'timeline' && <TimelineView run={run} extensions={extensions} />}
+      </div>
+    </section>
+  );
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function TreeCount({ id }: { id: string }) {
+  const processes = useWarden((s) => (s.runs[id]?.state === 'ended' ? undefined : s.trees[id]?.processes));
+  if (processes === undefined) return null;
+  return <span className="rd-tab-count">{processes}</span>;
+}
+
+/** Limit extensions the page saw while the run was live (the history has them only once written). */
+function useLiveExtensions(run: RunResult | undefined): LiveExtension[] {
+  const syncedAt = useWarden((s) => (run ? s.syncedAt[run.id] : undefined));
+  const [extensions, setExtensions] = useState<LiveExtension[]>([]);
+  const last = useRef<{ id: string; limitMs: number | null } | null>(null);
+  const id = run?.id;
+  const limitMs = run?.limitMs ?? null;
+  const live = run !== undefined && run.state !== 'ended';
+  useEffect(() => {
+    if (id === undefined) return;
+    const before = last.current;
+    last.current = { id, limitMs };
+    if (!before || before.id !== id) {
+      setExtensions([]);
+      return;
+    }
+    if (live && limitMs !== null && (before.limitMs === null || limitMs > before.limitMs)) {
+      const atMs = run ? liveElapsed(run, syncedAt) : 0;
+      const byMs = before.limitMs === null ? limitMs - atMs : limitMs - before.limitMs;
+      setExtensions((list) => [...list, { limitMs, byMs, atMs }]);
+    }
+    // Only a change of the limit is an extension; the run object changes with every chunk of output.
+  }, [id, limitMs]);
+  return extensions;
+}

@@ -1,0 +1,108 @@
+// The summary an ended run that did not complete opens on: the verdict in
+// words and its advice, then the last lines of its output with the error
+// lines marked (and kept in view when they came earlier), then the way to the
+// full log.
+
+import type { RunResult } from '../../../../shared/result';
+import { navigate } from '../../router';
+import { parseAnsi, styleClass, styleColours } from './ansi';
+import { verdictSentence } from './describe';
+import { askStream } from './output-intent';
+import { summaryTails, type StreamTail } from './summary';
+
+const TAIL_LINES = 30;
+
+export function SummaryView({ run }: { run: RunResult }) {
+  const tails = summaryTails(run, TAIL_LINES);
+  const openLog = (stream?: 'stdout' | 'stderr') => {
+    if (stream) askStream(run.id, stream);
+    navigate({ view: 'run', id: run.id, tab: 'output' });
+  };
+  return (
+    <div className="rd-scroll-panel" data-testid="run-summary">
+      <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
+        <p className="rd-verdict-text" data-testid="summary-verdict">
+          {verdictSentence(run)}
+        </p>
+        {run.advice && (
+          <div className="rd-advice" data-testid="summary-advice">
+            <strong>Advice</strong>
+            <p>{run.advice}</p>
+          </div>
+        )}
+        {run.notes.length > 0 && (
+          <ul className="rd-notes">
+            {run.notes.map((note, i) => (
+              <li key={i}>{note}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      {tails.length === 0 ? (
+        <section className="rd-card">
+          <p className="muted" data-testid="summary-no-output">
+            {run.verdict === 'spawn-failed' ? 'No output: it never started.' : 'It wrote no output.'}
+          </p>
+        </section>
+      ) : (
+        tails.map((tail) => <TailCard key={tail.stream} tail={tail} onOpen={() => openLog(tail.stream)} />)
+      )}
+
+      <div className="rd-summary-foot">
+        <button type="button" className="primary" onClick={() => openLog()} data-testid="summary-open-log">
+          Open the full log
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function TailCard({ tail, onOpen }: { tail: StreamTail; onOpen: () => void }) {
+  const shown = tail.blocks.reduce((n, b) => n + b.lines.length, 0);
+  const digits = String(tail.totalLines).length;
+  return (
+    <section className={`rd-card rd-tail${tail.stream === 'stderr' ? ' rd-stderr' : ''}`} data-testid="summary-tail" data-stream={tail.stream}>
+      <h3>
+        {shown < tail.totalLines ? `Last lines of ${tail.stream}` : tail.stream}
+        <span className="rd-card-aside">
+          {tail.totalLines.toLocaleString('en-US')} line{tail.totalLines === 1 ? '' : 's'} ·{' '}
+          <button type="button" className="rd-link" onClick={onOpen} data-testid={`summary-open-${tail.stream}`}>
+            open all of {tail.stream}
+          </button>
+        </span>
+      </h3>
+      <div className="rd-tail-lines">
+        {tail.blocks.map((block, b) => (
+          <div key={b}>
+            {block.skippedBefore > 0 && (
+              <div className="rd-tail-gap muted" data-testid="summary-gap">
+                ⋯ {block.skippedBefore.toLocaleString('en-US')} line{block.skippedBefore === 1 ? '' : 's'} ⋯
+              </div>
+            )}
+            {block.lines.map((line) => (
+              <div key={line.no} className={`rd-tail-line${line.error ? ' rd-error-line' : ''}`} data-testid="summary-line" data-line={line.no} data-error={line.error ? 'true' : 'false'}>
+                <span className="rd-gutter" style={{ width: `${digits + 2}ch` }} aria-hidden="true">
+                  {line.no}
+                </span>
+                <span className="rd-text">
+                  {parseAnsi(line.text).spans.map((s, k) => {
+                    const cls = styleClass(s.style);
+                    const colours = styleColours(s.style);
+                    return cls || colours ? (
+                      <span key={k} className={cls || undefined} style={colours}>
+                        {s.text}
+                      </span>
+                    ) : (
+                      s.text
+                    );
+                  })}
+                </span>
+              </div>
+            ))}
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}

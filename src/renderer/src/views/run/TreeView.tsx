@@ -1,0 +1,220 @@
+// A run's process tree: the live sample while it runs (indented, escaped
+// processes marked), then what the teardown did and the peak figures.
+
+import { useState } from 'react';
+import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
+import type { Proc, RunResult } from '../../../../shared/result';
+import { bytes, clock, duration, peakOf } from '../../format';
+import { procStateWord, treeRows } from './describe';
+import { TelemetryCharts } from './TelemetryCharts';
+
+export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
+  const ended = run.state === 'ended';
+  const peak = tree?.peak ?? run.peak;
+  // One figure in every view: the cgroup's peak counter when it saw more than the sampler.
+  const peakRss = peakOf(run, tree);
+  return (
+    <div className="rd-scroll-panel">
+      {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} />}
+      {ended && tree && tree.roots.length > 0 && <LiveTree tree={tree} queued={false} title="Last sample while it ran" />}
+      <TelemetryCharts run={run} />
+      {ended && <Teardown run={run} />}
+      <section className="rd-card">
+        <h3>Peak</h3>
+        {peak ? (
+          <dl className="rd-facts">
+            <dt>Memory (RSS)</dt>
+            <dd data-testid="peak-rss">
+              {bytes(peakRss)}
+              {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
+            </dd>
+            <dt>Processes</dt>
+            <dd data-testid="peak-processes">{peak.processes}</dd>
+          </dl>
+        ) : (
+          <p className="muted">No samples were taken{ended ? '' : ' yet'}.</p>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function LiveTree({ tree, queued, title = 'Processes' }: { tree: ProcTreeSnapshot | undefined; queued: boolean; title?: string }) {
+  if (!tree) {
+    return (
+      <section className="rd-card">
+        <h3>{title}</h3>
+        <p className="muted">{queued ? 'Queued: no processes yet.' : 'Waiting for the first sample…'}</p>
+      </section>
+    );
+  }
+  return <TreeTable tree={tree} title={title} />;
+}
+
+function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
+  const [folded, setFolded] = useState<ReadonlySet<number>>(() => new Set());
+  const rows = treeRows(tree.roots, folded);
+  const toggle = (pid: number) =>
+    setFolded((current) => {
+      const next = new Set(current);
+      if (next.has(pid)) next.delete(pid);
+      else next.add(pid);
+      return next;
+    });
+  return (
+    <section className="rd-card">
+      <h3>
+        {title}
+        <span className="rd-card-aside">
+          sampled {clock(tree.sampledAt)}
+          {tree.source === 'ps' ? ' · from ps: escaped processes reparented to init are not shown' : ''}
+        </span>
+      </h3>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing of the run is left.</p>
+      ) : (
+        <table className="rd-table rd-tree" data-testid="proc-tree">
+          <thead>
+            <tr>
+              <th className="num">PID</th>
+              <th>Command</th>
+              <th>State</th>
+              <th className="num">CPU</th>
+              <th className="num">RSS</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ node, depth, guides, hasChildren, folded: isFolded, hidden }) => (
+              <tr
+                key={node.pid}
+                data-testid="tree-node"
+                data-pid={node.pid}
+                data-depth={depth}
+                data-escaped={node.escaped ? 'true' : 'false'}
+                data-folded={isFolded ? 'true' : 'false'}
+                className={node.escaped ? 'rd-escaped' : undefined}
+              >
+                <td className="num mono">{node.pid}</td>
+                <td>
+                  <div className="rd-cell-flex rd-tree-cell">
+                    {guides && (
+                      <span className="rd-tree-guides" aria-hidden="true">
+                        {guides}
+                      </span>
+                    )}
+                    {hasChildren ? (
+                      <button
+                        type="button"
+                        className="rd-tree-fold"
+                        onClick={() => toggle(node.pid)}
+                        aria-expanded={!isFolded}
+                        aria-label={isFolded ? `Show the processes under ${node.pid}` : `Hide the processes under ${node.pid}`}
+                        data-testid="tree-fold"
+                      >
+                        {isFolded ? '▸' : '▾'}
+                      </button>
+                    ) : (
+                      depth === 0 && <span className="rd-tree-fold-space" aria-hidden="true" />
+                    )}
+                    <code title={node.command}>{node.command}</code>
+                    {isFolded && <span className="muted rd-tree-hidden">{hidden} hidden</span>}
+                    {node.escaped && (
+                      <span className="badge escaped" title="Left the run's process group or tree: a signal to the group misses it">
+                        escaped
+                      </span>
+                    )}
+                  </div>
+                </td>
+                <td title={procStateWord(node.state)}>
+                  <span className="mono">{node.state}</span> <span className="muted">{procStateWord(node.state)}</span>
+                </td>
+                <td className="num">{node.cpuPercent.toFixed(1)} %</td>
+                <td className="num">{bytes(node.rssBytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr data-testid="tree-totals">
+              <td colSpan={3}>
+                {tree.processes} process{tree.processes === 1 ? '' : 'es'}
+              </td>
+              <td className="num">{tree.cpuPercent.toFixed(1)} %</td>
+              <td className="num">{bytes(tree.rssBytes)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function ProcList({ procs }: { procs: Proc[] }) {
+  return (
+    <table className="rd-table">
+      <thead>
+        <tr>
+          <th className="num">PID</th>
+          <th className="num">PPID</th>
+          <th className="num">PGID</th>
+          <th>Command</th>
+        </tr>
+      </thead>
+      <tbody>
+        {procs.map((p) => (
+          <tr key={p.pid}>
+            <td className="num mono">{p.pid}</td>
+            <td className="num mono">{p.ppid}</td>
+            <td className="num mono">{p.pgid}</td>
+            <td>
+              <code title={p.command}>{p.command}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Teardown({ run }: { run: RunResult }) {
+  const t = run.teardown;
+  return (
+    <section className="rd-card" data-testid="teardown-report">
+      <h3>
+        Teardown
+        {t && (
+          <span className={`rd-pill ${t.complete && t.survivors.length === 0 ? 'ok' : 'fail'}`}>
+            {t.survivors.length > 0 ? `${t.survivors.length} survived` : t.complete ? 'complete' : 'incomplete'}
+          </span>
+        )}
+      </h3>
+      {!t ? (
+        <p className="muted">No teardown was needed: nothing of the run was left when its main process ended{run.verdict === 'lost' ? ', or Warden could not see it' : ''}.</p>
+      ) : (
+        <>
+          <dl className="rd-facts">
+            <dt>Took</dt>
+            <dd>{duration(t.elapsedMs)}</dd>
+            <dt>Killed</dt>
+            <dd>{t.killed.length === 0 ? 'none: nothing was left' : t.killed.length}</dd>
+            <dt>Survivors</dt>
+            <dd className={t.survivors.length > 0 ? 'rd-fail-text' : undefined}>{t.survivors.length === 0 ? 'none' : t.survivors.length}</dd>
+            <dt>Complete</dt>
+            <dd>{t.complete ? 'yes: every step looked everywhere' : 'no: the budget ran out or a step could not look everywhere'}</dd>
+          </dl>
+          {t.survivors.length > 0 && (
+            <>
+              <h4 className="rd-fail-text">Survivors: still running</h4>
+              <ProcList procs={t.survivors} />
+            </>
+          )}
+          {t.killed.length > 0 && (
+            <>
+              <h4>Killed</h4>
+              <ProcList procs={t.killed} />
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

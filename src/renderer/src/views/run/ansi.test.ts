@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { applySgr, paletteColour, parseAnsi, plainText, PLAIN, styleAfter, styleClass, styleColours } from './ansi';
+
+const ESC = '\x1b';
+
+describe('parseAnsi', () => {
+  it('keeps plain text as one plain span', () => {
+    expect(parseAnsi('hello')).toEqual({ spans: [{ text: 'hello', style: PLAIN }], end: PLAIN });
+  });
+
+  it('colours foreground 30-37 and 90-97, and 39 resets it', () => {
+    const { spans, end } = parseAnsi(`a${ESC}[31mred${ESC}[92mbright${ESC}[39mplain`);
+    expect(spans.map((s) => [s.text, s.style.fg])).toEqual([
+      ['a', null],
+      ['red', 1],
+      ['bright', 10],
+      ['plain', null],
+    ]);
+    expect(end).toBe(PLAIN);
+  });
+
+  it('colours background 40-47 and 49 resets it, bold 1 and 22', () => {
+    const { spans } = parseAnsi(`${ESC}[1;44mx${ESC}[22my${ESC}[49mz`);
+    expect(spans.map((s) => [s.text, s.style.bg, s.style.bold])).toEqual([
+      ['x', 4, true],
+      ['y', 4, false],
+      ['z', null, false],
+    ]);
+  });
+
+  it('resets on 0 and on an empty SGR', () => {
+    expect(parseAnsi(`${ESC}[31mr${ESC}[0mp`).spans[1]!.style).toBe(PLAIN);
+    expect(parseAnsi(`${ESC}[31mr${ESC}[mp`).spans[1]!.style).toBe(PLAIN);
+  });
+
+  it('carries the style in and out of a line', () => {
+    const { spans, end } = parseAnsi(`still red${ESC}[1m`, applySgr(PLAIN, '31'));
+    expect(spans[0]!.style.fg).toBe(1);
+    expect(end).toEqual({ fg: 1, bg: null, bold: true });
+  });
+
+  it('strips cursor moves, erases, OSC titles and other controls', () => {
+    const text = `${ESC}[2K${ESC}[1Gdone${ESC}]0;title\x07 ok${ESC}(B\x07\b!${ESC}[?25h`;
+    expect(plainText(text)).toBe('done ok!');
+  });
+
+  it('reads 256-colour and RGB colours whole, never their parameters as codes', () => {
+    // 38;5;1 would read as "bold" and "red" if its parameters were taken one by one.
+    const { spans } = parseAnsi(`${ESC}[38;5;200mx${ESC}[38;2;1;2;3my${ESC}[38;5;9mz${ESC}[48;5;232mw`);
+    expect(spans.map((s) => [s.text, s.style.fg, s.style.bg, s.style.bold])).toEqual([
+      ['x', 200, null, false],
+      ['y', '#010203', null, false],
+      ['z', 9, null, false],
+      ['w', 9, 232, false],
+    ]);
+    expect(styleColours(spans[0]!.style)).toEqual({ color: paletteColour(200) });
+    expect(paletteColour(200)).toBe('#ff00d7');
+    expect(paletteColour(16)).toBe('#000000');
+    expect(paletteColour(255)).toBe('#eeeeee');
+    expect(styleColours(spans[2]!.style)).toBeUndefined();
+    expect(styleClass(spans[2]!.style)).toBe('ansi-fg-9');
+  });
+
+  it('keeps dim, italic and underline, and ends each with its own code', () => {
+    const { spans, end } = parseAnsi(`${ESC}[2;3;4ma${ESC}[24mb${ESC}[23mc${ESC}[22md`);
+    expect(spans.map((s) => [s.text, styleClass(s.style)])).toEqual([
+      ['a', 'ansi-dim ansi-italic ansi-underline'],
+      ['b', 'ansi-dim ansi-italic'],
+      ['c', 'ansi-dim'],
+      ['d', ''],
+    ]);
+    expect(end).toBe(PLAIN);
+  });
+
+  it('shows what follows a carriage return, and ignores a trailing one', () => {
+    expect(plainText('10%\r50%\r100%')).toBe('100%');
+    expect(plainText('line\r')).toBe('line');
+  });
+
+  it('merges neighbouring pieces of the same style', () => {
+    expect(parseAnsi(`a${ESC}[Kb`).spans).toEqual([{ text: 'ab', style: PLAIN }]);
+  });
+
+  it('gives the end style without spans', () => {
+    expect(styleAfter('no escapes', PLAIN)).toBe(PLAIN);
+    expect(styleAfter(`${ESC}[35mx`, PLAIN).fg).toBe(5);
+  });
+
+  it('names classes', () => {
+    expect(styleClass(PLAIN)).toBe('');
+    expect(styleClass({ fg: 1, bg: 12, bold: true })).toBe('ansi-fg-1 ansi-bg-12 ansi-bold');
+  });
+});

@@ -1,0 +1,120 @@
+// The rows of the output view: one stream's lines, or both streams merged in
+// the order they arrived (shared/output-times.ts), each row with the time its
+// line came. Pure: built from the two streams' line indexes and the marks.
+
+import { markAt, mergeLines, splitMarks, streamOffset, type OutputMark, type StreamTimes } from '../../../../shared/output-times';
+import type { LineIndex, Match } from './lines';
+
+export type LogMode = 'all' | 'stdout' | 'stderr';
+
+export interface Cut {
+  at: number;
+  length: number;
+  dropped: number;
+}
+
+const ENGINE_CUT = /\n\[warden: ([\d,]+) characters dropped here\]\n/;
+const LIVE_CUT = /\n\[warden: ([\d,]+) characters not shown while live\]\n/;
+
+/** Where a kept text leaves characters out (the engine's marker, or the page's while live), or null. */
+export function cutOf(text: string): Cut | null {
+  const m = ENGINE_CUT.exec(text) ?? LIVE_CUT.exec(text);
+  return m ? { at: m.index, length: m[0].length, dropped: Number(m[1]!.replace(/,/g, '')) } : null;
+}
+
+export interface LogRows {
+  count: number;
+  /** The stream of a row: 0 stdout, 1 stderr. */
+  stream(row: number): 0 | 1;
+  /** Its line in that stream's index. */
+  line(row: number): number;
+  /** When the row's line came, in ms since the run's start, or null when not known. */
+  atMs(row: number): number | null;
+  /** The row a stream's line is on, or -1 when this view does not show that stream. */
+  rowOf(stream: 0 | 1, line: number): number;
+}
+
+function lineMark(index: LineIndex, line: number, cut: Cut | null, times: StreamTimes): number {
+  return markAt(times, streamOffset(index.starts[line] ?? 0, cut));
+}
+
+export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: [Cut | null, Cut | null], marks: OutputMark[] | null): LogRows {
+  const times = splitMarks(marks ?? []);
+  const atOf = (s: 0 | 1, line: number): number | null => {
+    if (!marks) return null;
+    const k = lineMark(indexes[s], line, cuts[s], times[s]);
+    return k < 0 ? null : times[s].times[k]!;
+  };
+  if (mode !== 'all') {
+    const s: 0 | 1 = mode === 'stdout' ? 0 : 1;
+    return { count: indexes[s].count, stream: () => s, line: (row) => row, atMs: (row) => atOf(s, row), rowOf: (stream, line) => (stream === s ? line : -1) };
+  }
+  const seqOf = (s: 0 | 1, line: number) => {
+    const k = lineMark(indexes[s], line, cuts[s], times[s]);
+    return k < 0 ? -1 : times[s].seqs[k]!;
+  };
+  const merged = mergeLines([indexes[0].count, indexes[1].count], seqOf);
+  const inverse: [Int32Array, Int32Array] = [new Int32Array(indexes[0].count), new Int32Array(indexes[1].count)];
+  for (let row = 0; row < merged.streams.length; row++) inverse[merged.streams[row] as 0 | 1][merged.lines[row]!] = row;
+  return {
+    count: merged.streams.length,
+    stream: (row) => merged.streams[row] as 0 | 1,
+    line: (row) => merged.lines[row]!,
+    atMs: (row) => atOf(merged.streams[row] as 0 | 1, merged.lines[row]!),
+    rowOf: (stream, line) => inverse[stream][line] ?? -1,
+  };
+}
+
+/** Whether the kept text's head ends on a newline before its cut (the marker then follows an empty line of its own). */
+export function blankBeforeCut(text: string, cut: Cut | null): boolean {
+  return cut !== null && (cut.at === 0 || text.charCodeAt(cut.at - 1) === 10);
+}
+
+/** The line of a kept text that holds its cut's marker, or -1. */
+export function markerLineOf(index: LineIndex, cut: Cut | null): number {
+  if (!cut) return -1;
+  const at = cut.at + 1; // the marker's text starts after its leading newline
+  let lo = 0;
+  let hi = index.count - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((index.starts[mid] ?? 0) <= at) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * A line's number in its stream, honest after a cut: the lines after the
+ * marker are numbered from the stream's end when its total is known (the
+ * lines dropped counted), else not numbered (null), as the marker itself.
+ */
+export function streamLineNumber(line: number, keptLines: number, markerLine: number, total: number | null, blankBefore = false): number | null {
+  // The head ended on a newline: the marker's own newline makes an empty line that was never in the stream.
+  if (blankBefore && line === markerLine - 1) return null;
+  if (markerLine < 0 || line < markerLine) return line + 1;
+  if (line === markerLine || total === null) return null;
+  return total - (keptLines - 1 - line);
+}
+
+/** Search matches of both streams as matches on rows, in row order. */
+export function rowMatches(rows: LogRows, perStream: [Match[], Match[]]): Match[] {
+  const out: Match[] = [];
+  for (const s of [0, 1] as const) {
+    for (const m of perStream[s]) {
+      const row = rows.rowOf(s, m.line);
+      if (row >= 0) out.push({ line: row, start: m.start, end: m.end });
+    }
+  }
+  return out.sort((a, b) => a.line - b.line || a.start - b.start);
+}
+
+/** The text a download gives: the rows' lines as written, one per line. */
+export function rowsText(rows: LogRows, raw: (stream: 0 | 1, line: number) => string): string {
+  const parts: string[] = [];
+  for (let row = 0; row < rows.count; row++) parts.push(raw(rows.stream(row), rows.line(row)));
+  return parts.length > 0 ? `${parts.join('\n')}\n` : '';
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { defaultTab, isErrorLine, scriptErrorLine, streamTail, summaryTails, tabsOf } from './summary';
+
+const lines = (n: number, make = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${make(i + 1)}\n`).join('');
+
+describe('which tab a run opens on', () => {
+  it('lands on the summary for an ended run that did not complete, else on the output', () => {
+    expect(defaultTab({ state: 'ended', verdict: 'failed' })).toBe('summary');
+    expect(defaultTab({ state: 'ended', verdict: 'spawn-failed' })).toBe('summary');
+    expect(defaultTab({ state: 'ended', verdict: 'timed-out' })).toBe('summary');
+    expect(defaultTab({ state: 'ended', verdict: 'completed' })).toBe('output');
+    expect(defaultTab({ state: 'running', verdict: undefined })).toBe('output');
+    expect(defaultTab(undefined)).toBe('output');
+  });
+
+  it('has a Summary tab only when it ended badly, and a Script tab only for Python', () => {
+    expect(tabsOf({ state: 'ended', verdict: 'failed', kind: 'command' })).toEqual(['summary', 'output', 'tree', 'verdict', 'timeline']);
+    expect(tabsOf({ state: 'ended', verdict: 'completed', kind: 'python', code: 'print(1)' })).toEqual(['output', 'script', 'tree', 'verdict', 'timeline']);
+    expect(tabsOf({ state: 'running', kind: 'command' })).toEqual(['output', 'tree', 'verdict', 'timeline']);
+  });
+});
+
+describe('the tail of a stream', () => {
+  it('keeps the last 30 lines, numbered as in the stream, and counts what it left out', () => {
+    const tail = streamTail('stdout', lines(100))!;
+    expect(tail.totalLines).toBe(100);
+    expect(tail.blocks).toHaveLength(1);
+    expect(tail.blocks[0]!.skippedBefore).toBe(70);
+    expect(tail.blocks[0]!.lines.map((l) => l.no)).toEqual(Array.from({ length: 30 }, (_, i) => 71 + i));
+    expect(tail.blocks[0]!.lines[0]!.text).toBe('line 71');
+  });
+
+  it('keeps an earlier error line in view with its context when the tail has none', () => {
+    const text = lines(100, (i) => (i === 20 ? 'Error: cannot open config.yml' : `cleanup ${i}`));
+    const tail = streamTail('stderr', text)!;
+    expect(tail.blocks).toHaveLength(2);
+    expect(tail.blocks[0]).toMatchObject({ skippedBefore: 16 });
+    expect(tail.blocks[0]!.lines.map((l) => l.no)).toEqual([17, 18, 19, 20, 21, 22, 23]);
+    expect(tail.blocks[0]!.lines.find((l) => l.error)!.no).toBe(20);
+    expect(tail.blocks[1]).toMatchObject({ skippedBefore: 100 - 30 - 23 });
+    expect(tail.blocks[1]!.lines[0]!.no).toBe(71);
+  });
+
+  it('marks error lines by their text, through ANSI colours', () => {
+    expect(isErrorLine('Traceback (most recent call last):')).toBe(true);
+    expect(isErrorLine('bash: nosuchcmd: command not found')).toBe(true);
+    expect(isErrorLine('npm ERR! code 1')).toBe(false);
+    expect(isErrorLine('compiling...')).toBe(false);
+    const tail = streamTail('stdout', '\x1b[31mFAILED\x1b[0m test_x\nok\n')!;
+    expect(tail.blocks[0]!.lines.map((l) => l.error)).toEqual([true, false]);
+    expect(tail.blocks[0]!.lines[0]!.text).toBe('\x1b[31mFAILED\x1b[0m test_x');
+  });
+
+  it('has nothing for an empty stream, and puts stderr first', () => {
+    expect(streamTail('stdout', '')).toBeNull();
+    expect(summaryTails({ stdout: 'compiling...\n', stderr: 'error: x\n' }).map((t) => t.stream)).toEqual(['stderr', 'stdout']);
+    expect(summaryTails({ stdout: '', stderr: '' })).toEqual([]);
+  });
+
+  it("finds the script's line in a traceback: the last one named", () => {
+    const stderr = 'Traceback (most recent call last):\n  File "<script>", line 3, in <module>\n  File "<script>", line 7, in f\nZeroDivisionError: division by zero\n';
+    expect(scriptErrorLine(stderr)).toBe(7);
+    expect(scriptErrorLine('nothing')).toBeNull();
+  });
+});

@@ -1,0 +1,105 @@
+// What a run's detail opens on, and the summary of an ended run that did not
+// complete: the verdict in words, then the tail of its output with the error
+// lines in view (as a CI log opens on the failed step). Pure, so it is tested
+// without a page.
+
+import type { RunResult } from '../../../../shared/result';
+import type { Tab } from '../../router';
+import { plainText } from './ansi';
+
+/** The tab a run opens on when the link names none: the summary for an ended run that did not complete, else its output. */
+export function defaultTab(run: Pick<RunResult, 'state' | 'verdict'> | undefined): Tab {
+  return run && run.state === 'ended' && run.verdict !== 'completed' ? 'summary' : 'output';
+}
+
+/** The tabs a run has: Summary once it ended badly, Script for a Python script. */
+export function tabsOf(run: Pick<RunResult, 'state' | 'verdict' | 'kind' | 'code'>): Tab[] {
+  const tabs: Tab[] = [];
+  if (run.state === 'ended' && run.verdict !== 'completed') tabs.push('summary');
+  tabs.push('output');
+  if (run.kind === 'python' || run.code !== undefined) tabs.push('script');
+  tabs.push('tree', 'verdict', 'timeline');
+  return tabs;
+}
+
+/** A line that reads like an error: shown highlighted, and kept in view when it comes before the tail. */
+const ERROR_LINE =
+  /\b(error|errors|exception|traceback|fatal|failed|failure|panic|panicked|segmentation fault|core dumped|aborted|killed|denied|not found|no such file|cannot|can't|undefined reference|assert(ion)?)\b|^E\s|^\s*\^+\s*$/i;
+
+export function isErrorLine(plain: string): boolean {
+  return ERROR_LINE.test(plain);
+}
+
+export interface TailLine {
+  /** 1-based line number in its stream. */
+  no: number;
+  /** The line as written, escapes and all (the view colours it). */
+  text: string;
+  error: boolean;
+}
+
+export interface TailBlock {
+  lines: TailLine[];
+  /** Lines left out before this block (0 for a block that starts at line 1). */
+  skippedBefore: number;
+}
+
+export interface StreamTail {
+  stream: 'stdout' | 'stderr';
+  totalLines: number;
+  /** One block (the tail), or two when the last error line came before it: the lines around it, then the tail. */
+  blocks: TailBlock[];
+}
+
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The last `count` lines of a stream; the lines around its last error line too when that is earlier. */
+export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30, context = 3): StreamTail | null {
+  const lines = splitLines(text);
+  if (lines.length === 0) return null;
+  const line = (i: number): TailLine => {
+    const raw = lines[i]!;
+    return { no: i + 1, text: raw, error: isErrorLine(plainText(raw)) };
+  };
+  const from = Math.max(0, lines.length - count);
+  const tail: TailLine[] = [];
+  for (let i = from; i < lines.length; i++) tail.push(line(i));
+  const blocks: TailBlock[] = [];
+  if (from > 0 && !tail.some((l) => l.error)) {
+    let last = -1;
+    for (let i = from - 1; i >= 0; i--) {
+      if (isErrorLine(plainText(lines[i]!))) {
+        last = i;
+        break;
+      }
+    }
+    if (last >= 0) {
+      const start = Math.max(0, last - context);
+      const end = Math.min(from, last + context + 1);
+      const around: TailLine[] = [];
+      for (let i = start; i < end; i++) around.push(line(i));
+      blocks.push({ lines: around, skippedBefore: start });
+      blocks.push({ lines: tail, skippedBefore: from - end });
+      return { stream, totalLines: lines.length, blocks };
+    }
+  }
+  blocks.push({ lines: tail, skippedBefore: from });
+  return { stream, totalLines: lines.length, blocks };
+}
+
+/** The streams to show in a summary, the one more likely to hold the error first: stderr, unless it is empty. */
+export function summaryTails(run: Pick<RunResult, 'stdout' | 'stderr'>, count = 30): StreamTail[] {
+  return [streamTail('stderr', run.stderr, count), streamTail('stdout', run.stdout, count)].filter((t): t is StreamTail => t !== null);
+}
+
+/** The script's line a traceback names (`File "<script>", line N`), the last one: where it stopped. */
+export function scriptErrorLine(stderr: string): number | null {
+  let found: number | null = null;
+  for (const m of stderr.matchAll(/File "<script>", line (\d+)/g)) found = Number(m[1]);
+  return found;
+}

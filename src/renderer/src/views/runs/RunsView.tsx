@@ -1,0 +1,348 @@
+// Runs: live runs pinned in their own section above the ended ones, each row
+// with its elapsed time against the limit and where its stop sequence stands;
+// ended runs a page at a time; columns sortable. Rows are links to the run's
+// detail; ArrowUp/ArrowDown move the selection, Enter opens.
+//
+// Repaint only what changes: a live row re-renders four times a second on its
+// own clock (its bar moves by transform, no layout), an ended row only when its
+// run changes, the list for relative times every 15 s.
+
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { RunResult, Verdict } from '../../../../shared/result';
+import { useNow, useWallClock } from '../../components/hooks';
+import { useLivePhase } from '../../components/live-phase';
+import { Sparkline } from '../../components/Sparkline';
+import type { PhaseView } from '../../components/phase';
+import { ago, bytes, commandLine, duration, fullTime } from '../../format';
+import { hrefOf, navigate } from '../../router';
+import { useWarden } from '../../store';
+import { DEFAULT_SORT, ENDED_PAGE, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey } from './model';
+import './runs.css';
+
+type StateFilter = 'all' | 'live' | 'ended';
+
+function isTyping(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName));
+}
+
+const COLUMNS: { key: SortKey; label: string; className?: string }[] = [
+  { key: 'status', label: 'Status' },
+  { key: 'command', label: 'Command' },
+  { key: 'started', label: 'Started', className: 'runs-started-col' },
+  { key: 'duration', label: 'Duration / limit' },
+  { key: 'memory', label: 'Peak memory', className: 'runs-num' },
+];
+
+export function RunsView() {
+  const runs = useWarden((s) => s.runs);
+  const order = useWarden((s) => s.order);
+  const [stateFilter, setStateFilter] = useState<StateFilter>('all');
+  const [verdictFilter, setVerdictFilter] = useState<Verdict | ''>('');
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
+  const [endedShown, setEndedShown] = useState(ENDED_PAGE);
+  const [selected, setSelected] = useState<string | null>(null);
+  const rowRefs = useRef(new Map<string, HTMLAnchorElement>());
+
+  const all = useMemo(() => order.map((id) => runs[id]).filter((run): run is RunResult => run !== undefined), [order, runs]);
+  const filtered = useMemo(
+    () =>
+      all.filter((run) => {
+        if (stateFilter === 'live' && !isLive(run)) return false;
+        if (stateFilter === 'ended' && isLive(run)) return false;
+        return verdictFilter === '' || run.verdict === verdictFilter;
+      }),
+    [all, stateFilter, verdictFilter],
+  );
+  const liveCount = all.filter(isLive).length;
+  const wall = useWallClock(15_000);
+  // Each live row keeps its own clock; the list itself re-renders for time only when sorted by duration (live runs move as they run).
+  const sortNow = useNow(sort.key === 'duration' && liveCount > 0 ? 1000 : null);
+  const { live, ended, endedTotal } = useMemo(() => sections(filtered, sort, endedShown), [filtered, sort, endedShown, sortNow]);
+  const visible = useMemo(() => [...live, ...ended], [live, ended]);
+
+  const select = useCallback((id: string) => {
+    setSelected(id);
+    const row = rowRefs.current.get(id);
+    row?.focus({ preventScroll: true });
+    row?.scrollIntoView({ block: 'nearest' });
+  }, []);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      const onRow = event.target instanceof HTMLElement && event.target.dataset.testid === 'run-row';
+      if (!onRow && isTyping(event.target)) return;
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        if (visible.length === 0) return;
+        event.preventDefault();
+        const at = visible.findIndex((run) => run.id === selected);
+        const next = at < 0 ? (event.key === 'ArrowDown' ? 0 : visible.length - 1) : Math.min(visible.length - 1, Math.max(0, at + (event.key === 'ArrowDown' ? 1 : -1)));
+        select(visible[next]!.id);
+      } else if (event.key === 'Enter' && selected && visible.some((run) => run.id === selected)) {
+        event.preventDefault();
+        navigate({ view: 'run', id: selected, tab: null });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [visible, selected, select]);
+
+  const rowRef = useCallback((id: string, el: HTMLAnchorElement | null) => {
+    if (el) rowRefs.current.set(id, el);
+    else rowRefs.current.delete(id);
+  }, []);
+  const onFocus = useCallback((id: string) => setSelected(id), []);
+
+  if (all.length === 0) return <RunsEmpty />;
+
+  const isFiltered = stateFilter !== 'all' || verdictFilter !== '';
+  const row = (run: RunResult) => (
+    <RunRow key={run.id} run={run} wall={wall} selected={run.id === selected} onFocus={onFocus} rowRef={rowRef} />
+  );
+  return (
+    <section className="view runs">
+      <header className="runs-head">
+        <div className="runs-title">
+          <h1>Runs</h1>
+          <span className="muted" data-testid="runs-count">
+            {liveCount} live · {all.length - liveCount} ended
+          </span>
+        </div>
+        <div className="runs-filters">
+          <label>
+            <span>State</span>
+            <select data-testid="filter-state" value={stateFilter} onChange={(e) => setStateFilter(e.target.value as StateFilter)}>
+              <option value="all">All</option>
+              <option value="live">Live</option>
+              <option value="ended">Ended</option>
+            </select>
+          </label>
+          <label>
+            <span>Verdict</span>
+            <select data-testid="filter-verdict" value={verdictFilter} onChange={(e) => setVerdictFilter(e.target.value as Verdict | '')}>
+              <option value="">Any</option>
+              {VERDICTS.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
+            New run
+          </button>
+        </div>
+      </header>
+
+      <div className="runs-table" role="table" aria-label="Runs">
+        <div className="runs-row runs-columns" role="row">
+          {COLUMNS.map((c) => (
+            <span key={c.key} role="columnheader" className={c.className} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+              <button type="button" className={`runs-sort${sort.key === c.key ? ' on' : ''}`} onClick={() => setSort((s) => nextSort(s, c.key))} data-testid={`sort-${c.key}`}>
+                {c.label}
+                <span className="runs-sort-arrow" aria-hidden="true">
+                  {sort.key === c.key ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+                </span>
+              </button>
+            </span>
+          ))}
+        </div>
+        {visible.length === 0 ? (
+          <div className="runs-none" data-testid="runs-none-match">
+            <span>No runs match these filters.</span>
+            <button
+              type="button"
+              onClick={() => {
+                setStateFilter('all');
+                setVerdictFilter('');
+              }}
+            >
+              Show all runs
+            </button>
+          </div>
+        ) : (
+          <>
+            {live.length > 0 && (
+              <div className="runs-section" data-testid="runs-section-live" role="rowgroup" aria-label="Live runs">
+                <div className="runs-section-head">Live · {live.length}</div>
+                {live.map(row)}
+              </div>
+            )}
+            {ended.length > 0 && (
+              <div className="runs-section" data-testid="runs-section-ended" role="rowgroup" aria-label="Ended runs">
+                <div className="runs-section-head">
+                  Ended · {endedTotal > ended.length ? `${ended.length} of ${endedTotal}` : endedTotal}
+                </div>
+                {ended.map(row)}
+                {endedTotal > ended.length && (
+                  <div className="runs-more">
+                    <button type="button" onClick={() => setEndedShown((n) => n + ENDED_PAGE)} data-testid="runs-more">
+                      Show {Math.min(ENDED_PAGE, endedTotal - ended.length)} more
+                    </button>
+                  </div>
+                )}
+              </div>
+            )}
+          </>
+        )}
+      </div>
+      {isFiltered && visible.length > 0 && (
+        <p className="runs-foot muted">
+          {live.length + endedTotal} of {all.length} runs match
+        </p>
+      )}
+      <p className="runs-foot muted">
+        <kbd>↑</kbd> <kbd>↓</kbd> select · <kbd>Enter</kbd> open
+      </p>
+    </section>
+  );
+}
+
+interface RowProps {
+  run: RunResult;
+  wall: number;
+  selected: boolean;
+  onFocus: (id: string) => void;
+  rowRef: (id: string, el: HTMLAnchorElement | null) => void;
+}
+
+const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: RowProps) {
+  // A live row's own clock: four repaints a second of this row only.
+  const now = useNow(run.state === 'ended' ? null : 250);
+  const tree = useWarden((s) => (run.state === 'ended' ? undefined : s.trees[run.id]));
+  const spark = useWarden((s) => (run.state === 'ended' ? undefined : s.series[run.id]?.points));
+  const { view, elapsedMs } = useLivePhase(run, now);
+  const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
+  const live = run.state !== 'ended';
+  const badge = statusBadge(run);
+  const extra = processBadges(run, tree);
+  const peak = peakOf(run, tree);
+  const memoryLimit = run.oom?.limitBytes;
+  const processes = live ? tree?.processes : run.peak?.processes;
+
+  return (
+    <a
+      ref={(el) => rowRef(run.id, el)}
+      href={hrefOf({ view: 'run', id: run.id, tab: null })}
+      className={`runs-row run-row${selected ? ' selected' : ''}`}
+      aria-current={selected ? 'true' : undefined}
+      role="row"
+      data-testid="run-row"
+      data-run-id={run.id}
+      data-state={run.state}
+      data-verdict={run.verdict ?? ''}
+      onFocus={() => onFocus(run.id)}
+    >
+      <span className="runs-status">
+        <span className={`badge ${badge.tone}`} data-testid="run-badge" title={badge.title}>
+          {badge.label}
+        </span>
+        {extra.map((b) => (
+          <span key={b.label} className={`badge ${b.tone}`} data-testid="run-proc-badge" title={b.title}>
+            {b.label}
+          </span>
+        ))}
+      </span>
+      <span className="runs-command">
+        <code className="runs-line" title={run.kind === 'python' ? run.code : line}>
+          {line}
+        </code>
+        <span className="runs-meta">
+          {run.kind === 'python' ? (
+            <>
+              <span className="runs-kind">python</span>
+              <span className="runs-shrink" data-testid="run-session">
+                session {run.session ?? 'default'}
+              </span>
+            </>
+          ) : (
+            <span className="runs-kind">command</span>
+          )}
+          <span className="runs-started-meta" title={fullTime(run.startedAt)}>
+            {ago(run.startedAt, wall)}
+          </span>
+          <span className="runs-id">{run.id.slice(0, 8)}</span>
+        </span>
+      </span>
+      <span className="runs-started" title={fullTime(run.startedAt)} data-testid="run-started">
+        {ago(run.startedAt, wall)}
+      </span>
+      <span className="runs-time">
+        {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={badge.tone} />}
+        <span className="runs-time-text">
+          <span className="runs-elapsed" data-testid="run-duration">
+            {duration(elapsedMs)}
+            <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
+          </span>
+          {live && (
+            <span className={`runs-phase phase-${view.phase}`} data-testid="run-phase" title={view.estimated ? 'Time to SIGKILL estimated from the default grace (a run does not report its own)' : undefined}>
+              {view.label}
+            </span>
+          )}
+        </span>
+      </span>
+      <span className="runs-num runs-memory">
+        <span className="runs-peak-line">
+          {spark && <Sparkline points={spark} />}
+          <span data-testid="run-peak">{bytes(peak)}</span>
+        </span>
+        <span className="muted">
+          {memoryLimit !== undefined ? (
+            <span data-testid="run-memory-limit">of {bytes(memoryLimit)} limit</span>
+          ) : processes !== undefined ? (
+            `${processes} proc${processes === 1 ? '' : 's'}`
+          ) : live ? (
+            'sampling…'
+          ) : (
+            ''
+          )}
+        </span>
+      </span>
+    </a>
+  );
+});
+
+function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status: string }) {
+  const limited = view.percent !== null;
+  const tone = view.phase === 'ended' ? `v-${status}` : `p-${view.phase}`;
+  return (
+    <span
+      className={`runs-bar${limited ? '' : live ? ' indeterminate' : ' unlimited'}`}
+      role="progressbar"
+      aria-label={limited ? 'Elapsed of the limit' : 'Elapsed (no limit)'}
+      aria-valuemin={limited ? 0 : undefined}
+      aria-valuemax={limited ? 100 : undefined}
+      aria-valuenow={limited ? (view.percent ?? undefined) : undefined}
+      aria-valuetext={view.label}
+      data-testid="run-bar"
+      data-phase={view.phase}
+    >
+      {/* scaleX, not width: the compositor moves it, nothing is laid out again. */}
+      <span className={`runs-bar-fill ${tone}`} style={{ transform: `scaleX(${limited ? (view.percent ?? 0) / 100 : 1})` }} />
+    </span>
+  );
+}
+
+function RunsEmpty() {
+  return (
+    <section className="view runs">
+      <div className="runs-empty" data-testid="runs-empty">
+        <h1>No runs yet</h1>
+        <p>Warden runs a command or a Python script under a time limit, keeps its output, and tells you why it ended.</p>
+        <button type="button" className="primary" onClick={() => navigate({ view: 'new' })} data-testid="runs-empty-new">
+          Start a run
+        </button>
+        <div className="runs-empty-cli">
+          <p>Agents and terminals start runs with the CLI; they show up here live:</p>
+          <pre>
+            <code>warden run --limit 30s -- python3 script.py</code>
+          </pre>
+          <p>To use this UI from a browser, run a headless host:</p>
+          <pre>
+            <code>warden serve</code>
+          </pre>
+        </div>
+      </div>
+    </section>
+  );
+}

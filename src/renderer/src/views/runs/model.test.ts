@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { ProcNode } from '../../../../shared/proc-tree';
+import type { RunResult } from '../../../../shared/result';
+import { DEFAULT_SORT, nextSort, peakOf, processBadges, sections, statusBadge } from './model';
+
+let n = 0;
+function run(patch: Partial<RunResult>): RunResult {
+  n++;
+  return {
+    id: `r${String(n).padStart(5, '0')}`,
+    kind: 'command',
+    argv: ['echo', String(n)],
+    cwd: '/tmp',
+    state: 'ended',
+    verdict: 'completed',
+    exitCode: 0,
+    signal: null,
+    startedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    elapsedMs: 10,
+    limitMs: null,
+    advice: null,
+    notes: [],
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: 0,
+    stderrTruncated: 0,
+    ...patch,
+  };
+}
+
+describe('the Runs sections', () => {
+  it('pins every live run above the ended ones, however many ended runs are newer', () => {
+    const live = run({ state: 'running', verdict: undefined });
+    const ended = Array.from({ length: 140 }, () => run({}));
+    const s = sections([...ended, live], DEFAULT_SORT, 50);
+    expect(s.live.map((r) => r.id)).toEqual([live.id]);
+    expect(s.ended).toHaveLength(50);
+    expect(s.endedTotal).toBe(140);
+    // Newest first by default.
+    expect(s.ended[0]!.id).toBe(ended[139]!.id);
+  });
+
+  it('sorts each section by the chosen column, both ways', () => {
+    const a = run({ elapsedMs: 300, argv: ['b'] });
+    const b = run({ elapsedMs: 100, argv: ['c'] });
+    const c = run({ elapsedMs: 200, argv: ['a'] });
+    expect(sections([a, b, c], { key: 'duration', dir: 'desc' }, 10).ended.map((r) => r.elapsedMs)).toEqual([300, 200, 100]);
+    expect(sections([a, b, c], { key: 'duration', dir: 'asc' }, 10).ended.map((r) => r.elapsedMs)).toEqual([100, 200, 300]);
+    expect(sections([a, b, c], { key: 'command', dir: 'asc' }, 10).ended.map((r) => r.argv![0])).toEqual(['a', 'b', 'c']);
+    const failed = run({ verdict: 'failed', exitCode: 1 });
+    expect(sections([a, failed], { key: 'status', dir: 'asc' }, 10).ended[0]!.id).toBe(failed.id);
+  });
+
+  it('toggles a sorted column and starts a new one the natural way', () => {
+    expect(nextSort(DEFAULT_SORT, 'started')).toEqual({ key: 'started', dir: 'asc' });
+    expect(nextSort(DEFAULT_SORT, 'duration')).toEqual({ key: 'duration', dir: 'desc' });
+    expect(nextSort(DEFAULT_SORT, 'command')).toEqual({ key: 'command', dir: 'asc' });
+  });
+});
+
+describe('badges', () => {
+  it('tells an out-of-memory kill from a SIGKILL from outside', () => {
+    expect(statusBadge(run({ verdict: 'killed', signal: 'SIGKILL', oom: { confirmed: true, peakBytes: 64 << 20, limitBytes: 64 << 20 } }))).toMatchObject({ label: 'out of memory', tone: 'oom' });
+    expect(statusBadge(run({ verdict: 'killed', signal: 'SIGKILL', oom: { confirmed: false } }))).toMatchObject({ label: 'killed', tone: 'killed' });
+    expect(statusBadge(run({ state: 'running', verdict: undefined }))).toMatchObject({ label: 'running' });
+  });
+
+  it('counts escaped processes while live, and what the teardown found after', () => {
+    const node = (pid: number, escaped: boolean, children: ProcNode[] = []): ProcNode => ({ pid, ppid: 1, pgid: 1, command: 'x', state: 'S', cpuPercent: 0, rssBytes: 0, escaped, children });
+    expect(processBadges({ state: 'running' }, { roots: [node(1, false, [node(2, true)]), node(3, true)] }).map((b) => b.label)).toEqual(['2 escaped']);
+    expect(processBadges({ state: 'running' }, { roots: [node(1, false)] })).toEqual([]);
+    const proc = { pid: 9, ppid: 1, pgid: 9, command: 'sleep' };
+    expect(processBadges({ state: 'ended', teardown: { killed: [proc, proc], survivors: [proc], elapsedMs: 1, complete: false } }).map((b) => b.label)).toEqual(['1 survived', '2 left behind']);
+  });
+
+  it('shows one peak: the highest of the sampler and the cgroup', () => {
+    expect(peakOf(run({ peak: { rssBytes: 9_570_000, processes: 1 }, oom: { confirmed: true, peakBytes: 67_108_864 } }))).toBe(67_108_864);
+    expect(peakOf(run({ peak: { rssBytes: 100, processes: 1 } }))).toBe(100);
+    expect(peakOf(run({}))).toBeUndefined();
+  });
+});
