@@ -7,7 +7,8 @@ import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';
 import type { CliIo } from './io';
-import { exitStatusFor, humanSummary, shellResults } from './render';
+import { exitStatusFor, humanSummary } from './render';
+import { renderResult } from './remote';
 import { SignalStop, stopNoteFor } from './signals';
 import { recordHistory } from './store-access';
 
@@ -39,8 +40,7 @@ export async function runEmbedded(request: RunRequest, format: OutputFormat, io:
   try {
     const result = await supervisor.wait(id);
     if (format === 'human') io.err(`${humanSummary(result)}\n`);
-    else if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
-    else io.out(`${shellResults(result)}\n`);
+    else io.out(renderResult(result, format));
     return signals.exitStatus(exitStatusFor(result));
   } finally {
     signals.dispose();
