@@ -17,13 +17,15 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import type { HostInfo, WardenApi } from '../../shared/api';
+import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
 import { engineApi } from '../supervisor/api';
-import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
+import { newId, Supervisor, type SupervisorOptions } from '../supervisor/registry';
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
+import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
 
 export const TOKEN_NAME = 'token';
@@ -204,7 +206,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   }
   const lock = await takeLock(stateDir);
 
-  const supervisor = new Supervisor(options.supervisor);
+  // Ends every run of this host if the host dies, SIGKILL included (sentinel.ts).
+  const hostId = options.supervisor?.hostId ?? newId();
+  const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined;
+  const supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
   if (options.history !== false) {
@@ -212,6 +217,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       store = openStore({ dir: stateDir });
       if (store.movedAside) log(store.movedAside.message);
       recorder = attachRecorder(store, supervisor, { onError: (e) => log(`history: ${e.message}`) });
+      // Before the socket answers, so no client sees a dead host's run as running; one /proc scan per dead host.
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
     } catch (error) {
@@ -293,6 +299,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     lock.close();
     hub.close();
     await supervisor.shutdown();
+    sentinel?.close();
     await recorder?.close();
     store?.close();
     throw new HostError(`Cannot listen on ${socketPath}: ${(error as Error).message}`);
@@ -315,6 +322,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       lock.close();
       hub.close();
       await supervisor.shutdown();
+    sentinel?.close();
       await recorder?.close();
       store?.close();
       const code = (error as NodeJS.ErrnoException).code;
@@ -359,6 +367,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       clearInterval(idleTimer);
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
+    sentinel?.close();
       await recorder?.close();
       store?.close();
       hub.close();

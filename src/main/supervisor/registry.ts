@@ -23,6 +23,7 @@ import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from '.
 import { ProcessSampler } from './proc-tree';
 import type { OutputSlice } from './output';
 import { CommandRun } from './run';
+import type { ScopeWatch } from './scope-watch';
 
 /** What the registry needs of a run, command or Python script. */
 interface SupervisedRun {
@@ -68,6 +69,8 @@ export interface SupervisorOptions {
   sampleRateHz?: number;
   /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it at an empty dir. */
   cgroupRoot?: string;
+  /** Told of every run's group and cgroup while it lives (the host's sentinel). */
+  watch?: ScopeWatch;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -93,6 +96,7 @@ export class Supervisor {
   private staleCgroupsSwept = false;
   private sampler?: ProcessSampler;
   private readonly sampleRateHz: number;
+  private readonly watch?: ScopeWatch;
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -106,6 +110,7 @@ export class Supervisor {
     this.keepEnded = options.keepEnded ?? 200;
     this.events.setMaxListeners(0);
     this.sampleRateHz = options.sampleRateHz ?? 2;
+    if (options.watch) this.watch = options.watch;
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
       ...options.python,
@@ -128,7 +133,7 @@ export class Supervisor {
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
     const memory = options.memoryBytes !== null ? this.memoryBackend() : undefined;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler());
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));

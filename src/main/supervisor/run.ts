@@ -32,6 +32,7 @@ import { assembleResult, listProcs } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree';
+import type { ScopeWatch } from './scope-watch';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
@@ -79,6 +80,8 @@ export class CommandRun {
     private readonly memory?: MemoryBackend,
     /** Samples the run's process tree while it lives (peak figures, tree events). */
     private readonly sampler?: ProcessSampler,
+    /** Told of the run's group and cgroup, so they are ended if this process dies (the sentinel). */
+    private readonly watch?: ScopeWatch,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -123,6 +126,8 @@ export class CommandRun {
       return;
     }
     this.pgid = subprocess.pid;
+    this.watch?.group(this.pgid, true);
+    if (this.cgroup) this.watch?.cgroup(this.cgroup.path, true);
     // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
     subprocess.on('error', () => undefined);
     const notBeforeTicks = this.options.procRoot !== null ? readStat(this.options.procRoot, subprocess.pid)?.startTicks : undefined;
@@ -279,6 +284,10 @@ export class CommandRun {
       else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
     }
     if (this.cgroup) report = await this.closeCgroup(report);
+    // Nothing of it is left to end if this process dies now, or what is left was kept as asked.
+    if (this.options.keepDescendants) this.watch?.kept(this.options.scope);
+    this.watch?.group(this.pgid!, false);
+    if (this.cgroup) this.watch?.cgroup(this.cgroup.path, false);
     this.finish(report, spawnFailure);
   }
 

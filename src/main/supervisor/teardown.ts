@@ -9,11 +9,12 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import type { Proc, TeardownReport } from '../../shared/result';
-import { environHas, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
+import { environHas, environValue, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
 
 export interface TeardownTarget {
-  /** The full marker value, `hostId.runId`. */
+  /** The full marker value, `hostId.runId`; with `scopePrefix`, its beginning (`hostId.`: every run of a host). */
   scope: string;
+  scopePrefix?: boolean;
   /**
    * The run's process group; null when there is none of its own to end (a
    * Python script: the interpreter leads the group and must survive), so only
@@ -68,6 +69,8 @@ function send(target: TeardownTarget, pidOrGroup: number, signal: NodeJS.Signals
 
 interface Scan {
   procs: Map<number, ProcStat>;
+  /** Each marked process's WARDEN_SCOPE value (group members that dropped it have none). */
+  scopes: Map<number, string>;
   /** False when some process could not be checked for the marker in time. */
   complete: boolean;
 }
@@ -75,6 +78,7 @@ interface Scan {
 async function scanScope(target: TeardownTarget, procRoot: string, deadline: number): Promise<Scan> {
   const marker = `WARDEN_SCOPE=${target.scope}`;
   const procs = new Map<number, ProcStat>();
+  const scopes = new Map<number, string>();
   const candidates: ProcStat[] = [];
   for (const pid of candidatePids(procRoot, target.pidsAfter)) {
     if (pid === process.pid || target.sparePids?.includes(pid)) continue;
@@ -89,10 +93,17 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
     candidates.map(async (stat) => {
       const environ = await readBounded(`${procRoot}/${stat.pid}/environ`, readTimeout);
       if (environ === TIMED_OUT) complete = false;
-      else if (environ !== undefined && environHas(environ, marker)) procs.set(stat.pid, stat);
+      else if (environ !== undefined && !target.scopePrefix && environHas(environ, marker)) procs.set(stat.pid, stat);
+      else if (environ !== undefined && target.scopePrefix) {
+        const value = environValue(environ, 'WARDEN_SCOPE');
+        if (value !== undefined && value.startsWith(target.scope)) {
+          procs.set(stat.pid, stat);
+          scopes.set(stat.pid, value);
+        }
+      }
     }),
   );
-  return { procs, complete };
+  return { procs, scopes, complete };
 }
 
 /** A few thousand stat opens of missing pids cost less than listing a busy /proc. */
@@ -118,10 +129,19 @@ function candidatePids(procRoot: string, after: number | undefined): number[] {
 
 /** What is in the scope now, without signalling anything. */
 export async function listScope(target: TeardownTarget): Promise<Proc[]> {
+  return (await listMarked(target)).map(({ pid, ppid, pgid, command }) => ({ pid, ppid, pgid, command }));
+}
+
+/** The same, with each process's marker value (one scan finds every run of a host with `scopePrefix`). */
+export async function listMarked(target: TeardownTarget): Promise<(Proc & { scope?: string })[]> {
   if (target.procRoot === null) return target.pgid === null ? [] : ((await psGroupMembers(target.pgid, 1000)) ?? []);
   const deadline = performance.now() + Math.min(target.budgetMs, 2000);
   const scan = await scanScope(target, target.procRoot, deadline);
-  return describe(target.procRoot, [...scan.procs.values()], 200);
+  const procs = await describe(target.procRoot, [...scan.procs.values()], 200);
+  return procs.map((p) => {
+    const scope = scan.scopes.get(p.pid);
+    return scope === undefined ? p : { ...p, scope };
+  });
 }
 
 async function describe(procRoot: string, stats: ProcStat[], timeoutMs: number): Promise<Proc[]> {
