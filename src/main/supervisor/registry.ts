@@ -18,9 +18,11 @@ import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
-import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
+import { PythonRun } from './python/run';
+import { PythonSession } from './python/session';
+import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
-import { ProcessSampler } from './proc-tree';
+import { ProcessSampler } from './proc-tree/sampler';
 import type { OutputSlice } from './output';
 import { CommandRun } from './run';
 
