@@ -19,7 +19,7 @@ interface Metafile {
 }
 
 /** What the engine, the store and schema checking are made of: none of it belongs on a client's path. */
-const HEAVY_INPUTS = [/^src\/main\/supervisor\/(registry|run|python-session|teardown|proc-tree)\.ts$/, /^src\/main\/store\/(store|index|writer)\.ts$/, /^src\/shared\/schemas\.ts$/];
+const HEAVY_INPUTS = [/^src\/main\/supervisor\/(registry|run|teardown|python\/[a-z-]+|proc-tree\/[a-z-]+)\.ts$/, /^src\/main\/store\/(store|index|writer)\.ts$/, /^src\/shared\/schemas\.ts$/];
 const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk'];
 
 let meta: Metafile;

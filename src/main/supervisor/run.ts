@@ -31,7 +31,7 @@ import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
-import type { ProcessSampler } from './proc-tree';
+import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
