@@ -134,7 +134,8 @@ export class Supervisor {
     const id = newId();
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
-    const memory = options.memoryBytes !== null ? this.memoryBackend() : undefined;
+    // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
+    const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch);
     this.runs.set(id, run);
     run.start();
@@ -183,6 +184,16 @@ export class Supervisor {
       void detection.backend.removeStaleCgroups({ kill: true }).catch(() => undefined);
     }
     return detection.backend;
+  }
+
+  /** The cgroup backend when one is writable, for runs without a memory limit; never throws. */
+  private cgroupBackend(): MemoryBackend | undefined {
+    if (this.settings.cgroupRoot === undefined && process.env.WARDEN_CGROUPS === '0') return undefined;
+    try {
+      return this.memoryBackend();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Every Python session: its interpreter, state and queue. */

@@ -26,7 +26,7 @@ import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
-import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
+import { checkInterpreter, checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
 import { judge } from './verdict';
@@ -36,6 +36,10 @@ import type { ScopeWatch } from './scope-watch';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
+
+/** What a teardown without the run's own cgroup cannot see. */
+export const NO_CGROUP =
+  'no cgroup: a process that drops the WARDEN_SCOPE marker and leaves the process group (env -u WARDEN_SCOPE setsid ...) could escape teardown unseen';
 
 /** How long after its start a run's process tree is first sampled. */
 export const TRACK_AFTER_MS = 25;
@@ -98,16 +102,25 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
-    if (this.memory && this.options.memoryBytes !== null) {
+    if (this.memory) {
       // Checked first: through the cgroup wrapper a missing command would read as the wrapper's exit 127.
-      const failure = checkSpawnable(this.options);
+      const failure = checkSpawnable(this.options) ?? checkInterpreter(this.options);
       if (failure) return this.failSpawn(failure);
-      try {
-        this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
-      } catch (error) {
-        return this.failSpawn({ cause: `The memory limit could not be set up: ${error instanceof Error ? error.message : String(error)}`, status: 126 });
+      if (this.options.memoryBytes !== null) {
+        try {
+          this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
+        } catch (error) {
+          return this.failSpawn({ cause: `The memory limit could not be set up: ${error instanceof Error ? error.message : String(error)}`, status: 126 });
+        }
+        this.oomKillsBefore = this.cgroup.readOomKills();
+      } else {
+        // A cgroup of its own only for teardown (no process can leave one); without it the run still runs.
+        try {
+          this.cgroup = this.memory.createRunCgroup(this.id, null);
+        } catch {
+          this.cgroup = undefined;
+        }
       }
-      this.oomKillsBefore = this.cgroup.readOomKills();
     }
     let subprocess: Subprocess;
     try {
@@ -261,7 +274,7 @@ export class CommandRun {
       spawnFailure = this.cgroup.joinFailure(code, this.out.stderr.text());
       if (spawnFailure !== undefined) this.exit.exitCode = 126;
       // Read before teardown and removal, which end the processes and delete the counters.
-      else this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
+      else if (this.options.memoryBytes !== null) this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
     }
     let report: TeardownReport | undefined;
     const target: TeardownTarget = {
@@ -271,6 +284,7 @@ export class CommandRun {
       notBeforeTicks,
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
+      ...(this.cgroup ? {} : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
@@ -281,7 +295,7 @@ export class CommandRun {
       report = await teardown(target);
       if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} left behind: ${listProcs(report.killed)}.`);
       if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-      else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
     }
     if (this.cgroup) report = await this.closeCgroup(report);
     // Nothing of it is left to end if this process dies now, or what is left was kept as asked.

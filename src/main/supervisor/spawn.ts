@@ -118,3 +118,32 @@ export function spawnCommand(spec: SpawnSpec): Subprocess {
   }
   return child;
 }
+
+/**
+ * Checks a script's #! interpreter before it is run through a wrapper (a
+ * cgroup's or the subreaper's), where a missing interpreter would read as the
+ * wrapper's own exit 127 instead of the exact cause.
+ */
+export function checkInterpreter(spec: SpawnSpec): SpawnFailure | undefined {
+  const command = effectiveArgv(spec)[0] ?? '';
+  let path: string | undefined;
+  if (command.includes('/')) path = isAbsolute(command) ? command : resolve(spec.cwd, command);
+  else {
+    for (const dir of (spec.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+      const candidate = resolve(spec.cwd, join(dir, command));
+      if (checkFile(candidate, command) === undefined) {
+        path = candidate;
+        break;
+      }
+    }
+  }
+  if (path === undefined) return undefined;
+  const interpreter = shebangOf(path);
+  if (interpreter === undefined || !interpreter.startsWith('/')) return undefined;
+  try {
+    accessSync(interpreter, constants.X_OK);
+    return undefined;
+  } catch {
+    return { cause: `${command} names the interpreter ${interpreter} in its #! line, and it was not found.`, status: 126 };
+  }
+}

@@ -36,6 +36,12 @@ export interface TeardownTarget {
   notBeforeTicks?: number;
   budgetMs: number;
   passGapMs: number;
+  /**
+   * What this teardown cannot see, when something started after the main
+   * process (no cgroup holds the run and no subreaper adopts its orphans): the
+   * report then says so and does not claim to be complete.
+   */
+  blindSpot?: string;
   /** Bound on one file read, so a process stuck in the kernel costs only itself. */
   readTimeoutMs?: number;
   onSignal?: (target: number, signal: NodeJS.Signals) => void;
@@ -212,7 +218,8 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
   const survivors: Proc[] = [];
   for (const proc of seen.values()) (isAliveInProc(procRoot, proc.pid) ? survivors : killed).push(proc);
   const elapsedMs = performance.now() - started;
-  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs };
+  const blind = target.blindSpot !== undefined ? { unseen: target.blindSpot } : {};
+  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs && !target.blindSpot, ...blind };
 }
 
 /** Live members of a process group from `ps`, where there is no /proc; undefined when ps fails. */
