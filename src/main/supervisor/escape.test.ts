@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectMemoryBackend } from './memory';
 import { Harness } from './proc-testkit';
+import { reaperOnce } from './reaper';
 import { NO_CGROUP } from './run';
 
 const detection = detectMemoryBackend();
@@ -66,8 +67,22 @@ describe('escapees that drop the marker', () => {
     expect(r.teardown!.unseen).toBeUndefined();
   });
 
-  it('without a cgroup, the report says what teardown could not see and does not claim complete', async () => {
+  it.skipIf(reaperOnce() === null)('without a cgroup, are torn down through the subreaper that adopted them, and the report is complete', async () => {
     harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(r.verdict).toBe('completed');
+    expect(r.exitCode).toBe(0);
+    expect(await waitDead(pids)).toEqual([]);
+    expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    expect(r.teardown!.complete).toBe(true);
+    expect(r.teardown!.unseen).toBeUndefined();
+  });
+
+  it('with neither a cgroup nor a subreaper, the report says what teardown could not see and does not claim complete', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')), reaper: false });
     const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });
     const pids = pidsOf(r.stdout);
     strays.push(...pids);
@@ -75,5 +90,34 @@ describe('escapees that drop the marker', () => {
     expect(r.teardown!.complete).toBe(false);
     expect(r.teardown!.unseen).toBe(NO_CGROUP);
     expect(r.notes.join(' ')).not.toMatch(/within its budget/);
+  });
+});
+
+describe.skipIf(reaperOnce() === null)('a command under the subreaper', () => {
+  const noCgroup = () => new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+
+  it('ends as the command ended: its exit status, its signal, its output and its input', async () => {
+    harness = noCgroup();
+    const exited = await harness.run({ argv: ['bash', '-c', 'read line; echo "got $line"; echo err >&2; exit 3'], stdin: 'hello\n' });
+    expect(exited).toMatchObject({ verdict: 'failed', exitCode: 3, signal: null, stdout: 'got hello\n', stderr: 'err\n' });
+    const crashed = await harness.run({ argv: ['bash', '-c', 'kill -SEGV $$'] });
+    expect(crashed).toMatchObject({ verdict: 'crashed', exitCode: null, signal: 'SIGSEGV' });
+  });
+
+  it('the deadline stops the command, not the shim: interrupt first, a timed-out verdict', async () => {
+    harness = noCgroup();
+    const r = await harness.run({ argv: ['sleep', '30'], limitMs: 300 });
+    expect(r.verdict).toBe('timed-out');
+    expect(r.signal).toBe('SIGINT');
+    expect(r.stop?.endedBy).toBe('interrupt');
+  });
+
+  it('leaves nothing behind: the shim exits once the run is over', async () => {
+    harness = noCgroup();
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo "shim $PPID"'] });
+    const r = await harness.result(id);
+    const shim = Number(/shim (\d+)/.exec(r.stdout)![1]);
+    expect(shim).toBeGreaterThan(1);
+    expect(await waitDead([shim])).toEqual([]);
   });
 });

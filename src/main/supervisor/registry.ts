@@ -26,6 +26,7 @@ import { ProcessSampler } from './proc-tree/sampler';
 import type { OutputSlice } from './output';
 import { CommandRun } from './run';
 import type { ScopeWatch } from './scope-watch';
+import { reaperOnce } from './reaper';
 
 /** What the registry needs of a run, command or Python script. */
 interface SupervisedRun {
@@ -73,6 +74,8 @@ export interface SupervisorOptions {
   cgroupRoot?: string;
   /** Told of every run's group and cgroup while it lives (the host's sentinel). */
   watch?: ScopeWatch;
+  /** Runs without a cgroup run under the subreaper shim (default true; reaper.ts). */
+  reaper?: boolean;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -99,6 +102,7 @@ export class Supervisor {
   private sampler?: ProcessSampler;
   private readonly sampleRateHz: number;
   private readonly watch?: ScopeWatch;
+  private readonly useReaper: boolean;
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -113,6 +117,7 @@ export class Supervisor {
     this.events.setMaxListeners(0);
     this.sampleRateHz = options.sampleRateHz ?? 2;
     if (options.watch) this.watch = options.watch;
+    this.useReaper = options.reaper ?? true;
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
       ...options.python,
@@ -136,7 +141,9 @@ export class Supervisor {
     const options = normalizeRequest(request, id, this.settings);
     // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch);
+    // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
+    const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));

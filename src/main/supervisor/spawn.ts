@@ -19,6 +19,8 @@ export interface SpawnSpec {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin?: string;
+  /** A fourth stdio entry, a pipe: fd 3 in the child (a wrapper's status pipe). */
+  extraPipe?: boolean;
 }
 
 export interface SpawnFailure {
@@ -110,7 +112,7 @@ export function spawnCommand(spec: SpawnSpec): Subprocess {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,
-    stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(spec.extraPipe ? (['pipe'] as const) : [])],
   });
   if (spec.stdin !== undefined && child.stdin) {
     child.stdin.on('error', () => undefined); // a command that does not read its input is not an error

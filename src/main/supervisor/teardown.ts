@@ -21,6 +21,12 @@ export interface TeardownTarget {
    * the marker is swept.
    */
   pgid: number | null;
+  /**
+   * A child subreaper the run's processes were started under: its
+   * descendants (orphans re-parented to it included) are in the scope, marker
+   * or not. Spare it with sparePids.
+   */
+  adopter?: number;
   /** Never signalled, even when found in the scope (the session's interpreter). */
   sparePids?: number[];
   /**
@@ -92,6 +98,17 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
     if (stat === undefined || stat.state === 'Z' || stat.state === 'X') continue;
     if (stat.pgid === target.pgid) procs.set(pid, stat);
     else if (target.notBeforeTicks === undefined || stat.startTicks >= target.notBeforeTicks) candidates.push(stat);
+  }
+  if (target.adopter !== undefined) {
+    // Everything below the subreaper, by parentage: it adopts every orphan of the tree.
+    const parent = new Map([...procs.values(), ...candidates].map((s) => [s.pid, s.ppid]));
+    const below = (pid: number): boolean => {
+      for (let at = parent.get(pid), hops = 0; at !== undefined && hops < 256; at = parent.get(at), hops++) {
+        if (at === target.adopter) return true;
+      }
+      return false;
+    };
+    for (const stat of candidates) if (below(stat.pid)) procs.set(stat.pid, stat);
   }
   const readTimeout = Math.max(1, Math.min(target.readTimeoutMs ?? 500, deadline - performance.now()));
   let complete = true;
