@@ -6,7 +6,7 @@
 // the scheme and passes this handler to protocol.handle, and the test serves
 // real files through it.
 
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from './window';
 
@@ -110,7 +110,7 @@ export function appProtocolHandler(root: string, log: (line: string) => void = (
         return refuse(403, 'Outside the app.');
       }
       real = fileReal;
-      if (!(await stat(real)).isFile()) return refuse(404, 'Not found.');
+      // A directory fails here (EISDIR): no listings.
       body = await readFile(real);
     } catch {
       realRoot = null; // out/renderer itself may be missing now and built later
