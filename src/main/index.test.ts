@@ -25,7 +25,7 @@ let permissionCheck: ((c: unknown, p: string, origin: string) => boolean) | unde
 /** What happened before the app was ready, in order (schemes must be registered before). */
 const order: string[] = [];
 const protocols = new Map<string, (request: Request) => Promise<Response>>();
-const navigationHandlers = new Map<string, (event: { preventDefault: () => void }, url: string) => void>();
+const navigationHandlers = new Map<string, (event: { preventDefault: () => void; url?: string }) => void>();
 const windowHandlers = new Map<string, (event?: { preventDefault: () => void }) => void>();
 /** What the next dialog.showMessageBox answers (its button index), and the options it was shown with. */
 let nextAnswer = 1;
@@ -39,7 +39,7 @@ vi.mock('electron', () => {
   class BrowserWindow {
     webContents = {
       setWindowOpenHandler: (fn: typeof openHandler) => (openHandler = fn),
-      on: (name: string, fn: (event: { preventDefault: () => void }, url: string) => void) => navigationHandlers.set(name, fn),
+      on: (name: string, fn: (event: { preventDefault: () => void; url?: string }) => void) => navigationHandlers.set(name, fn),
       getURL: () => 'app://warden/index.html',
       send: vi.fn(),
       reload: vi.fn(),
@@ -231,18 +231,21 @@ describe('the Electron main process', () => {
     expect(permissionCheck!(null, 'clipboard-sanitized-write', 'https://evil.example')).toBe(false);
 
     const preventDefault = vi.fn();
-    navigationHandlers.get('will-navigate')!({ preventDefault }, 'https://evil.example/phish');
+    navigationHandlers.get('will-navigate')!({ preventDefault, url: 'https://evil.example/phish' });
     expect(preventDefault).toHaveBeenCalledTimes(1);
-    navigationHandlers.get('will-redirect')!({ preventDefault }, 'https://evil.example/');
-    navigationHandlers.get('will-attach-webview')!({ preventDefault }, '');
+    navigationHandlers.get('will-redirect')!({ preventDefault, url: 'https://evil.example/' });
+    navigationHandlers.get('will-attach-webview')!({ preventDefault });
     expect(preventDefault).toHaveBeenCalledTimes(3);
     for (const url of ['javascript:alert(1)', 'https://evil.example/', 'http://github.com/x', 'file:///etc/passwd', 'smb://host/share', 'https://github.com.evil.example/', 'https://user@github.com/']) {
       expect(openHandler!({ url }).action).toBe('deny');
     }
     expect(electron.shell.openExternal).not.toHaveBeenCalled();
+    expect(errors).toContain('warden: refused to open "https://evil.example/phish": not a link to Warden\'s documentation.');
+    expect(errors).toContain('warden: refused to open "file:///etc/passwd": not a link to Warden\'s documentation.');
+    expect(errors).toContain('warden: refused the page\'s request for the media permission (app://warden/index.html).');
     // A link to the docs opens in the browser, from window.open or a plain link; the window stays.
     expect(openHandler!({ url: 'https://github.com/warden/warden#readme' }).action).toBe('deny');
-    navigationHandlers.get('will-navigate')!({ preventDefault }, 'https://github.com/warden/warden/issues');
+    navigationHandlers.get('will-navigate')!({ preventDefault, url: 'https://github.com/warden/warden/issues' });
     expect(electron.shell.openExternal.mock.calls).toEqual([['https://github.com/warden/warden#readme'], ['https://github.com/warden/warden/issues']]);
   });
 

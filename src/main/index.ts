@@ -3,7 +3,7 @@
 // socket, so agents' CLI runs appear live here), or, when one already runs
 // (`warden serve`, a CLI's background host), that one over its socket.
 // Everything testable lives in app-host.ts, quit.ts, host/, ipc.ts, window.ts,
-// window-state.ts, notify.ts, event-batcher.ts and the supervisor.
+// protocol.ts, window-state.ts, notify.ts, event-batcher.ts and the supervisor.
 
 import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell, type MessageBoxOptions, type WebContents } from 'electron';
 import { join } from 'node:path';
@@ -46,9 +46,10 @@ function guardContents(contents: WebContents): void {
     openExternal(url);
     return { action: 'deny' };
   });
-  contents.on('will-navigate', (event, url) => {
+  // In-page navigations (the hash routes) and reloads from the main process do not come here.
+  contents.on('will-navigate', (event) => {
     event.preventDefault();
-    openExternal(url);
+    openExternal(event.url);
   });
   contents.on('will-redirect', (event) => event.preventDefault());
   contents.on('will-attach-webview', (event) => event.preventDefault());
