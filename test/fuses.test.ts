@@ -112,11 +112,11 @@ describe('scripts/fuses.mjs', () => {
   });
 
   it.each([
-    ['a binary named that is not there', () => [join(dir(), 'nope')], 1, /^warden: fuses not set: no Electron binary at .*nope\.$/],
-    ['a directory', () => [dir()], 1, /^warden: fuses not set: .* is not a file\.$/],
-    ['two binaries', () => ['a', 'b'], 2, /^warden: usage: node scripts\/fuses\.mjs \[PATH_TO_ELECTRON_BINARY\]$/],
-    ['an option it does not know', () => ['--force'], 2, /^warden: usage: /],
-  ])('refuses %s in one line (exit %i)', (_what, args, status, line) => {
+    ['a binary named that is not there', 1, () => [join(dir(), 'nope')], /^warden: fuses not set: no Electron binary at .*nope\.$/],
+    ['a directory', 1, () => [dir()], /^warden: fuses not set: .* is not a file\.$/],
+    ['two binaries', 2, () => ['a', 'b'], /^warden: usage: node scripts\/fuses\.mjs \[PATH_TO_ELECTRON_BINARY\]$/],
+    ['an option it does not know', 2, () => ['--force'], /^warden: usage: /],
+  ])('refuses %s in one line (exit %i)', (_what, status, args, line) => {
     const result = run(args());
     expect(result.status).toBe(status);
     expect(result.lines).toHaveLength(1);
