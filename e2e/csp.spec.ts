@@ -2,7 +2,8 @@
 // the app:// handler sends in Electron), in Chromium: no inline script or
 // style is allowed, and every view, with the runs that exercise its inline
 // styles (ANSI colours, the elapsed bar, virtualised output, uPlot charts, the
-// Python script), renders without one violation. A style attribute and an
+// Python script), renders without one violation, and so does the login page
+// (its one <style> block allowed by its hash). A style attribute and an
 // inline script written into the page on purpose are refused and recorded, by
 // the header's policy and by index.html's meta tag each, so the count can fail.
 
@@ -109,6 +110,24 @@ test.describe('the Content-Security-Policy (web mode)', () => {
 
     expect(await violations()).toEqual([]);
     expect(h.pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+  });
+
+  test('the login page (a browser without a session) is styled under its policy, without a violation', async () => {
+    const context = await h.browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+      const reply = await page.goto(`${h.url()}/`);
+      expect(reply?.status()).toBe(401);
+      expect(reply?.headers()['content-security-policy']).not.toContain('unsafe-inline');
+      await visible(page.locator(tid('login-page')));
+      // Its one <style> block applied: the card is centred in a grid.
+      expect(await page.evaluate(() => getComputedStyle(document.body).display)).toBe('grid');
+      expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   test('a style attribute or an inline script written into the page is refused, by the header and by the meta tag', async () => {
