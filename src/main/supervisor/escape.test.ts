@@ -121,3 +121,33 @@ describe.skipIf(reaperOnce() === null)('a command under the subreaper', () => {
     expect(await waitDead([shim])).toEqual([]);
   });
 });
+
+describe('a Python script\'s escapees', () => {
+  const SCRIPT = [
+    'import subprocess',
+    'p = subprocess.Popen("env -u WARDEN_SCOPE setsid sleep 313 </dev/null >/dev/null 2>&1 & echo $!", shell=True, stdout=subprocess.PIPE, text=True)',
+    'print("esc", p.stdout.read().strip(), flush=True)',
+  ].join('\n');
+
+  it.skipIf(!detection.ok)('are torn down through the session\'s cgroup, and the interpreter stays for the next script', async () => {
+    harness = new Harness();
+    const r = await harness.run({ code: SCRIPT });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(1);
+    expect(r.verdict).toBe('completed');
+    expect(await waitDead(pids)).toEqual([]);
+    expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    expect(r.teardown!.complete).toBe(true);
+    const next = await harness.run({ code: 'print("still here")' });
+    expect(next).toMatchObject({ verdict: 'completed', stdout: 'still here\n' });
+  });
+
+  it('without a cgroup, the report says what teardown could not see', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ code: SCRIPT });
+    strays.push(...pidsOf(r.stdout));
+    expect(r.teardown!.complete).toBe(false);
+    expect(r.teardown!.unseen).toBe(NO_CGROUP);
+  });
+});

@@ -509,13 +509,16 @@ export class RunCgroup {
    * (5.14+), else freezes the cgroup while it kills so nothing forks in between.
    * Never throws.
    */
-  async killAll(options: { budgetMs?: number } = {}): Promise<KillReport> {
+  async killAll(options: { budgetMs?: number; spare?: number[] } = {}): Promise<KillReport> {
     const t0 = performance.now();
     const end = t0 + (options.budgetMs ?? 2_000);
     const killed = new Set<number>();
-    const useKillFile = this.version === 2 && existsSync(join(this.path, 'cgroup.kill'));
+    const spare = new Set(options.spare ?? []);
+    // cgroup.kill ends everything in it: not when one process (a session's interpreter) must stay.
+    const useKillFile = this.version === 2 && spare.size === 0 && existsSync(join(this.path, 'cgroup.kill'));
     const freeze = this.version === 2 && !useKillFile && existsSync(join(this.path, 'cgroup.freeze'));
-    let pids = this.pids();
+    const alive = () => this.pids().filter((pid) => !spare.has(pid));
+    let pids = alive();
     while (pids.length > 0) {
       if (useKillFile) {
         for (const pid of pids) killed.add(pid);
@@ -535,9 +538,9 @@ export class RunCgroup {
       }
       if (performance.now() >= end) break;
       await sleep(10);
-      pids = this.pids();
+      pids = alive();
     }
-    return { killed: [...killed], survivors: this.pids(), elapsedMs: performance.now() - t0 };
+    return { killed: [...killed], survivors: alive(), elapsedMs: performance.now() - t0 };
   }
 
   /**

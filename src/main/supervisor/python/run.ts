@@ -11,7 +11,7 @@ import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
 import { listScope, teardown, type TeardownTarget } from '../teardown';
 import { assembleResult, listProcs } from '../result-shape';
-import { TRACK_AFTER_MS } from '../run';
+import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
 import type { PythonSession } from './session';
@@ -367,6 +367,8 @@ export class PythonRun {
       notBeforeTicks: interp.startTicks,
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
+      // The interpreter's cgroup holds what the script started; without one a process that drops the marker could escape.
+      ...(interp.cgroup ? {} : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
@@ -376,10 +378,24 @@ export class PythonRun {
       return undefined;
     }
     if (this.nothingStarted()) return { killed: [], survivors: [], elapsedMs: 0, complete: true };
-    const report = await teardown(target);
+    let report = await teardown(target);
+    if (interp.cgroup) {
+      // The script is the only one in its interpreter's cgroup: everything there but the interpreter is its.
+      const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [] }).catch(() => undefined);
+      if (swept) {
+        const known = new Set(report.killed.map((p) => p.pid));
+        const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: "(in the session's cgroup)" });
+        report = {
+          ...report,
+          killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],
+          survivors: [...report.survivors.filter((p) => !swept.killed.includes(p.pid)), ...swept.survivors.map(member)],
+          complete: report.complete && swept.survivors.length === 0,
+        };
+      }
+    }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-    else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
     return report;
   }
 

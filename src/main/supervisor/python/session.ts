@@ -206,6 +206,13 @@ export class PythonSession {
       } catch (error) {
         run.addNote(`The interpreter runs without its memory limit: ${error instanceof Error ? error.message : String(error)}`);
       }
+    } else if (this.settings.memoryBackend) {
+      // A cgroup only for teardown: what a script starts cannot leave it, marker or not.
+      try {
+        cgroup = this.settings.memoryBackend().createRunCgroup(`session-${this.name}-${this.generation}`, null);
+      } catch {
+        cgroup = undefined; // no writable cgroup here: the marker sweep alone
+      }
     }
     const interp = new Interpreter(this.generation, run.options.cwd, env, this.settings, (text) => {
       interp.owner?.addNote(`The Python runtime warned: ${text}`);
