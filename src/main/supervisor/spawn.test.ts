@@ -117,14 +117,16 @@ describe('spawnCommand', () => {
     process.on('unhandledRejection', onRejection);
     try {
       const ended = [spawnCommand(spec(['sh', '-c', 'exit 7'])), spawnCommand(spec(['sh', '-c', 'kill -KILL $$']))];
+      const notFound = spawnCommand(spec(['warden-no-such-command']));
+      const notFoundError = new Promise((resolve) => notFound.once('error', resolve));
+      const refused = spawnCommand(spec(['tr\0ue']));
       const results = await Promise.all(ended.map(drain));
       expect(results.map((r) => [r.code, r.signal])).toEqual([[7, null], [null, 'SIGKILL']]);
-      const failed = [spawnCommand(spec(['warden-no-such-command'])), spawnCommand(spec(['tr\0ue']))];
-      await Promise.all(failed.map((child) => new Promise((resolve) => child.once('error', resolve))));
-      for (const child of [...ended, ...failed]) expect((await resultOf(child)).failed).toBe(true);
+      await notFoundError;
       // Unhandled rejections are reported after the microtask queue drains.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(rejections).toEqual([]);
+      for (const child of [...ended, notFound, refused]) expect((await resultOf(child)).failed).toBe(true);
     } finally {
       process.off('unhandledRejection', onRejection);
     }
