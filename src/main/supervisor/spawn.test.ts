@@ -155,6 +155,20 @@ describe('spawnCommand', () => {
     expect(r.code).toBe(0);
   });
 
+  it('stays silent under NODE_DEBUG=execa: no command lines from the host on its own stderr', async () => {
+    // NODE_DEBUG is read once per process, so this runs in a Node process of its own.
+    const code = [
+      `import { spawnCommand } from ${JSON.stringify(join(__dirname, 'spawn.ts'))};`,
+      "const child = spawnCommand({ argv: ['sh', '-c', 'echo from-the-command'], shell: false, cwd: process.cwd(), env: { PATH: process.env.PATH } });",
+      "let out = ''; child.stdout.on('data', (c) => (out += c)); child.once('close', () => process.stdout.write(out));",
+    ].join('\n');
+    const host = spawnCommand(spec([process.execPath, '--import', 'tsx', '--input-type=module', '-e', code], { env: { PATH, NODE_DEBUG: 'execa' } }));
+    const r = await drain(host);
+    expect(r.stdout.toString()).toBe('from-the-command\n');
+    expect(r.stderr.toString()).toBe('');
+    expect(r.code).toBe(0);
+  });
+
   it('without extraPipe, the child has no fd 3 at all', async () => {
     const r = await drain(spawnCommand(spec(['python3', '-c', 'import os\ntry:\n  os.fstat(3); print("open")\nexcept OSError as e: print(e.errno)'])));
     expect(r.stdout.toString().trim()).toBe('9'); // EBADF
