@@ -3,7 +3,6 @@
 // the end markers), its start until `ready`, its signals and its exit
 // (runtime/PROTOCOL.md is the protocol, followed exactly).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +12,7 @@ import { seconds } from '../format';
 import { MarkerSplitter } from '../marker';
 import type { RunCgroup } from '../memory';
 import { readStat } from '../procfs';
-import { checkSpawnable, describeSpawnError } from '../spawn';
+import { checkSpawnable, describeSpawnError, spawnProcess, type Subprocess } from '../spawn';
 import type { PythonRun } from './run';
 import type { SessionSettings } from './settings';
 
@@ -56,7 +55,7 @@ const LEFTOVER_CAP_BYTES = 1_000_000;
 
 /** One interpreter process and its pipes. */
 export class Interpreter {
-  readonly child: ChildProcess;
+  readonly child: Subprocess;
   readonly pid: number | undefined;
   readonly startedWallMs = Date.now();
   /** Processes started before this (clock ticks after boot) cannot carry a script's marker. */
@@ -111,7 +110,7 @@ export class Interpreter {
     this.ready = new Promise((r) => (this.resolveReady = r));
     void this.ready.then((ready) => (this.startFailed = !ready.ok));
     const runtime = settings.runtimePath ?? findRuntime();
-    let child: ChildProcess | undefined;
+    let child: Subprocess | undefined;
     let failure: Ready | undefined;
     if (!existsSync(runtime)) {
       failure = { ok: false, cause: `The Python runtime was not found at ${runtime}.`, status: 126 };
@@ -120,17 +119,12 @@ export class Interpreter {
         const argv = [settings.pythonCommand, '-X', 'faulthandler', '-u', runtime];
         // The wrapper joins the cgroup and execs the interpreter: same pid, same group.
         const [file, ...args] = cgroup ? cgroup.wrap(argv) : argv;
-        child = spawn(file!, args, {
-          cwd,
-          env,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-        });
+        child = spawnProcess(file!, args, { cwd, env, stdin: 'ignore', extraPipes: 2 });
       } catch (error) {
         failure = this.spawnFailure(error as NodeJS.ErrnoException, env);
       }
     }
-    this.child = child ?? (undefined as unknown as ChildProcess);
+    this.child = child ?? (undefined as unknown as Subprocess);
     this.pid = child?.pid;
     if (!child || this.pid === undefined) {
       let resolveExit!: (exit: Exit) => void;
