@@ -30,6 +30,7 @@ import { count, seconds } from '../format';
 import type { RunCgroup } from '../memory';
 import { WardenInputError } from '../options';
 import { readLastPid } from '../procfs';
+import { checkSpawnable } from '../spawn';
 import type { ProcessSampler } from '../proc-tree/sampler';
 import { judge } from '../verdict';
 import { describeExit, Interpreter, type Exit } from './interpreter';
@@ -206,7 +207,8 @@ export class PythonSession {
       } catch (error) {
         run.addNote(`The interpreter runs without its memory limit: ${error instanceof Error ? error.message : String(error)}`);
       }
-    } else if (this.settings.memoryBackend) {
+    } else if (this.settings.memoryBackend && process.env.WARDEN_CGROUPS !== '0' && checkSpawnable({ argv: [this.settings.pythonCommand], shell: false, cwd: run.options.cwd, env }) === undefined) {
+      // (Only for an interpreter that can start: through the wrapper a missing python3 would read as the wrapper's 127.)
       // A cgroup only for teardown: what a script starts cannot leave it, marker or not.
       try {
         cgroup = this.settings.memoryBackend().createRunCgroup(`session-${this.name}-${this.generation}`, null);
