@@ -7,13 +7,14 @@
 
 import { createHash } from 'node:crypto';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpWardenApi } from '../../shared/http-api';
 import { NodeTransport } from '../../client/transport';
-import { HostRunningError, lockName, startHost, type Host } from './host';
+import { HostRunningError, lockName, startHost, TCP_LIMITS, type Host } from './host';
 
 const hosts: Host[] = [];
 const sockets: Socket[] = [];
@@ -45,6 +46,51 @@ describe('the TCP listener under idle connections', () => {
     // And the listener takes a proper request again.
     const reply = await new NodeTransport({ host: '127.0.0.1', port: host.tcp!.port, token: host.tcp!.token }).request('GET', '/api/v1/host');
     expect(reply.status).toBe(200);
+  });
+});
+
+describe('the TCP listener under 20,000 idle connections', () => {
+  it('keeps its descriptors (connections past its limit are closed as they come) and the unix socket answers meanwhile', async () => {
+    const host = await startHost({ stateDir: mkdtempSync(join(tmpdir(), 'wt-')), webRoot: null, port: 0 });
+    hosts.push(host);
+    const api = new HttpWardenApi(new NodeTransport({ socketPath: host.socketPath }));
+    // Two processes of 10,000 connections each (one process may not hold 20,000 descriptors),
+    // each opened and left idle, never sending a byte.
+    const flood = `
+      const net = require('node:net');
+      let opened = 0, closed = 0;
+      for (let i = 0; i < 10000; i++) {
+        const s = net.connect(${host.tcp!.port}, '127.0.0.1');
+        s.on('connect', () => { opened++; });
+        s.on('error', () => {});
+        s.on('close', () => { closed++; });
+      }
+      setInterval(() => console.log(JSON.stringify({ opened, closed })), 200);`;
+    const fds = () => readdirSync(`/proc/${process.pid}/fd`).length;
+    const before = fds();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, fds())), 20);
+    const floods = [0, 1].map(() => execa(process.execPath, ['-e', flood], { reject: false, buffer: false }));
+    const last: { opened: number; closed: number }[] = [{ opened: 0, closed: 0 }, { opened: 0, closed: 0 }];
+    floods.forEach((child, i) => child.stdout!.on('data', (c: Buffer) => (last[i] = JSON.parse(c.toString().trim().split('\n').pop()!) as { opened: number; closed: number })));
+    try {
+      // While they come, the unix socket serves real runs.
+      for (let i = 0; i < 5; i++) {
+        const started = await api.start({ argv: ['bash', '-c', `echo answer-${i}`] });
+        expect((await api.wait(started.id)).stdout).toBe(`answer-${i}\n`);
+      }
+      // Meanwhile the host closed every connection past its limit as it came: thousands of them.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(last.reduce((n, l) => n + l.closed, 0)).toBeGreaterThan(2 * TCP_LIMITS.maxConnections);
+      // The host never held more than its limit of them (the kernel's backlog holds the rest, not the host).
+      expect(peak - before).toBeLessThanOrEqual(TCP_LIMITS.maxConnections + 16);
+      // And the socket still answers.
+      expect((await api.host()).pid).toBe(process.pid);
+    } finally {
+      clearInterval(sampler);
+      for (const child of floods) child.kill('SIGKILL');
+      await Promise.allSettled(floods);
+    }
   });
 });
 
