@@ -125,11 +125,15 @@ export async function recoverLostRuns(db: Database, me: string, options: Recover
     const snapshots = new Map(runs.map((c) => [c.id, JSON.parse(one<{ result: string }>(db, 'SELECT result FROM runs WHERE id = ?', c.id)!.result) as RunResult]));
     // After a reboot none of its processes can be running: no scan.
     const canLook = gone.sameBoot && procRoot !== null;
-    const left = canLook && [...snapshots.values()].some((r) => r.state !== 'queued') ? await leftOf(hostId, procRoot, options) : new Map<string, Leftover>();
+    const owns = (snapshot: RunResult, scope: string) =>
+      scope === `${hostId}.${snapshot.id}` || (snapshot.kind === 'python' && snapshot.session !== undefined && scope.startsWith(`${hostId}.session-${snapshot.session}-`));
+    // A dead host's interpreters go whatever their runs; other scopes only when they are of a run recovered here.
+    const wanted = (scope: string) => scope.startsWith(`${hostId}.session-`) || [...snapshots.values()].some((r) => owns(r, scope));
+    const left = canLook && [...snapshots.values()].some((r) => r.state !== 'queued') ? await leftOf(hostId, procRoot, options, wanted) : new Map<string, Leftover>();
     const diedAt = options.diedAt?.(hostId);
     for (const c of runs) {
       const snapshot = snapshots.get(c.id)!;
-      const mine = [...left.entries()].filter(([scope]) => scope === `${hostId}.${c.id}` || (snapshot.kind === 'python' && snapshot.session !== undefined && scope.startsWith(`${hostId}.session-${snapshot.session}-`)));
+      const mine = [...left.entries()].filter(([scope]) => owns(snapshot, scope));
       recovered.push(recoverOne(db, me, c, snapshot, hosts.get(hostId), gone, canLook && snapshot.state !== 'queued', mine.map(([, l]) => l), diedAt, procRoot, options));
     }
   }
@@ -142,22 +146,38 @@ interface Leftover {
 }
 
 /**
- * What is still running of a gone host's runs, by marker value, torn down
- * (each scope on its own) when asked. Processes of runs that ended with their
+ * What is still running of a gone host's runs, by marker value, and torn
+ * down when asked: one teardown over all of them (one scan, one TERM pass, one
+ * wait), whatever their number. Processes of runs that ended with their
  * descendants kept carry an ended run's marker and are left alone.
  */
-async function leftOf(hostId: string, procRoot: string, options: RecoverOptions): Promise<Map<string, Leftover>> {
+async function leftOf(hostId: string, procRoot: string, options: RecoverOptions, wanted: (scope: string) => boolean): Promise<Map<string, Leftover>> {
   const base = { pgid: null, procRoot, budgetMs: options.teardownBudgetMs ?? DEFAULTS.teardownBudgetMs, passGapMs: DEFAULTS.teardownPassGapMs };
   const marked = await listMarked({ ...base, scope: `${hostId}.`, scopePrefix: true });
   const left = new Map<string, Leftover>();
+  const scopeOf = new Map<number, string>();
+  const excluded = new Set<string>();
   for (const { scope, ...proc } of marked) {
     if (scope === undefined) continue;
+    if (!wanted(scope)) {
+      excluded.add(scope);
+      continue;
+    }
+    scopeOf.set(proc.pid, scope);
     const entry = left.get(scope) ?? { found: [] };
     entry.found.push(proc);
     left.set(scope, entry);
   }
-  if (options.tearDown) {
-    for (const [scope, entry] of left) entry.report = await teardown({ ...base, scope });
+  if (options.tearDown && left.size > 0) {
+    const report = await teardown({ ...base, scope: `${hostId}.`, scopePrefix: true, excludeScopes: excluded });
+    for (const [scope, entry] of left) {
+      entry.report = {
+        killed: report.killed.filter((p) => scopeOf.get(p.pid) === scope),
+        survivors: report.survivors.filter((p) => scopeOf.get(p.pid) === scope),
+        elapsedMs: report.elapsedMs,
+        complete: report.complete,
+      };
+    }
   }
   return left;
 }

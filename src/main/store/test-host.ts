@@ -9,7 +9,8 @@
 //   open DIR [FILE]         open the store, print {ok} or {error, problem}
 
 import { existsSync } from 'node:fs';
-import { Supervisor } from '../supervisor/registry';
+import { startSentinel } from '../host/sentinel';
+import { newId, Supervisor } from '../supervisor/registry';
 import { attachRecorder } from './recorder';
 import { openStore } from './store';
 import { StoreOpenError } from './errors';
@@ -19,7 +20,10 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}
 
 if (mode === 'host') {
   const store = openStore({ dir: dir! });
-  const supervisor = new Supervisor();
+  // With WARDEN_WITH_SENTINEL=1, as a real host: its runs end when it dies (bench/faults.ts).
+  const hostId = newId();
+  const watch = process.env.WARDEN_WITH_SENTINEL === '1' ? startSentinel(hostId) : undefined;
+  const supervisor = new Supervisor({ hostId, ...(watch ? { watch } : {}) });
   const recorder = attachRecorder(store, supervisor);
   // An array is a command's argv; an object with code is a Python script.
   const runs = rest.map((spec) => {

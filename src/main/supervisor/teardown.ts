@@ -15,6 +15,8 @@ export interface TeardownTarget {
   /** The full marker value, `hostId.runId`; with `scopePrefix`, its beginning (`hostId.`: every run of a host). */
   scope: string;
   scopePrefix?: boolean;
+  /** With scopePrefix: marker values left alone (runs whose descendants were kept). */
+  excludeScopes?: ReadonlySet<string>;
   /**
    * The run's process group; null when there is none of its own to end (a
    * Python script: the interpreter leads the group and must survive), so only
@@ -119,7 +121,7 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
       else if (environ !== undefined && !target.scopePrefix && environHas(environ, marker)) procs.set(stat.pid, stat);
       else if (environ !== undefined && target.scopePrefix) {
         const value = environValue(environ, 'WARDEN_SCOPE');
-        if (value !== undefined && value.startsWith(target.scope)) {
+        if (value !== undefined && value.startsWith(target.scope) && !target.excludeScopes?.has(value)) {
           procs.set(stat.pid, stat);
           scopes.set(stat.pid, value);
         }
