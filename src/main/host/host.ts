@@ -220,6 +220,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       // Before the socket answers, so no client sees a dead host's run as running; one /proc scan per dead host.
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
+      // And the cgroups of those runs, which no sentinel removed.
+      supervisor.sweepStaleCgroups();
     } catch (error) {
       log(`history is off: ${error instanceof Error ? error.message : String(error)}`);
       await recorder?.close().catch(() => undefined);

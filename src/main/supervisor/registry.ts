@@ -193,6 +193,11 @@ export class Supervisor {
     return detection.backend;
   }
 
+  /** Ends and removes the cgroups a crashed Warden left behind (done once, also before the first run that uses cgroups). */
+  sweepStaleCgroups(): void {
+    this.cgroupBackend();
+  }
+
   /** The cgroup backend when one is writable, for runs without a memory limit; never throws. */
   private cgroupBackend(): MemoryBackend | undefined {
     if (this.settings.cgroupRoot === undefined && process.env.WARDEN_CGROUPS === '0') return undefined;
