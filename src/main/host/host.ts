@@ -211,12 +211,20 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     try {
       store = openStore({ dir: stateDir });
       if (store.movedAside) log(store.movedAside.message);
-      recorder = attachRecorder(store, supervisor, { onError: (e) => log(`history: ${e.message}`) });
+      // Ended results the history holds whole may leave memory: they are read back from it.
+      supervisor.keepEndedIn(store);
+      recorder = attachRecorder(store, supervisor, {
+        onError: (e) => log(`history: ${e.message}`),
+        onEndWritten: (result, written) => {
+          if (written.whole) supervisor.endStored(result.id);
+        },
+      });
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
     } catch (error) {
       log(`history is off: ${error instanceof Error ? error.message : String(error)}`);
       await recorder?.close().catch(() => undefined);
+      supervisor.keepEndedIn(null);
       store?.close();
       store = null;
       recorder = null;
@@ -360,6 +368,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
       await recorder?.close();
+      supervisor.keepEndedIn(null);
       store?.close();
       hub.close();
       for (const server of servers) {

@@ -17,7 +17,7 @@ export interface RunSource {
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
 
-export interface RecorderOptions extends Omit<WriterOptions, 'onEndWritten'> {
+export interface RecorderOptions extends WriterOptions {
   /**
    * Prune after every `everyEnds` runs written (default: every 500, with the
    * default limits); false: never (call store.prune yourself).
@@ -49,7 +49,8 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   const writer = new RunWriter(() => store.db, source.hostId, {
     ...options,
     onError: reportError,
-    onEndWritten: () => {
+    onEndWritten: (result, written) => {
+      options.onEndWritten?.(result, written);
       if (!retention || ++endsSincePrune < retention.everyEnds || pruneScheduled) return;
       pruneScheduled = true;
       // After the event that ended the run has been handled: pruning may take milliseconds.

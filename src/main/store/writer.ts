@@ -49,8 +49,8 @@ export interface WriterOptions {
   onError?: (error: StoreWriteError) => void;
   /** Called when writes succeed again after failing. */
   onRecover?: () => void;
-  /** Called after each ended run is written. */
-  onEndWritten?: (result: RunResult) => void;
+  /** Called after each ended run is written; `whole`: with all its kept output (false when it had to be cut to fit). */
+  onEndWritten?: (result: RunResult, written: { whole: boolean }) => void;
 }
 
 export interface WriterStatus {
@@ -424,7 +424,7 @@ export class RunWriter {
       const result = state.end;
       this.runs.delete(state.id);
       this.pendingEnds--;
-      this.options.onEndWritten?.(result);
+      this.options.onEndWritten?.(result, { whole: true });
     }
   }
 
