@@ -103,9 +103,33 @@ export interface Host {
   info(): HostInfo;
   /** A URL with a one-time token that logs a browser in (null without TCP). */
   loginUrl(): string | null;
-  /** Stops live runs with the stop sequence, records them, closes everything. Idempotent. */
-  shutdown(): Promise<void>;
-  readonly closed: Promise<void>;
+  /** Stops live runs with the stop sequence, records them, closes everything; says what was and was not recorded. Idempotent. */
+  shutdown(): Promise<ShutdownReport>;
+  readonly closed: Promise<ShutdownReport>;
+}
+
+/** What a host's history holds of its runs once it has shut down. */
+export interface ShutdownReport {
+  /** Why the history was not written at all, or null when it was. */
+  historyOff: string | null;
+  /** Ended runs written, whole or cut. */
+  recorded: number;
+  /** Ids of runs written with their output cut to fit (the latest 100), and how many in all. */
+  cut: string[];
+  cutCount: number;
+  /** Runs whose end is not in the history, and why. */
+  unrecorded: { id: string; why: string }[];
+}
+
+/** One line for a person: exactly what was and was not recorded. */
+export function shutdownLine(report: ShutdownReport): string {
+  if (report.historyOff !== null) return `host stopped; its history was not written (${report.historyOff}), so none of its runs is recorded`;
+  let line = `host stopped; ${report.recorded} run(s) recorded in the history`;
+  if (report.cutCount > 0) line += `, ${report.cutCount} with output cut to fit the disk (${report.cut.join(', ')})`;
+  if (report.unrecorded.length === 0) return `${line}; none missing`;
+  const byWhy = new Map<string, string[]>();
+  for (const { id, why } of report.unrecorded) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
+  return `${line}; ${report.unrecorded.length} NOT recorded: ${[...byWhy].map(([why, ids]) => `${ids.join(', ')} (${why})`).join('; ')}`;
 }
 
 function defaultWebRoot(): string | null {
@@ -219,6 +243,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const supervisor = new Supervisor(options.supervisor);
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
+  let historyOff: string | null = options.history === false ? 'turned off' : null;
   if (options.history !== false) {
     try {
       store = openStore({ dir: stateDir });
@@ -234,7 +259,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
     } catch (error) {
-      log(`history is off: ${error instanceof Error ? error.message : String(error)}`);
+      historyOff = error instanceof Error ? error.message : String(error);
+      log(`history is off: ${historyOff}`);
       await recorder?.close().catch(() => undefined);
       supervisor.keepEndedIn(null);
       store?.close();
@@ -254,6 +280,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     startedAt,
     accepting,
     history: store !== null,
+    historyOff,
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
   });
@@ -370,19 +397,26 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     }, Math.min(IDLE_CHECK_MS, idleExitMs));
   }
 
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  let shuttingDown: Promise<void> | null = null;
+  let resolveClosed!: (report: ShutdownReport) => void;
+  const closed = new Promise<ShutdownReport>((r) => (resolveClosed = r));
+  let shuttingDown: Promise<ShutdownReport> | null = null;
   const shutdown = () => {
     shuttingDown ??= (async () => {
       accepting = false;
       clearInterval(idleTimer);
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
-      await recorder?.close();
+      const status = (await recorder?.close()) ?? null;
       supervisor.keepEndedIn(null);
       store?.close();
       hub.close();
+      const report: ShutdownReport = {
+        historyOff,
+        recorded: status?.endsWritten ?? 0,
+        cut: status?.cutEnds ?? [],
+        cutCount: status?.cutEndsCount ?? 0,
+        unrecorded: status?.unrecorded ?? [],
+      };
       for (const server of servers) {
         server.close();
         server.closeAllConnections();
@@ -390,7 +424,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       rmSync(socketPath, { force: true });
       if (tcp) rmSync(tcp.tokenPath, { force: true });
       lock.close();
-      resolveClosed();
+      resolveClosed(report);
+      return report;
     })();
     return shuttingDown;
   };

@@ -3,6 +3,8 @@
 // Nothing here can throw into the engine's emit: a listener that threw would
 // break the run that emitted.
 
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { RunEvent } from '../../shared/events';
 import { addMark, OUTPUT_TIMES_EVENT, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
@@ -35,6 +37,16 @@ export interface Recorder {
   close(timeoutMs?: number): Promise<WriterStatus>;
 }
 
+/** Bytes an unprivileged writer may still use on the file system of `dir`; null when it cannot be asked. */
+function freeBytesAt(dir: string): number | null {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return null;
+  }
+}
+
 export function attachRecorder(store: HistoryStore, source: RunSource, options: RecorderOptions = {}): Recorder {
   store.registerHost(source.hostId);
   const retention = options.retention === false ? null : { ...RETENTION_DEFAULTS, everyEnds: 500, ...options.retention };
@@ -47,6 +59,7 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   };
 
   const writer = new RunWriter(() => store.db, source.hostId, {
+    freeBytes: () => freeBytesAt(dirname(store.path)),
     ...options,
     onError: reportError,
     onEndWritten: (result, written) => {
