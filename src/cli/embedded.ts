@@ -12,9 +12,10 @@ import { renderResult } from './remote';
 import { SignalStop, stopNoteFor } from './signals';
 import { recordHistory } from './store-access';
 
-export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo): Promise<number> {
+/** `history: false`: the caller has already said why no history is written. */
+export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo, options: { history?: boolean } = {}): Promise<number> {
   const supervisor = new Supervisor();
-  const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
+  const history = options.history === false ? null : await recordHistory(supervisor, (line) => io.err(`${line}\n`));
   // Caught before the spawn: a signal at any moment stops the run rather than orphaning it.
   const signals = new SignalStop(io);
   let snapshot: RunResult;
