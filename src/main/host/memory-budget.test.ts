@@ -83,6 +83,15 @@ describe('ended output within a budget', () => {
     expect(await api.wait(a.id, { output: { stdout: 100, stderr: 0 } })).toMatchObject({ stdout: fromHead.stdout, stdoutTruncated: fromHead.stdoutTruncated });
   }, 60_000);
 
+  it('sends a long result through the socket in slices without splitting a character', async () => {
+    const { h, api } = await host(1_000_000);
+    // 200,000 characters of emoji (surrogate pairs) and ASCII: the answer is written 65,536 characters at a time.
+    const code = 'import sys; sys.stdout.write("a\\U0001F600" * 100000)';
+    const result = await api.wait((await api.start({ argv: ['python3', '-c', code] })).id);
+    expect(result.stdout).toBe('a\u{1F600}'.repeat(100_000));
+    expect(result).toEqual(h.supervisor.get(result.id));
+  });
+
   it('refuses an output cap past the maximum with one line naming it', async () => {
     const { api } = await host(1000);
     await expect(api.start({ argv: ['true'], outputCapChars: 1_000_000_000 })).rejects.toThrow(/at most 10,000,000/);
