@@ -53,7 +53,8 @@ function complete(result: RunResult, bytes: number): string | null {
 
 export async function benchLoad(options: LoadBenchOptions): Promise<Figure> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-load-'));
-  const bin = fileURLToPath(new URL('../bin/warden.mjs', import.meta.url));
+  // BENCH_LOAD_BIN: another checkout's bin/warden.mjs, to measure its host under the same load.
+  const bin = process.env.BENCH_LOAD_BIN ?? fileURLToPath(new URL('../bin/warden.mjs', import.meta.url));
   const host = spawn(process.execPath, [bin, 'serve', '--no-tcp'], { env: { ...process.env, WARDEN_STATE_DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
   let hostLog = '';
   host.stderr.on('data', (chunk: Buffer) => (hostLog = (hostLog + chunk.toString()).slice(-4000)));
