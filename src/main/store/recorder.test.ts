@@ -207,6 +207,28 @@ describe('failing storage', () => {
     for (const r of results) expect(store.get(r.id)).toEqual(r);
   });
 
+  it('holds at most maxPendingEndChars of results while it cannot write: the oldest are cut, with a note, the newest kept whole', async () => {
+    const { store, supervisor, recorder } = setup({ retryBaseMs: 60_000, retryMaxMs: 60_000, maxPendingEndChars: 160_000 });
+    const other = new Libsql(store.path);
+    other.exec('BEGIN IMMEDIATE');
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const id = supervisor.start({ argv: ['bash', '-c', `head -c 60000 /dev/zero | tr "\\0" "${n}"`] }).id;
+      await supervisor.wait(id);
+      ids.push(id);
+    }
+    // 180,000 characters waited: the oldest was cut to its first and last 16,384 characters.
+    expect(recorder.status()).toMatchObject({ pendingEnds: 3 });
+    other.exec('ROLLBACK');
+    other.close();
+    expect(recorder.flush()).toBe(true);
+    const [oldest, ...newer] = ids.map((id) => store.get(id)!);
+    expect(oldest!.stdoutTruncated).toBe(60_000 - 32_768);
+    expect(oldest!.notes.at(-1)).toMatch(/^Warden's history had no room for this run's whole output \(the history could not be written while more than 160,000 characters of results waited\)/);
+    for (const r of newer) expect(r.stdout.length).toBe(60_000);
+    expect(recorder.status()).toMatchObject({ cutEnds: [ids[0]], unrecorded: [] });
+  });
+
   it('keeps supervising when the database is closed under it, and reports', async () => {
     const { store, supervisor, errors, recorder } = setup({ retryBaseMs: 20, retryMaxMs: 50 });
     const first = supervisor.start({ argv: ['bash', '-c', 'sleep 0.2; echo after-close'] });

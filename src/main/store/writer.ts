@@ -25,6 +25,7 @@
 // | 6 | a write fails, not transient (a bad value)     | that run's pending writes are given up and reported; others go on    |
 // | 7 | pending live output passes maxPendingChars     | it is dropped (the end stores the kept output anyway); reported      |
 // | 8 | more than maxPendingEnds ended runs wait       | the oldest is given up and reported                                  |
+// | 8b| ended runs waiting hold over maxPendingEndChars | the oldest are cut as in row 9 (a note says why): memory stays bounded |
 // | 9 | a write does not fit (SQLITE_FULL)             | the others are still tried; after a WAL checkpoint it is tried again, |
 // |   |                                                | then an end with each stream cut to its first and last 16 Ki          |
 // |   |                                                | characters, then with no output, with a note; live output that does   |
@@ -54,6 +55,8 @@ export interface WriterOptions {
   maxPendingChars?: number;
   /** Bound on ended runs waiting in memory while writes fail (default 1,000). */
   maxPendingEnds?: number;
+  /** Bound on the output those ended runs hold, in characters (default 64 Mi); past it the oldest are cut (row 8b). */
+  maxPendingEndChars?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   onError?: (error: StoreWriteError) => void;
@@ -172,7 +175,7 @@ function isFull(error: unknown): boolean {
  * dropped characters and marked as the engine marks its own, and a note;
  * the result itself when nothing is longer than that.
  */
-export function cutToFit(result: RunResult, keepChars: number): RunResult {
+export function cutToFit(result: RunResult, keepChars: number, why = 'the disk is full'): RunResult {
   const half = Math.floor(keepChars / 2);
   const cut = (text: string, dropped: number) => {
     if (text.length <= keepChars + 64) return null;
@@ -193,7 +196,7 @@ export function cutToFit(result: RunResult, keepChars: number): RunResult {
     ...result,
     ...(stdout ? { stdout: stdout.text, stdoutTruncated: stdout.dropped } : {}),
     ...(stderr ? { stderr: stderr.text, stderrTruncated: stderr.dropped } : {}),
-    notes: [...result.notes.filter((n) => !n.startsWith(CUT_NOTE)), `${CUT_NOTE} (the disk is full): ${kept}, ${count(left)} characters of kept output fewer. The host returned the whole result when it ended.`],
+    notes: [...result.notes.filter((n) => !n.startsWith(CUT_NOTE)), `${CUT_NOTE} (${why}): ${kept}, ${count(left)} characters of kept output fewer. The host returned the whole result when it ended.`],
   };
 }
 
@@ -206,6 +209,7 @@ export class RunWriter {
   private readonly liveCap: number;
   private readonly maxPendingChars: number;
   private readonly maxPendingEnds: number;
+  private readonly maxPendingEndChars: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private pendingChars = 0;
@@ -234,6 +238,7 @@ export class RunWriter {
     this.liveCap = Math.max(2, options.liveCapChars ?? DEFAULTS.outputCapChars);
     this.maxPendingChars = options.maxPendingChars ?? 32 * 1024 * 1024;
     this.maxPendingEnds = options.maxPendingEnds ?? 1000;
+    this.maxPendingEndChars = options.maxPendingEndChars ?? 64 * 1024 * 1024;
     this.retryBaseMs = options.retryBaseMs ?? 100;
     this.retryMaxMs = options.retryMaxMs ?? 10_000;
   }
@@ -310,6 +315,7 @@ export class RunWriter {
     state.end = result;
     state.start = undefined;
     while (this.pendingEnds > this.maxPendingEnds) this.dropOldestEnd();
+    this.boundPendingEndChars();
     this.flushNow();
   }
 
@@ -386,6 +392,22 @@ export class RunWriter {
     for (const state of this.runs.values()) for (const s of Object.values(state.streams)) this.clearPending(s);
     this.droppedChars += before;
     this.report(new Error('too much output waiting'), null, `${before} characters of live output waiting to be stored were dropped; each run's kept output is still stored when it ends.`);
+  }
+
+  /** Row 8b: the results waiting to be written hold at most maxPendingEndChars of output; the oldest are cut first. */
+  private boundPendingEndChars(): void {
+    const ends = [...this.runs.values()].filter((state) => state.end);
+    let chars = ends.reduce((sum, state) => sum + state.end!.stdout.length + state.end!.stderr.length, 0);
+    for (const state of ends) {
+      if (chars <= this.maxPendingEndChars) return;
+      if (state.cut) continue;
+      const before = state.end!.stdout.length + state.end!.stderr.length;
+      const cut = cutToFit(state.end!, CUT_STEPS[0]!, `the history could not be written while more than ${count(this.maxPendingEndChars)} characters of results waited`);
+      if (cut === state.end) continue;
+      state.end = cut;
+      state.cut = true;
+      chars -= before - (cut.stdout.length + cut.stderr.length);
+    }
   }
 
   private dropOldestEnd(): void {
@@ -484,6 +506,7 @@ export class RunWriter {
     }
     // Each smaller form is tried once now; when none fits, the whole result waits for room.
     const whole = state.end;
+    const wasCut = state.cut;
     for (const keepChars of CUT_STEPS) {
       const cut = cutToFit(whole, keepChars);
       if (cut === whole) continue;
@@ -496,7 +519,7 @@ export class RunWriter {
       }
     }
     state.end = whole;
-    state.cut = undefined;
+    state.cut = wasCut;
     return false;
   }
 
