@@ -32,6 +32,8 @@ async function warden(stateDir: string, args: string[], uid?: number) {
 const historyLines = (stderr: string) => stderr.split('\n').filter((line) => /histor/i.test(line));
 
 beforeAll(() => {
+  // Builds the bundle now if the sources changed, as this user: nobody could not write out/cli.
+  execFileSync(process.execPath, [WARDEN_BIN, '--version'], { stdio: 'pipe' });
   if (process.getuid?.() !== 0) {
     cannotMount = 'mounting a tmpfs needs root';
     return;
