@@ -81,6 +81,12 @@ describe('a read-only state dir (a tmpfs remounted ro)', () => {
     expect(embedded.stdout).toBe('hi');
     expect(historyLines(embedded.stderr)).toHaveLength(1);
     expect(historyLines(embedded.stderr)[0]).toMatch(/^warden: history is off for this run: .*read-only/);
+
+    // A host cannot serve it at all: warden serve says why in one line, no stack and no "internal error".
+    const serve = await warden(stateDir, ['serve', '--no-tcp']);
+    expect(serve.exitCode).toBe(125);
+    expect(serve.stderr.split('\n').at(-1)).toMatch(/^warden: Cannot make the host's directory .*\/run \(EROFS\), so no host can serve .*; set WARDEN_STATE_DIR to a writable directory\.$/);
+    expect(serve.stderr).not.toMatch(/internal error|\n\s+at /);
   }, 90_000);
 });
 

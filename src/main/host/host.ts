@@ -12,7 +12,7 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
@@ -232,8 +232,19 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
   const runDir = runDirOf(stateDir);
-  mkdirSync(runDir, { recursive: true, mode: 0o700 });
-  chmodSync(runDir, 0o700);
+  try {
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    chmodSync(runDir, 0o700);
+  } catch (error) {
+    // A read-only or foreign state dir: no socket can be made there, so no host can serve it.
+    let why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    try {
+      accessSync(stateDir, constants.W_OK); // a recursive mkdir says ENOENT where the state dir is read-only
+    } catch (denied) {
+      why = (denied as NodeJS.ErrnoException).code ?? why;
+    }
+    throw new HostError(`Cannot make the host's directory ${runDir} (${why}), so no host can serve ${stateDir}; set WARDEN_STATE_DIR to a writable directory.`);
+  }
   const socketPath = socketPathFor(stateDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new HostError(`The control socket path ${socketPath} is longer than a unix socket allows (${MAX_SOCKET_PATH} bytes); set WARDEN_STATE_DIR to a shorter directory.`);
