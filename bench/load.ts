@@ -1,4 +1,4 @@
-// (n) The host's memory under load: `warden serve` (bin/warden.mjs, history
+// (o) The host's memory under load: `warden serve` (bin/warden.mjs, history
 // on, in a temp state dir) in its own process, so its peak RSS is its own
 // (VmHWM in /proc/<pid>/status). Rounds of `runs` concurrent runs, each
 // writing `bytes` characters on stdout and then on stderr (head -c of
@@ -98,7 +98,7 @@ export async function benchLoad(options: LoadBenchOptions): Promise<Figure> {
     const alive = !exited;
     const peak = alive ? statusField(host.pid!, 'VmHWM') : (roundPeaks.at(-1) ?? NaN);
     return {
-      title: `(n) host memory: ${options.rounds} rounds of ${options.runs} concurrent runs writing ${mb(options.bytes)} on each stream, through \`warden serve\``,
+      title: `(o) host memory: ${options.rounds} rounds of ${options.runs} concurrent runs writing ${mb(options.bytes)} on each stream, through \`warden serve\``,
       lines: [
         `host peak RSS (VmHWM) ${mb(peak)}; baseline: the same host idle ${mb(idleRss)}; ratio ${(peak / idleRss).toFixed(2)}x`,
         `peak after each round: ${roundPeaks.map(mb).join(', ')}`,

@@ -19,7 +19,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { ProcessSampler } from '../src/main/supervisor/proc-tree';
+import { ProcessSampler } from '../src/main/supervisor/proc-tree/sampler';
 import { check, median, ms, sleep, type Figure } from './lib';
 
 export interface SamplerOptions {

@@ -18,9 +18,9 @@ interface Metafile {
   outputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }>;
 }
 
-/** What the engine, the store and schema checking are made of: none of it belongs on a client's path. */
-const HEAVY_INPUTS = [/^src\/main\/supervisor\/(registry|run|python-session|teardown|proc-tree)\.ts$/, /^src\/main\/store\/(store|index|writer)\.ts$/, /^src\/shared\/schemas\.ts$/];
-const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk'];
+/** What the engine (execa too), the store and schema checking are made of: none of it belongs on a client's path. */
+const HEAVY_INPUTS = [/^src\/main\/supervisor\/(registry|run|teardown|python\/[a-z-]+|proc-tree\/[a-z-]+)\.ts$/, /^src\/main\/store\/(store|index|writer)\.ts$/, /^src\/shared\/schemas\.ts$/];
+const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk', 'execa'];
 
 let meta: Metafile;
 const dirs: string[] = [];

@@ -2,7 +2,12 @@
 // as before there was a host to go through. The run is still recorded in the
 // shared history, so `warden list` and the app see it. Loaded only for this.
 
-import { Supervisor } from '../main/supervisor/registry';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { sentinelWanted, startSentinel } from '../main/host/sentinel';
+import { ensureStateDir, resolveStateDir } from '../main/store/state-dir';
+import { deathNoteName } from '../main/store/recovery';
+import { newId, Supervisor } from '../main/supervisor/registry';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';
@@ -12,9 +17,23 @@ import { renderResult } from './remote';
 import { SignalStop, stopNoteFor } from './signals';
 import { recordHistory } from './store-access';
 
+/** Where the sentinel notes this process's death for the next Warden; none when the state dir cannot be made. */
+function deathNotePath(hostId: string): string | undefined {
+  try {
+    const dir = join(ensureStateDir(resolveStateDir()), 'run');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return join(dir, deathNoteName(hostId));
+  } catch {
+    return undefined; // the history says why, in its own line
+  }
+}
+
 /** `history: false`: the caller has already said why no history is written. */
 export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo, options: { history?: boolean } = {}): Promise<number> {
-  const supervisor = new Supervisor();
+  // Ends the run if this process dies, SIGKILL included (sentinel.ts).
+  const hostId = newId();
+  const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: (line) => io.err(`warden: ${line}\n`), deathNote: deathNotePath(hostId) }) : undefined;
+  const supervisor = new Supervisor({ hostId, ...(sentinel ? { watch: sentinel } : {}) });
   const history = options.history === false ? null : await recordHistory(supervisor, (line) => io.err(`${line}\n`));
   // Caught before the spawn: a signal at any moment stops the run rather than orphaning it.
   const signals = new SignalStop(io);
@@ -48,6 +67,7 @@ export async function runEmbedded(request: RunRequest, format: OutputFormat, io:
     unsubscribe();
     // Closes a Python session's interpreter, so nothing outlives the command.
     await supervisor.shutdown();
+    sentinel?.close();
     await history?.close();
   }
 }

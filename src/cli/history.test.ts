@@ -29,7 +29,8 @@ async function killedEmbeddedRun(stateDir: string): Promise<number> {
   const host = execa(process.execPath, [BIN, 'run', '--', 'bash', '-c', 'echo "child $$"; echo started-output; sleep 300'], {
     reject: false,
     stdin: 'ignore',
-    env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1' },
+    // Without the sentinel, so the leftover outlives it and the next warden's recovery is what ends it.
+    env: { WARDEN_STATE_DIR: stateDir, WARDEN_EMBEDDED: '1', WARDEN_SENTINEL: '0' },
     buffer: false,
   });
   let printed = '';

@@ -4,7 +4,9 @@
 // that host's events, and quitting it stops nothing. Then, with the main
 // process loaded afresh for another state dir: when the attached host dies,
 // the app takes over (hosts the engine itself), reloads the page and says so;
-// quitting it with no live run asks nothing.
+// quitting it with no live run asks nothing. The app is not packaged and runs
+// on electron-vite's dev server: the window loads it and IPC trusts its origin
+// (and no other: not app://warden, not file://).
 
 import type { ResultPromise } from 'execa';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -22,7 +24,9 @@ const sent: { channel: string; events: RunEvent[] }[] = [];
 const notices: { title: string; body: string }[] = [];
 const messageBoxes: unknown[] = [];
 const reloads = vi.fn();
-const windows: unknown[] = [];
+const windows: { loadURL: ReturnType<typeof vi.fn> }[] = [];
+const DEV_URL = 'http://localhost:5173/';
+process.env.ELECTRON_RENDERER_URL = DEV_URL;
 
 vi.mock('electron', () => {
   class BrowserWindow {
@@ -34,7 +38,7 @@ vi.mock('electron', () => {
       executeJavaScript: async () => undefined,
     };
     constructor() {
-      windows.push(this);
+      windows.push(this as unknown as (typeof windows)[number]);
     }
     once() {}
     on() {}
@@ -53,13 +57,15 @@ vi.mock('electron', () => {
     show() {}
     focus() {}
     loadFile = async () => undefined;
-    loadURL = async () => undefined;
+    loadURL = vi.fn(async () => undefined);
     static getAllWindows() {
       return windows;
     }
   }
   return {
     app: {
+      isPackaged: false,
+      enableSandbox: () => undefined,
       whenReady: () => Promise.resolve(),
       on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
       quit: vi.fn(),
@@ -85,13 +91,14 @@ vi.mock('electron', () => {
     },
     BrowserWindow,
     ipcMain: { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
-    session: { defaultSession: { webRequest: { onHeadersReceived: () => undefined }, setPermissionRequestHandler: () => undefined } },
-    shell: { openExternal: vi.fn() },
+    protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
+    session: { defaultSession: { setPermissionRequestHandler: () => undefined, setPermissionCheckHandler: () => undefined } },
+    shell: { openExternal: vi.fn(async () => undefined) },
   };
 });
 
 type Electron = { app: { quit: ReturnType<typeof vi.fn> }; dialog: { showErrorBox: ReturnType<typeof vi.fn> } };
-const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+const frame = { senderFrame: { url: `${DEV_URL}#/runs` } };
 const servers: ResultPromise[] = [];
 
 function call<T>(channel: string, ...args: unknown[]): Promise<T> {
@@ -142,6 +149,13 @@ describe('the Electron main process with a host already running', () => {
   beforeAll(async () => {
     server = (await serve(dir)).child;
     await launch(dir);
+  });
+
+  it('loads the dev server\'s page and trusts its origin only: not packaged', async () => {
+    expect(windows[0]!.loadURL.mock.calls).toEqual([[DEV_URL]]);
+    for (const url of ['app://warden/index.html', 'file:///app/out/renderer/index.html', 'http://localhost:5174/', 'http://127.0.0.1:5173/']) {
+      await expect(async () => handlers.get('warden:host')!({ senderFrame: { url } })).rejects.toThrow(/own window/);
+    }
   });
 
   it('attaches to it instead of refusing: no error dialog, the IPC answers from that host', async () => {

@@ -1,8 +1,10 @@
 // The Electron shell with 'electron' mocked (no Electron binary can run on the
-// build machines): the window is isolated and sandboxed, the CSP is set, IPC
-// handlers are registered, navigation and new windows are refused, and
-// quitting (or closing the window) with live runs asks first. Here the app
-// hosts the engine; index-attach.test.ts has it attach to a running host.
+// build machines): the window is isolated and sandboxed and loads app://
+// (served from disk by the real handler, with its CSP), IPC handlers are
+// registered and trust only app://warden, navigation, new windows, links off
+// the list and permissions are refused, and quitting (or closing the window)
+// with live runs asks first. Here the app is packaged and hosts the engine;
+// index-attach.test.ts has it unpackaged on a dev server, attached to a host.
 
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,13 +14,18 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 // The app hosts the control socket of this state dir, not the user's.
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'wi-'));
 process.env.WARDEN_STATE_DIR = STATE_DIR;
+// A packaged app ignores it: its page and its IPC trust never come from the environment.
+process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173/';
 
 const created: { options: Record<string, unknown>; window: Record<string, unknown> }[] = [];
 const handlers = new Map<string, unknown>();
 const appHandlers = new Map<string, (...args: unknown[]) => void>();
-let headersHook: ((details: unknown, callback: (r: unknown) => void) => void) | undefined;
-let permissionHook: ((c: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
-const navigationHandlers = new Map<string, (event: { preventDefault: () => void }) => void>();
+let permissionHook: ((c: unknown, p: string, cb: (ok: boolean) => void, details: { requestingUrl?: string }) => void) | undefined;
+let permissionCheck: ((c: unknown, p: string, origin: string) => boolean) | undefined;
+/** What happened before the app was ready, in order (schemes must be registered before). */
+const order: string[] = [];
+const protocols = new Map<string, (request: Request) => Promise<Response>>();
+const navigationHandlers = new Map<string, (event: { preventDefault: () => void; url?: string }) => void>();
 const windowHandlers = new Map<string, (event?: { preventDefault: () => void }) => void>();
 /** What the next dialog.showMessageBox answers (its button index), and the options it was shown with. */
 let nextAnswer = 1;
@@ -32,7 +39,8 @@ vi.mock('electron', () => {
   class BrowserWindow {
     webContents = {
       setWindowOpenHandler: (fn: typeof openHandler) => (openHandler = fn),
-      on: (name: string, fn: (event: { preventDefault: () => void }) => void) => navigationHandlers.set(name, fn),
+      on: (name: string, fn: (event: { preventDefault: () => void; url?: string }) => void) => navigationHandlers.set(name, fn),
+      getURL: () => 'app://warden/index.html',
       send: vi.fn(),
       reload: vi.fn(),
       executeJavaScript: async (code: string) => void executed.push(code),
@@ -70,7 +78,9 @@ vi.mock('electron', () => {
   }
   return {
     app: {
-      whenReady: () => Promise.resolve(),
+      isPackaged: true,
+      enableSandbox: () => order.push('enableSandbox'),
+      whenReady: () => (order.push('whenReady'), Promise.resolve()),
       on: (name: string, fn: (...args: unknown[]) => void) => appHandlers.set(name, fn),
       quit: vi.fn(),
       getVersion: () => '0.0.0-test',
@@ -101,17 +111,21 @@ vi.mock('electron', () => {
     },
     BrowserWindow,
     ipcMain: { handle: (channel: string, fn: unknown) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: { scheme: string }[]) => order.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme)}`),
+      handle: (scheme: string, fn: (request: Request) => Promise<Response>) => protocols.set(scheme, fn),
+    },
     session: {
       defaultSession: {
-        webRequest: { onHeadersReceived: (fn: typeof headersHook) => (headersHook = fn) },
         setPermissionRequestHandler: (fn: typeof permissionHook) => (permissionHook = fn),
+        setPermissionCheckHandler: (fn: typeof permissionCheck) => (permissionCheck = fn),
       },
     },
-    shell: { openExternal: vi.fn() },
+    shell: { openExternal: vi.fn(async () => undefined) },
   };
 });
 
-const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+const frame = { senderFrame: { url: 'app://warden/index.html' } };
 let liveId = '';
 
 async function until(what: string, condition: () => boolean): Promise<void> {
@@ -123,7 +137,9 @@ async function until(what: string, condition: () => boolean): Promise<void> {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('the Electron main process', () => {
+  const errors: string[] = [];
   beforeAll(async () => {
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
     await import('./index');
     for (let i = 0; i < 200 && created.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   });
@@ -136,7 +152,7 @@ describe('the Electron main process', () => {
     const started = await api!.start({ argv: ['echo', 'from-cli'] });
     expect((await api!.wait(started.id)).stdout).toBe('from-cli\n');
     const list = handlers.get('warden:list') as (event: unknown) => Promise<{ id: string }[]>;
-    expect((await list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).map((r) => r.id)).toContain(started.id);
+    expect((await list(frame)).map((r) => r.id)).toContain(started.id);
   });
 
   it('opens one window that is isolated, sandboxed and without Node', () => {
@@ -151,7 +167,7 @@ describe('the Electron main process', () => {
   it('notifies when a run ends in anything but completed; clicking opens that run', async () => {
     const start = handlers.get('warden:start') as (event: unknown, request: unknown) => Promise<{ id: string }>;
     const wait = handlers.get('warden:wait') as (event: unknown, id: string) => Promise<unknown>;
-    const frame = { senderFrame: { url: 'file:///app/out/renderer/index.html' } };
+    const frame = { senderFrame: { url: 'app://warden/index.html' } };
     const ok = await start(frame, { argv: ['true'] });
     const bad = await start(frame, { argv: ['bash', '-c', 'exit 3'] });
     await wait(frame, ok.id);
@@ -171,24 +187,66 @@ describe('the Electron main process', () => {
     expect(focused).toBeGreaterThan(before);
   });
 
-  it('sets a strict Content-Security-Policy on every response', () => {
-    let headers: Record<string, string[]> = {};
-    headersHook!({ responseHeaders: { 'X-Other': ['1'] } }, (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders));
-    const csp = headers['Content-Security-Policy']![0]!;
-    expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain('unsafe-eval');
-    expect(headers['X-Other']).toEqual(['1']);
+  it('registers app:// as privileged before ready, sandboxes every renderer, and loads the page from app://warden', async () => {
+    expect(order.slice(0, 3)).toEqual(['registerSchemesAsPrivileged:app', 'enableSandbox', 'whenReady']);
+    const window = created[0]!.window as unknown as { loadURL: ReturnType<typeof vi.fn>; loadFile: ReturnType<typeof vi.fn> };
+    // ELECTRON_RENDERER_URL is set, and ignored: the app is packaged.
+    expect(window.loadURL.mock.calls).toEqual([['app://warden/index.html']]);
+    expect(window.loadFile).not.toHaveBeenCalled();
+    expect(errors).toContain('warden: ELECTRON_RENDERER_URL is ignored in a packaged app.');
   });
 
-  it('refuses permission requests, navigation and new windows', () => {
-    let granted: boolean | undefined;
-    permissionHook!(null, 'media', (ok) => (granted = ok));
-    expect(granted).toBe(false);
+  it('serves its page over app:// from the renderer dir beside it, with the CSP as a header, and nothing outside', async () => {
+    const handler = protocols.get('app')!;
+    // Here (vitest) main's dir is src/main, so its renderer dir is src/renderer: real files, read from disk.
+    const page = await handler(new Request('app://warden/index.html'));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(await page.text()).toContain('<div id="root"></div>');
+    const outside = await handler(new Request('app://warden/..%2Fmain%2Findex.ts'));
+    expect(outside.status).toBe(403);
+    expect(await outside.text()).not.toContain('electron');
+  });
+
+  it('refuses permissions but the clipboard for its own page, navigation, new windows and links off the list', async () => {
+    const electron = (await import('electron')) as unknown as { shell: { openExternal: ReturnType<typeof vi.fn> } };
+    const asked = (permission: string, requestingUrl: string) => {
+      let granted: boolean | undefined;
+      permissionHook!({ getURL: () => requestingUrl }, permission, (ok) => (granted = ok), { requestingUrl });
+      return granted;
+    };
+    expect(asked('media', 'app://warden/index.html')).toBe(false);
+    expect(asked('notifications', 'app://warden/index.html')).toBe(false);
+    expect(asked('geolocation', 'app://warden/index.html')).toBe(false);
+    expect(asked('clipboard-sanitized-write', 'app://warden/index.html')).toBe(true);
+    expect(asked('clipboard-sanitized-write', 'http://localhost:5173/')).toBe(false);
+    expect(asked('clipboard-sanitized-write', 'file:///tmp/x.html')).toBe(false);
+    expect(permissionCheck!(null, 'clipboard-sanitized-write', 'app://warden')).toBe(true);
+    expect(permissionCheck!(null, 'hid', 'app://warden')).toBe(false);
+    expect(permissionCheck!(null, 'clipboard-read', 'app://warden')).toBe(false);
+    expect(permissionCheck!(null, 'clipboard-sanitized-write', 'https://evil.example')).toBe(false);
+
     const preventDefault = vi.fn();
-    navigationHandlers.get('will-navigate')!({ preventDefault });
-    expect(preventDefault).toHaveBeenCalled();
-    expect(openHandler!({ url: 'javascript:alert(1)' }).action).toBe('deny');
+    navigationHandlers.get('will-navigate')!({ preventDefault, url: 'https://evil.example/phish' });
+    expect(preventDefault).toHaveBeenCalledTimes(1);
+    navigationHandlers.get('will-redirect')!({ preventDefault, url: 'https://evil.example/' });
+    navigationHandlers.get('will-attach-webview')!({ preventDefault });
+    expect(preventDefault).toHaveBeenCalledTimes(3);
+    for (const url of ['javascript:alert(1)', 'https://evil.example/', 'http://github.com/x', 'file:///etc/passwd', 'smb://host/share', 'https://github.com.evil.example/', 'https://user@github.com/']) {
+      expect(openHandler!({ url }).action).toBe('deny');
+    }
+    expect(electron.shell.openExternal).not.toHaveBeenCalled();
+    expect(errors).toContain('warden: refused to open "https://evil.example/phish": not a link to Warden\'s documentation.');
+    expect(errors).toContain('warden: refused to open "file:///etc/passwd": not a link to Warden\'s documentation.');
+    expect(errors).toContain('warden: refused the page\'s request for the media permission (app://warden/index.html).');
+    // A link to the docs opens in the browser, from window.open or a plain link; the window stays.
+    expect(openHandler!({ url: 'https://github.com/warden/warden#readme' }).action).toBe('deny');
+    navigationHandlers.get('will-navigate')!({ preventDefault, url: 'https://github.com/warden/warden/issues' });
+    expect(electron.shell.openExternal.mock.calls).toEqual([['https://github.com/warden/warden#readme'], ['https://github.com/warden/warden/issues']]);
   });
 
   it('registers the API handlers and refuses calls from pages it did not load', async () => {
@@ -197,7 +255,10 @@ describe('the Electron main process', () => {
     }
     const list = handlers.get('warden:list') as (event: unknown) => Promise<unknown>;
     await expect(async () => list({ senderFrame: { url: 'https://evil.example/' } })).rejects.toThrow(/own window/);
-    await expect(list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).resolves.toBeInstanceOf(Array);
+    // Not a file:// page (any such page shares one origin), nor the dev server a packaged app ignores.
+    await expect(async () => list({ senderFrame: { url: 'file:///app/out/renderer/index.html' } })).rejects.toThrow(/own window/);
+    await expect(async () => list({ senderFrame: { url: 'http://localhost:5173/' } })).rejects.toThrow(/own window/);
+    await expect(list(frame)).resolves.toBeInstanceOf(Array);
   });
 
   it('quitting with a live run asks first, listing it; Cancel keeps the app, its host and the run', async () => {

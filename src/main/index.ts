@@ -3,9 +3,9 @@
 // socket, so agents' CLI runs appear live here), or, when one already runs
 // (`warden serve`, a CLI's background host), that one over its socket.
 // Everything testable lives in app-host.ts, quit.ts, host/, ipc.ts, window.ts,
-// window-state.ts, notify.ts, event-batcher.ts and the supervisor.
+// protocol.ts, window-state.ts, notify.ts, event-batcher.ts and the supervisor.
 
-import { app, BrowserWindow, dialog, ipcMain, Notification, session, shell, type MessageBoxOptions } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell, type MessageBoxOptions, type WebContents } from 'electron';
 import { join } from 'node:path';
 import type { WardenApi } from '../shared/api';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
@@ -13,10 +13,17 @@ import { HostRunningError } from './host/host';
 import { forwardEvents, registerIpc } from './ipc';
 import { noticeFor } from './notify';
 import { quitPrompt } from './quit';
-import { CONTENT_SECURITY_POLICY, windowOptions } from './window';
+import { APP_ENTRY, APP_ORIGIN, APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './protocol';
+import { externalLinkAllowed, permissionAllowed, rendererEntry, windowOptions } from './window';
 import { loadWindowBounds, saveWindowBounds } from './window-state';
 
-const devUrl = process.env.ELECTRON_RENDERER_URL;
+// Before ready, as Electron requires: app:// gets a real origin and a secure context (protocol.ts).
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+// Every renderer sandboxed, whatever a window's options say.
+app.enableSandbox();
+
+/** The page the window loads and the one origin IPC trusts (the dev server's only when not packaged). */
+const entry = rendererEntry({ isPackaged: app.isPackaged, devUrl: process.env.ELECTRON_RENDERER_URL, appEntry: APP_ENTRY, appOrigin: APP_ORIGIN });
 let appHost: AppHost | null = null;
 let mainWindow: BrowserWindow | null = null;
 /** Set once quitting is decided: the next before-quit and window close go through. */
@@ -25,6 +32,28 @@ let quitAsked: Promise<void> | null = null;
 /** The open "lost its host" dialog, closed when a host is found again. */
 let lostDialog: AbortController | null = null;
 const log = (line: string) => console.error(`warden: ${line}`);
+if (entry.ignored) log(entry.ignored);
+
+/** A link the page asked to open: in the browser when its host is on the list (window.ts), else refused and logged. */
+function openExternal(url: string): void {
+  if (externalLinkAllowed(url)) void shell.openExternal(url).catch((error: unknown) => log(`opening ${url}: ${error instanceof Error ? error.message : String(error)}`));
+  else log(`refused to open ${JSON.stringify(url.slice(0, 200))}: not a link to Warden's documentation.`);
+}
+
+/** No navigation away from Warden's page, no new windows, no webviews; allowed links open in the browser. */
+function guardContents(contents: WebContents): void {
+  contents.setWindowOpenHandler(({ url }) => {
+    openExternal(url);
+    return { action: 'deny' };
+  });
+  // In-page navigations (the hash routes) and reloads from the main process do not come here.
+  contents.on('will-navigate', (event) => {
+    event.preventDefault();
+    openExternal(event.url);
+  });
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}
 
 function focusWindow(): void {
   if (!mainWindow || mainWindow.isDestroyed()) return;
@@ -55,12 +84,7 @@ function createWindow(api: WardenApi, stateDir: string): void {
     event.preventDefault();
     requestQuit();
   });
-  // No navigation away from Warden and no new windows; links open in the browser.
-  window.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-  window.webContents.on('will-navigate', (event) => event.preventDefault());
+  guardContents(window.webContents);
   const unsubscribe = forwardEvents(api, (channel, events) => {
     if (!window.isDestroyed()) window.webContents.send(channel, events);
   });
@@ -68,8 +92,7 @@ function createWindow(api: WardenApi, stateDir: string): void {
     unsubscribe();
     if (mainWindow === window) mainWindow = null;
   });
-  if (devUrl) void window.loadURL(devUrl);
-  else void window.loadFile(join(__dirname, '../renderer/index.html'));
+  void window.loadURL(entry.url);
 }
 
 function showDialog(options: MessageBoxOptions) {
@@ -160,10 +183,15 @@ function requestQuit(): void {
 }
 
 async function ready(): Promise<void> {
-  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+  // Warden's page from out/renderer only, with its CSP as a header (protocol.ts).
+  protocol.handle(APP_SCHEME, appProtocolHandler(join(__dirname, '../renderer'), log));
+  // Only what the page uses (the clipboard, for Copy command), only for Warden's page; the rest is refused.
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
+    const allowed = permissionAllowed(permission, details.requestingUrl, entry.trustedOrigins);
+    if (!allowed) log(`refused the page's request for the ${permission} permission (${contents.getURL().slice(0, 200)}).`);
+    callback(allowed);
   });
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin, entry.trustedOrigins));
   let started: AppHost;
   try {
     // Host the engine (no TCP listener: the window talks over IPC), or attach to the host already running.
@@ -184,7 +212,7 @@ async function ready(): Promise<void> {
   if (started.mode === 'attached') log(`attached to the Warden host of ${started.stateDir} (pid ${started.attachedTo?.pid}).`);
   // The same API object across a takeover (app-host.ts): the handlers and subscriptions below stay valid.
   const api = started.api;
-  registerIpc(ipcMain, api, devUrl ? [new URL(devUrl).origin] : ['file://']);
+  registerIpc(ipcMain, api, entry.trustedOrigins);
   // A run that ends in anything but completed is worth a look: clicking the notice opens it.
   api.subscribe((event) => {
     const notice = noticeFor(event);

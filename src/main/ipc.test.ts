@@ -7,6 +7,7 @@ import type { RunEvent } from '../shared/events';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { DEFAULT_SETTINGS } from '../shared/settings';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
+import { APP_ENTRY, APP_ORIGIN } from './protocol';
 import { engineApi } from './supervisor/api';
 import { Supervisor } from './supervisor/registry';
 
@@ -16,8 +17,8 @@ function setup() {
   const handlers = new Map<string, Handler>();
   const ipc: IpcMainLike = { handle: (c, fn) => void handlers.set(c, fn), removeHandler: (c) => void handlers.delete(c) };
   const api = engineApi(new Supervisor());
-  const unregister = registerIpc(ipc, api, ['file://']);
-  const frame = { senderFrame: { url: 'file:///app/index.html' } };
+  const unregister = registerIpc(ipc, api, [APP_ORIGIN]);
+  const frame = { senderFrame: { url: APP_ENTRY } };
   const call = (channel: string, ...args: unknown[]) => Promise.resolve().then(() => handlers.get(channel)!(frame, ...args));
   return { handlers, api, unregister, call };
 }
@@ -112,6 +113,10 @@ describe('IPC handlers', () => {
     const { handlers, unregister } = setup();
     await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'http://localhost:9999/' } })).rejects.toThrow(/own window/);
     await expect(async () => handlers.get(IPC.list)!({ senderFrame: null })).rejects.toThrow(/own window/);
+    // Any file:// page (a downloaded .html, a page a link opened) is not Warden's.
+    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'file:///home/u/Downloads/evil.html' } })).rejects.toThrow(/own window/);
+    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'app://other/index.html' } })).rejects.toThrow(/own window/);
+    await expect(handlers.get(IPC.list)!({ senderFrame: { url: `${APP_ORIGIN}/index.html#/runs` } })).resolves.toBeInstanceOf(Array);
     unregister();
     expect(handlers.size).toBe(0);
   });
@@ -121,5 +126,13 @@ describe('IPC handlers', () => {
     expect(trustedSender('http://localhost:5174/x', ['http://localhost:5173'])).toBe(false);
     expect(trustedSender('file:///a', ['http://localhost:5173'])).toBe(false);
     expect(trustedSender('not a url', ['file://'])).toBe(false);
+    expect(trustedSender('app://warden/index.html#/runs/abc', ['app://warden'])).toBe(true);
+    expect(trustedSender('app://warden.evil/index.html', ['app://warden'])).toBe(false);
+    expect(trustedSender('app://warden:8080/index.html', ['app://warden'])).toBe(false);
+    // No page without a real origin, even if someone lists one.
+    expect(trustedSender('file:///app/out/renderer/index.html', ['file://'])).toBe(false);
+    expect(trustedSender('file:///app/out/renderer/index.html', ['null'])).toBe(false);
+    expect(trustedSender('data:text/html,<p>x', ['null'])).toBe(false);
+    expect(trustedSender('about:blank', ['null', 'about:blank'])).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { createBatcher } from './event-batcher';
+import { originOf } from './window';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
@@ -16,21 +17,22 @@ export interface IpcMainLike {
 /** Bad arguments from the page: the same one-line errors as the HTTP API's 400s. */
 export { InputError as IpcInputError };
 
-/** Only pages Warden itself loaded may call in. */
-export function trustedSender(url: string | undefined, allowedOrigins: string[]): boolean {
+/**
+ * Only the page Warden itself loaded may call in: its exact origin (app://warden,
+ * or the dev server's when not packaged; see window.ts rendererEntry). No file://
+ * page is trusted (every file:// page has the same origin), nor any URL whose
+ * origin cannot be told ("null", about:blank, data:).
+ */
+export function trustedSender(url: string | undefined, allowedOrigins: readonly string[]): boolean {
   if (!url) return false;
-  if (url.startsWith('file://')) return allowedOrigins.includes('file://');
-  try {
-    return allowedOrigins.includes(new URL(url).origin);
-  } catch {
-    return false;
-  }
+  const origin = originOf(url);
+  return origin !== null && allowedOrigins.includes(origin);
 }
 
 const runId = (value: unknown) => parse(runIdSchema, value);
 const sessionName = (value: unknown) => parse(sessionNameSchema, value);
 
-export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: string[]): () => void {
+export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: readonly string[]): () => void {
   const channels: string[] = [];
   const handle = <T>(channel: string, fn: (...args: unknown[]) => Promise<T>) => {
     channels.push(channel);

@@ -1,8 +1,17 @@
-// The BrowserWindow's settings, kept apart from index.ts so a test can check
-// them without Electron: isolated, sandboxed, no Node in the page.
+// The BrowserWindow's settings and what its page may do, kept apart from
+// index.ts so a test can check them without Electron: isolated, sandboxed, no
+// Node in the page; which page it loads and which origins IPC trusts; which
+// links open in the browser; which permissions the page gets.
 
+/**
+ * The page's policy, sent by the app:// handler (protocol.ts) and by `warden
+ * serve`, and in src/renderer/index.html's meta tag (without frame-ancestors,
+ * which a meta tag cannot carry). No 'unsafe-inline' anywhere: the renderer
+ * has no inline script or <style>, and React's style={…} props and uPlot set
+ * styles through the CSSOM (element.style), which style-src does not govern.
+ */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-src 'none'; worker-src 'none'; frame-ancestors 'none'; form-action 'none'";
 
 export function windowOptions(preloadPath: string, bounds: { x?: number; y?: number; width: number; height: number } = { width: 1200, height: 800 }) {
   return {
@@ -20,9 +29,95 @@ export function windowOptions(preloadPath: string, bounds: { x?: number; y?: num
       sandbox: true,
       nodeIntegration: false,
       nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
       webSecurity: true,
       allowRunningInsecureContent: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
       spellcheck: false,
     },
   };
+}
+
+export interface RendererEntry {
+  /** What the window loads. */
+  url: string;
+  /** The origins IPC accepts calls from (ipc.ts trustedSender): the one the window loads. */
+  trustedOrigins: string[];
+  /** Why ELECTRON_RENDERER_URL was not used, when it was set. */
+  ignored?: string;
+}
+
+/**
+ * The page the window loads: Warden's own over app:// (appEntry, appOrigin),
+ * or electron-vite's dev server when ELECTRON_RENDERER_URL names one and the
+ * app is not packaged. A packaged app never takes its page, and so never its
+ * IPC trust, from the environment; the dev server must be http on loopback.
+ */
+export function rendererEntry(options: { isPackaged: boolean; devUrl: string | undefined; appEntry: string; appOrigin: string }): RendererEntry {
+  const app: RendererEntry = { url: options.appEntry, trustedOrigins: [options.appOrigin] };
+  const devUrl = options.devUrl;
+  if (!devUrl) return app;
+  if (options.isPackaged) return { ...app, ignored: 'ELECTRON_RENDERER_URL is ignored in a packaged app.' };
+  let url: URL;
+  try {
+    url = new URL(devUrl);
+  } catch {
+    return { ...app, ignored: `ELECTRON_RENDERER_URL is not a URL (${JSON.stringify(devUrl)}); loading the built page.` };
+  }
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'http:' || !loopback) {
+    return { ...app, ignored: `ELECTRON_RENDERER_URL must be an http URL on localhost, not ${url.origin}; loading the built page.` };
+  }
+  return { url: url.href, trustedOrigins: [url.origin] };
+}
+
+/**
+ * The hosts a link in Warden's page may open in the browser: where Warden's
+ * own documentation lives. Every other URL (another host, http, file:, smb:,
+ * custom schemes that start local programs) is refused and logged.
+ */
+export const EXTERNAL_LINK_HOSTS: readonly string[] = ['github.com'];
+
+export function externalLinkAllowed(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  // No credentials or port tricks: https://github.com@evil.example/ parses with host evil.example anyway, but say no to any userinfo.
+  if (parsed.protocol !== 'https:' || parsed.username || parsed.password || parsed.port) return false;
+  return EXTERNAL_LINK_HOSTS.includes(parsed.hostname);
+}
+
+/**
+ * The permissions the page may have: writing the clipboard (Copy command),
+ * asked by Warden's own page. Everything else (camera, microphone,
+ * geolocation, notifications — the main process shows those —, HID, serial,
+ * USB, MIDI, fullscreen, pointer lock, openExternal…) is refused.
+ */
+export const PAGE_PERMISSIONS: readonly string[] = ['clipboard-sanitized-write'];
+
+export function permissionAllowed(permission: string, requestingUrl: string | undefined, trustedOrigins: readonly string[]): boolean {
+  if (!PAGE_PERMISSIONS.includes(permission) || !requestingUrl) return false;
+  const origin = originOf(requestingUrl);
+  return origin !== null && trustedOrigins.includes(origin);
+}
+
+/**
+ * A URL's origin as a string, or null when it has none that can be trusted.
+ * Node's URL gives "null" as the origin of any scheme it does not know, app://
+ * among them, so a standard custom scheme's origin is built here from its host.
+ */
+export function originOf(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
+  if (parsed.protocol === 'app:' && parsed.host) return `app://${parsed.host}`;
+  return null;
 }

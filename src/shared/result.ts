@@ -52,6 +52,8 @@ export interface TeardownReport {
   elapsedMs: number;
   /** False when the budget ran out or a step could not look everywhere. */
   complete: boolean;
+  /** What teardown could not see, when a process could have escaped it (no cgroup, no subreaper). */
+  unseen?: string;
 }
 
 export interface PeakFigures {

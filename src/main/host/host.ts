@@ -18,13 +18,15 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
+import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
 import { engineApi } from '../supervisor/api';
-import { Supervisor, type SupervisorOptions } from '../supervisor/registry';
+import { newId, Supervisor, type SupervisorOptions } from '../supervisor/registry';
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
+import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
 
 export const TOKEN_NAME = 'token';
@@ -223,7 +225,7 @@ async function takeLock(stateDir: string): Promise<NetServer> {
  * the event ring), but output arrives as chunks that live for a while and are
  * then garbage, and V8's default lets such a heap grow to several times its
  * live size: 50 runs of 10 MB took a host to 1.2 GB with 300 MB live. At 50 %
- * the same load peaks near 600 MB, for a few more collections (bench (n)).
+ * the same load peaks near 600 MB, for a few more collections (bench (o)).
  */
 const HEAP_GROWING_PERCENT = 50;
 
@@ -251,7 +253,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   }
   const lock = await takeLock(stateDir);
 
-  const supervisor = new Supervisor(options.supervisor);
+  // Ends every run of this host if the host dies, SIGKILL included (sentinel.ts).
+  const hostId = options.supervisor?.hostId ?? newId();
+  const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined;
+  const supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
   let historyOff: string | null = options.history === false ? 'turned off' : null;
@@ -267,6 +272,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
           if (written.whole) supervisor.endStored(result.id);
         },
       });
+      // Before the socket answers, so no client sees a dead host's run as running; one /proc scan per dead host.
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
     } catch (error) {
@@ -351,6 +357,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     lock.close();
     hub.close();
     await supervisor.shutdown();
+    sentinel?.close();
     await recorder?.close();
     store?.close();
     throw new HostError(`Cannot listen on ${socketPath}: ${(error as Error).message}`);
@@ -373,6 +380,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       lock.close();
       hub.close();
       await supervisor.shutdown();
+    sentinel?.close();
       await recorder?.close();
       store?.close();
       const code = (error as NodeJS.ErrnoException).code;
@@ -417,6 +425,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       clearInterval(idleTimer);
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
+      sentinel?.close();
       const status = (await recorder?.close()) ?? null;
       supervisor.keepEndedIn(null);
       store?.close();

@@ -11,7 +11,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../../shared/schemas';
@@ -245,10 +245,16 @@ pre { margin: 8px 0; padding: 8px 12px; background: var(--code); border-radius: 
 `;
 }
 
+/** The app's policy allows no inline style; the login page's one <style> block (the same for every reason) is allowed by its hash. */
+const LOGIN_PAGE_POLICY = CONTENT_SECURITY_POLICY.replace(
+  "style-src 'self'",
+  `style-src 'sha256-${createHash('sha256').update(/<style>([\s\S]*?)<\/style>/.exec(loginPage('no-session'))![1]!).digest('base64')}'`,
+);
+
 function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', method: string | undefined): void {
   if (res.headersSent || res.destroyed) return;
   const html = loginPage(reason);
-  res.writeHead(401, { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(html)), 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="warden"' });
+  res.writeHead(401, { ...PAGE_HEADERS, 'Content-Security-Policy': LOGIN_PAGE_POLICY, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(html)), 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="warden"' });
   res.end(method === 'HEAD' ? undefined : html);
 }
 

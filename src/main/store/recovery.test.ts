@@ -67,7 +67,35 @@ function newHost(dir: string, hostId: string): HistoryStore {
   return store;
 }
 
+/** Live processes whose WARDEN_SCOPE begins with the prefix. */
+async function markedWith(prefix: string): Promise<Proc[]> {
+  return listScope({ scope: prefix, scopePrefix: true, pgid: null, procRoot: DEFAULT_PROC_ROOT, budgetMs: 2000, passGapMs: 100 });
+}
+
 describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
+  it('tears down a lost Python script\'s interpreter (marked by its session, not the run) and what the script started', async () => {
+    const dir = tempStateDir();
+    const code = 'import subprocess, time\np = subprocess.Popen(["sleep", "308"])\nprint("ready", flush=True)\ntime.sleep(300)';
+    const host = startChild(['host', dir, JSON.stringify({ code })]);
+    children.push(host);
+    const info = await host.nextJson<HostInfo>();
+    const procs = await markedWith(`${info.hostId}.`);
+    stray.push(...procs.map((p) => p.pid));
+    // The interpreter (session marker) and the script's sleep.
+    expect(procs.some((p) => p.command.includes('sleep 308'))).toBe(true);
+    expect(procs.length).toBeGreaterThanOrEqual(2);
+    host.proc.kill('SIGKILL');
+    await host.exited;
+    expect(procs.every((p) => alive(p.pid))).toBe(true);
+
+    const store = newHost(dir, 'next-host');
+    const report = await store.recoverLostRuns({ tearDown: true });
+    expect(report.recovered.map((r) => r.id)).toEqual(info.runs);
+    expect(report.recovered[0]!.found.map((p) => p.pid).sort()).toEqual(procs.map((p) => p.pid).sort());
+    await until(() => procs.every((p) => !alive(p.pid)), 10_000, "the interpreter and its child to end");
+    expect(store.get(info.runs[0]!)!.advice).toMatch(/torn down/);
+  });
+
   it('marks a SIGKILLed host\'s three runs lost, keeps their stored output, and tears down what carries their marker', async () => {
     const dir = tempStateDir();
     const dead = await killedHost(dir);

@@ -10,10 +10,12 @@
 // claimed by a live host and leaves them. A claimer that dies before it
 // finishes leaves claims that the next host takes over.
 
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Proc, RunResult, TeardownReport } from '../../shared/result';
 import { DEFAULTS } from '../../shared/request';
 import { count, seconds } from '../supervisor/format';
-import { listScope, teardown } from '../supervisor/teardown';
+import { listMarked, teardown } from '../supervisor/teardown';
 import { liveness, readHosts, type HostRow, type Liveness } from './hosts';
 import { indexRun, insertEvent, readStream, replaceOutput, upsertRun } from './rows';
 import { all, one, run, transaction, type Database } from './sql';
@@ -25,6 +27,8 @@ export interface RecoverOptions {
   procRoot?: string | null;
   /** Bound on each run's teardown (default: the engine's, 10 s). */
   teardownBudgetMs?: number;
+  /** When a gone host died, as its sentinel saw it (epoch ms): the runs' last sign of life. */
+  diedAt?: (hostId: string) => number | undefined;
 }
 
 export interface RecoveredRun {
@@ -44,6 +48,35 @@ export interface RecoveryReport {
   recovered: RecoveredRun[];
   /** Runs not ended whose host is alive: left alone. */
   liveElsewhere: number;
+}
+
+/** The file a host's sentinel writes, in the state dir's run/ folder, when it sees its host die: epoch ms. */
+export function deathNoteName(hostId: string): string {
+  return `died-${hostId}`;
+}
+
+export function readDeathNote(dir: string, hostId: string): number | undefined {
+  try {
+    const ms = Number(readFileSync(join(dir, deathNoteName(hostId)), 'utf8').trim());
+    return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Death notes of hosts with no run left to recover are of no more use. */
+export function forgetDeathNotes(db: Database, dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.startsWith('died-'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const hostId = name.slice('died-'.length);
+    if (one(db, `SELECT 1 AS x FROM runs WHERE host_id = ? AND state != 'ended' LIMIT 1`, hostId)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
 }
 
 interface Candidate {
@@ -82,44 +115,83 @@ export async function recoverLostRuns(db: Database, me: string, options: Recover
     ),
   );
 
+  // One scan per gone host finds what is left of all its runs (and its Python
+  // interpreters, whose marker is the session's), instead of one per run.
+  const byHost = new Map<string, Candidate[]>();
+  for (const c of claimed) byHost.set(c.host_id, [...(byHost.get(c.host_id) ?? []), c]);
   const recovered: RecoveredRun[] = [];
-  for (const c of claimed) {
-    recovered.push(await recoverOne(db, me, c, hosts.get(c.host_id), check(c.host_id), procRoot, options));
+  for (const [hostId, runs] of byHost) {
+    const gone = check(hostId);
+    const snapshots = new Map(runs.map((c) => [c.id, JSON.parse(one<{ result: string }>(db, 'SELECT result FROM runs WHERE id = ?', c.id)!.result) as RunResult]));
+    // After a reboot none of its processes can be running: no scan.
+    const canLook = gone.sameBoot && procRoot !== null;
+    const left = canLook && [...snapshots.values()].some((r) => r.state !== 'queued') ? await leftOf(hostId, procRoot, options) : new Map<string, Leftover>();
+    const diedAt = options.diedAt?.(hostId);
+    for (const c of runs) {
+      const snapshot = snapshots.get(c.id)!;
+      const mine = [...left.entries()].filter(([scope]) => scope === `${hostId}.${c.id}` || (snapshot.kind === 'python' && snapshot.session !== undefined && scope.startsWith(`${hostId}.session-${snapshot.session}-`)));
+      recovered.push(recoverOne(db, me, c, snapshot, hosts.get(hostId), gone, canLook && snapshot.state !== 'queued', mine.map(([, l]) => l), diedAt, procRoot, options));
+    }
   }
   return { recovered, liveElsewhere };
 }
 
-async function recoverOne(
+interface Leftover {
+  found: Proc[];
+  report?: TeardownReport;
+}
+
+/**
+ * What is still running of a gone host's runs, by marker value, torn down
+ * (each scope on its own) when asked. Processes of runs that ended with their
+ * descendants kept carry an ended run's marker and are left alone.
+ */
+async function leftOf(hostId: string, procRoot: string, options: RecoverOptions): Promise<Map<string, Leftover>> {
+  const base = { pgid: null, procRoot, budgetMs: options.teardownBudgetMs ?? DEFAULTS.teardownBudgetMs, passGapMs: DEFAULTS.teardownPassGapMs };
+  const marked = await listMarked({ ...base, scope: `${hostId}.`, scopePrefix: true });
+  const left = new Map<string, Leftover>();
+  for (const { scope, ...proc } of marked) {
+    if (scope === undefined) continue;
+    const entry = left.get(scope) ?? { found: [] };
+    entry.found.push(proc);
+    left.set(scope, entry);
+  }
+  if (options.tearDown) {
+    for (const [scope, entry] of left) entry.report = await teardown({ ...base, scope });
+  }
+  return left;
+}
+
+function recoverOne(
   db: Database,
   me: string,
   c: Candidate,
+  snapshot: RunResult,
   host: HostRow | undefined,
   gone: Liveness,
+  canLook: boolean,
+  left: Leftover[],
+  diedAt: number | undefined,
   procRoot: string | null,
   options: RecoverOptions,
-): Promise<RecoveredRun> {
-  const row = one<{ result: string; n: number }>(db, 'SELECT result, n FROM runs WHERE id = ?', c.id)!;
-  const snapshot = JSON.parse(row.result) as RunResult;
+): RecoveredRun {
   const stdout = readStream(db, c.id, 'stdout');
   const stderr = readStream(db, c.id, 'stderr');
-
-  // After a reboot none of its processes can be running: no scan.
-  const target = {
-    scope: `${c.host_id}.${c.id}`,
-    pgid: null,
-    procRoot,
-    budgetMs: options.teardownBudgetMs ?? DEFAULTS.teardownBudgetMs,
-    passGapMs: DEFAULTS.teardownPassGapMs,
+  const found = left.flatMap((l) => l.found);
+  const reports = left.flatMap((l) => (l.report ? [l.report] : []));
+  const report: TeardownReport | undefined = reports.length === 0 ? undefined : {
+    killed: reports.flatMap((r) => r.killed),
+    survivors: reports.flatMap((r) => r.survivors),
+    elapsedMs: reports.reduce((sum, r) => sum + r.elapsedMs, 0),
+    complete: reports.every((r) => r.complete),
   };
-  const canLook = gone.sameBoot && procRoot !== null && snapshot.state !== 'queued';
-  const found = canLook ? await listScope(target) : [];
-  const report = canLook && options.tearDown && found.length > 0 ? await teardown(target) : undefined;
 
   const now = Date.now();
   const startedAt = Date.parse(snapshot.startedAt);
   // Its last sign of life: the host's last heartbeat, or the last event recorded for the run, whichever is later.
   const lastEvent = one<{ at: number | null }>(db, 'SELECT MAX(at) AS at FROM run_events WHERE run_id = ?', c.id)?.at ?? null;
-  const lastSeen = Math.max(host?.heartbeat_at ?? startedAt, lastEvent ?? startedAt, startedAt);
+  // The sentinel's record of the host's death is the most exact sign (it saw the pipe close).
+  const lastSeen = Math.max(host?.heartbeat_at ?? startedAt, lastEvent ?? startedAt, diedAt ?? startedAt, startedAt);
   const seenAfterMs = Number.isFinite(startedAt) ? lastSeen - startedAt : null;
   const advice = adviceFor(snapshot, host, gone, seenAfterMs, stdout.storedChars, stderr.storedChars, found, report, canLook, procRoot, options.tearDown);
   const notes = [...snapshot.notes];

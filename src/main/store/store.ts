@@ -14,13 +14,13 @@
 // | written by a newer Warden              | StoreOpenError: upgrade, or point WARDEN_STATE_DIR elsewhere         |
 
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RunResult } from '../../shared/result';
 import { DEFAULT_PROC_ROOT } from '../supervisor/options';
 import { StoreOpenError, type MovedAside } from './errors';
 import { endHost, heartbeat, HEARTBEAT_MS, registerHost } from './hosts';
 import { countByVerdict, getEvents, getRun, listRuns, type ListQuery, type RunPage, type TimeBound, type VerdictCounts } from './queries';
-import { recoverLostRuns, type RecoverOptions, type RecoveryReport } from './recovery';
+import { forgetDeathNotes, readDeathNote, recoverLostRuns, type RecoverOptions, type RecoveryReport } from './recovery';
 import { prune, type PruneReport, type RetentionLimits } from './retention';
 import { writeEnded, type EventRecord } from './rows';
 import { migrate, SCHEMA_VERSION } from './schema';
@@ -105,13 +105,20 @@ export class HistoryStore {
     return this.guard(() => this.slow(() => prune(this.db, limits)));
   }
 
+  /** Where hosts' sentinels note when their host died (sentinel.ts). */
+  private get deathNotes(): string {
+    return join(dirname(this.path), 'run');
+  }
+
   /** Marks the runs of gone hosts `lost`, once; see recovery.ts. Needs registerHost first. */
   async recoverLostRuns(options: RecoverOptions): Promise<RecoveryReport> {
     if (this.hostId === null) throw new Error('Call registerHost before recoverLostRuns: the claim on lost runs is made in the host\'s name.');
     const me = this.hostId;
     setBusyTimeout(this.db, SLOW_BUSY_MS);
     try {
-      return await recoverLostRuns(this.db, me, { procRoot: this.procRoot, ...options });
+      const report = await recoverLostRuns(this.db, me, { procRoot: this.procRoot, diedAt: (id) => readDeathNote(this.deathNotes, id), ...options });
+      forgetDeathNotes(this.db, this.deathNotes);
+      return report;
     } catch (error) {
       this.noteDamage(error);
       throw error;

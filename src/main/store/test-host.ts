@@ -1,7 +1,7 @@
 // A host or a recoverer in a process of its own, for the store's tests
 // (store-testkit.ts starts it). Each mode prints JSON lines on stdout.
 //
-//   host DIR ARGV_JSON...   record runs of these argv, print {hostId, pid, runs}
+//   host DIR SPEC_JSON...   record runs of these argv (or {code} scripts), print {hostId, pid, runs}
 //                           once each run's stdout holds "ready", then idle until killed
 //   recover DIR TEARDOWN BARRIER
 //                           register a new host, print {ready}, wait for the file
@@ -21,7 +21,11 @@ if (mode === 'host') {
   const store = openStore({ dir: dir! });
   const supervisor = new Supervisor();
   const recorder = attachRecorder(store, supervisor);
-  const runs = rest.map((argv) => supervisor.start({ argv: JSON.parse(argv) as string[] }).id);
+  // An array is a command's argv; an object with code is a Python script.
+  const runs = rest.map((spec) => {
+    const parsed = JSON.parse(spec) as string[] | { code: string };
+    return supervisor.start(Array.isArray(parsed) ? { argv: parsed } : parsed).id;
+  });
   const timer = setInterval(() => {
     recorder.flush();
     if (runs.every((id) => store.get(id)?.stdout.includes('ready'))) {

@@ -298,10 +298,14 @@ export class MemoryBackend {
     private readonly isAlive: (pid: number) => boolean = pidAlive,
   ) {}
 
-  /** Makes the run's cgroup and sets its limit (swap cannot hide it). Throws an Error with one line when it cannot. */
-  createRunCgroup(runId: string, limitBytes: number): RunCgroup {
+  /**
+   * Makes the run's cgroup and sets its limit (swap cannot hide it); with a
+   * null limit, a cgroup only to hold the run's processes (no process can
+   * leave it, so teardown finds them all). Throws an Error with one line when it cannot.
+   */
+  createRunCgroup(runId: string, limitBytes: number | null): RunCgroup {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(runId) || runId === '.' || runId === '..') throw new Error(`The run id ${JSON.stringify(runId)} cannot name a cgroup.`);
-    if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) throw new Error(`The memory limit must be a positive number of bytes, not ${limitBytes}.`);
+    if (limitBytes !== null && (!Number.isSafeInteger(limitBytes) || limitBytes <= 0)) throw new Error(`The memory limit must be a positive number of bytes, not ${limitBytes}.`);
     const path = join(this.parent, `${process.pid}-${runId}`);
     try {
       // The parent may have been removed by hand (or by a sweep of an older Warden).
@@ -313,6 +317,7 @@ export class MemoryBackend {
     } catch (error) {
       throw new Error(`Could not make the memory cgroup ${path}: ${(error as Error).message}.`);
     }
+    if (limitBytes === null) return new RunCgroup(this.version, path, 0);
     try {
       if (this.version === 2) {
         writeFileSync(join(path, 'memory.max'), String(limitBytes));
@@ -381,6 +386,8 @@ const JOIN_FAILED_TEXT = 'could not join the memory cgroup';
 // $1 is the cgroup's directory, the rest is the command. `exec "$@"` keeps each
 // word as it is: nothing the command's words contain is parsed by the shell.
 const WRAPPER_SCRIPT = `if ! echo $$ > "$1/cgroup.procs"; then echo "${WRAPPER_NAME}: ${JOIN_FAILED_TEXT} $1, so the command was not run" >&2; exit ${JOIN_FAILED_STATUS}; fi; shift; exec "$@"`;
+// Without a limit the cgroup only helps teardown: a failed join is no reason not to run the command.
+const SOFT_WRAPPER_SCRIPT = `{ echo $$ > "$1/cgroup.procs"; } 2>/dev/null; shift; exec "$@"`;
 
 export interface KillReport {
   /** Pids sent SIGKILL (each once). */
@@ -420,7 +427,7 @@ export class RunCgroup {
    */
   wrap(argv: string[]): string[] {
     if (argv.length === 0) throw new Error('No command to wrap.');
-    return ['/bin/sh', '-c', WRAPPER_SCRIPT, WRAPPER_NAME, this.path, ...argv];
+    return ['/bin/sh', '-c', this.limitBytes > 0 ? WRAPPER_SCRIPT : SOFT_WRAPPER_SCRIPT, WRAPPER_NAME, this.path, ...argv];
   }
 
   /**
@@ -429,7 +436,7 @@ export class RunCgroup {
    * the run's exit code and the start of its stderr.
    */
   joinFailure(exitCode: number | null, stderr: string): string | undefined {
-    if (exitCode !== JOIN_FAILED_STATUS) return undefined;
+    if (exitCode !== JOIN_FAILED_STATUS || this.limitBytes <= 0) return undefined;
     const ours = `${WRAPPER_NAME}: ${JOIN_FAILED_TEXT} ${this.path}, so the command was not run`;
     const lines = stderr.split('\n');
     const at = lines.indexOf(ours);
@@ -502,13 +509,16 @@ export class RunCgroup {
    * (5.14+), else freezes the cgroup while it kills so nothing forks in between.
    * Never throws.
    */
-  async killAll(options: { budgetMs?: number } = {}): Promise<KillReport> {
+  async killAll(options: { budgetMs?: number; spare?: number[] } = {}): Promise<KillReport> {
     const t0 = performance.now();
     const end = t0 + (options.budgetMs ?? 2_000);
     const killed = new Set<number>();
-    const useKillFile = this.version === 2 && existsSync(join(this.path, 'cgroup.kill'));
+    const spare = new Set(options.spare ?? []);
+    // cgroup.kill ends everything in it: not when one process (a session's interpreter) must stay.
+    const useKillFile = this.version === 2 && spare.size === 0 && existsSync(join(this.path, 'cgroup.kill'));
     const freeze = this.version === 2 && !useKillFile && existsSync(join(this.path, 'cgroup.freeze'));
-    let pids = this.pids();
+    const alive = () => this.pids().filter((pid) => !spare.has(pid));
+    let pids = alive();
     while (pids.length > 0) {
       if (useKillFile) {
         for (const pid of pids) killed.add(pid);
@@ -528,9 +538,9 @@ export class RunCgroup {
       }
       if (performance.now() >= end) break;
       await sleep(10);
-      pids = this.pids();
+      pids = alive();
     }
-    return { killed: [...killed], survivors: this.pids(), elapsedMs: performance.now() - t0 };
+    return { killed: [...killed], survivors: alive(), elapsedMs: performance.now() - t0 };
   }
 
   /**

@@ -296,6 +296,17 @@ export function commandLine(cmdline: Buffer | undefined, comm: string): string {
   return text.length > 0 ? text : `[${comm}]`;
 }
 
+/** The value of the first `name=` entry of an environment, or undefined. */
+export function environValue(environ: Buffer, name: string): string | undefined {
+  const needle = Buffer.from(`${name}=`);
+  let at = environ.indexOf(needle);
+  while (at > 0 && environ[at - 1] !== 0) at = environ.indexOf(needle, at + 1);
+  if (at < 0) return undefined;
+  const start = at + needle.length;
+  const end = environ.indexOf(0, start);
+  return environ.toString('utf8', start, end < 0 ? environ.length : end);
+}
+
 /** True when the environment holds exactly `name=value`. */
 export function environHas(environ: Buffer, entry: string): boolean {
   const needle = Buffer.from(`${entry}\0`);

@@ -26,11 +26,15 @@ import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
-import { PythonRun, PythonSession, SESSION_DEFAULTS, type SessionSettings } from './python-session';
+import { PythonRun } from './python/run';
+import { PythonSession } from './python/session';
+import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
-import { ProcessSampler } from './proc-tree';
+import { ProcessSampler } from './proc-tree/sampler';
 import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun } from './run';
+import type { ScopeWatch } from './scope-watch';
+import { reaperOnce } from './reaper';
 
 /** What the registry needs of a run, command or Python script. */
 interface SupervisedRun {
@@ -78,6 +82,10 @@ export interface SupervisorOptions {
   sampleRateHz?: number;
   /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it at an empty dir. */
   cgroupRoot?: string;
+  /** Told of every run's group and cgroup while it lives (the host's sentinel). */
+  watch?: ScopeWatch;
+  /** Runs without a cgroup run under the subreaper shim (default true; reaper.ts). */
+  reaper?: boolean;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -130,6 +138,8 @@ export class Supervisor {
   private staleCgroupsSwept = false;
   private sampler?: ProcessSampler;
   private readonly sampleRateHz: number;
+  private readonly watch?: ScopeWatch;
+  private readonly useReaper: boolean;
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -144,6 +154,8 @@ export class Supervisor {
     this.endedBudget = options.endedOutputBudgetChars ?? ENDED_OUTPUT_BUDGET_CHARS;
     this.events.setMaxListeners(0);
     this.sampleRateHz = options.sampleRateHz ?? 2;
+    if (options.watch) this.watch = options.watch;
+    this.useReaper = options.reaper ?? true;
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
       ...options.python,
@@ -165,8 +177,11 @@ export class Supervisor {
     const id = newId();
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
-    const memory = options.memoryBytes !== null ? this.memoryBackend() : undefined;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler());
+    // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
+    const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
+    // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
+    const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
@@ -214,6 +229,16 @@ export class Supervisor {
       void detection.backend.removeStaleCgroups({ kill: true }).catch(() => undefined);
     }
     return detection.backend;
+  }
+
+  /** The cgroup backend when one is writable, for runs without a memory limit; never throws. */
+  private cgroupBackend(): MemoryBackend | undefined {
+    if (this.settings.cgroupRoot === undefined && process.env.WARDEN_CGROUPS === '0') return undefined;
+    try {
+      return this.memoryBackend();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Every Python session: its interpreter, state and queue. */

@@ -19,6 +19,9 @@
 // |10 | shutdown with live runs                                | each is stopped (reason shutdown); new runs are refused        |
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 
+import { constants } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
 import type { RunEvent, OutputStream } from '../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
@@ -26,15 +29,36 @@ import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
-import { checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
+import { checkInterpreter, checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
-import type { ProcessSampler } from './proc-tree';
+import type { ProcessSampler } from './proc-tree/sampler';
+import type { ScopeWatch } from './scope-watch';
+import { parseReaperLine, reaperArgv, type Reaper } from './reaper';
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
+
+/** How long the subreaper has to exit once its pipe is closed. */
+const SHIM_EXIT_MS = 2_000;
+
+function withoutScope(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const { WARDEN_SCOPE: _scope, ...rest } = env;
+  void _scope;
+  return rest;
+}
+
+/** A signal's name from its number, as Node reports signals. */
+function signalName(n: number): string | null {
+  for (const [name, value] of Object.entries(constants.signals)) if (value === n) return name;
+  return null;
+}
+
+/** What a teardown without the run's own cgroup cannot see. */
+export const NO_CGROUP =
+  'no cgroup: a process that drops the WARDEN_SCOPE marker and leaves the process group (env -u WARDEN_SCOPE setsid ...) could escape teardown unseen';
 
 /** How long after its start a run's process tree is first sampled. */
 export const TRACK_AFTER_MS = 25;
@@ -72,6 +96,10 @@ export class CommandRun {
   private oom?: OomReport;
   private peak?: PeakFigures;
   private trackTimer?: NodeJS.Timeout;
+  /** The subreaper the command runs under, and its status pipe. */
+  private shim?: { pid: number; pipe: Duplex };
+  private readonly shimPending: NodeJS.Signals[] = [];
+  private trackedRoot?: number;
 
   constructor(
     private readonly options: RunOptions,
@@ -79,6 +107,10 @@ export class CommandRun {
     private readonly memory?: MemoryBackend,
     /** Samples the run's process tree while it lives (peak figures, tree events). */
     private readonly sampler?: ProcessSampler,
+    /** Told of the run's group and cgroup, so they are ended if this process dies (the sentinel). */
+    private readonly watch?: ScopeWatch,
+    /** The subreaper shim, for a run that gets no cgroup (null: none on this machine). */
+    private readonly reaperShim?: Reaper | null,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -95,21 +127,41 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
-    if (this.memory && this.options.memoryBytes !== null) {
-      // Checked first: through the cgroup wrapper a missing command would read as the wrapper's exit 127.
-      const failure = checkSpawnable(this.options);
+    if (this.memory || this.reaperShim) {
+      // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
+      const failure = checkSpawnable(this.options) ?? checkInterpreter(this.options);
       if (failure) return this.failSpawn(failure);
-      try {
-        this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
-      } catch (error) {
-        return this.failSpawn({ cause: `The memory limit could not be set up: ${error instanceof Error ? error.message : String(error)}`, status: 126 });
-      }
-      this.oomKillsBefore = this.cgroup.readOomKills();
     }
+    if (this.memory) {
+      if (this.options.memoryBytes !== null) {
+        try {
+          this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
+        } catch (error) {
+          return this.failSpawn({ cause: `The memory limit could not be set up: ${error instanceof Error ? error.message : String(error)}`, status: 126 });
+        }
+        this.oomKillsBefore = this.cgroup.readOomKills();
+      } else {
+        // A cgroup of its own only for teardown (no process can leave one); without it the run still runs.
+        try {
+          this.cgroup = this.memory.createRunCgroup(this.id, null);
+        } catch {
+          this.cgroup = undefined;
+        }
+      }
+    }
+    // Without a cgroup, a subreaper adopts the orphans of the run's tree (reaper.ts).
+    const shim = this.cgroup ? undefined : this.reaperShim;
     let subprocess: Subprocess;
     try {
-      // The wrapper joins the cgroup and then execs the command: same pid, same group.
-      subprocess = spawnCommand(this.cgroup ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false } : this.options);
+      // The cgroup's wrapper joins the cgroup and then execs the command: same pid, same group.
+      // The subreaper forks the command into a group of its own and says its pid on fd 3.
+      subprocess = spawnCommand(
+        this.cgroup
+          ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false }
+          : shim
+            ? { ...this.options, argv: reaperArgv(shim, this.argv, this.options.scope), env: withoutScope(this.options.env), shell: false, extraPipe: true }
+            : this.options,
+      );
     } catch (error) {
       return this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error as { code?: string; message?: string }, this.options));
     }
@@ -123,19 +175,25 @@ export class CommandRun {
       return;
     }
     this.pgid = subprocess.pid;
+    this.watch?.group(this.pgid, true);
+    if (this.cgroup) this.watch?.cgroup(this.cgroup.path, true);
     // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
     subprocess.on('error', () => undefined);
     const notBeforeTicks = this.options.procRoot !== null ? readStat(this.options.procRoot, subprocess.pid)?.startTicks : undefined;
     this.capture('stdout', subprocess.stdout);
     this.capture('stderr', subprocess.stderr);
+    if (shim) this.listenToShim(subprocess, notBeforeTicks);
+    // Under the subreaper this is the shim's exit: only when it died before saying the command's (SIGKILL).
     subprocess.on('exit', (code, signal) => void this.onExit(code, signal, notBeforeTicks));
     if (this.sampler) {
       // Tracked a moment after the start: a command that ends at once (most of
       // an agent's) costs no sample, and the spawn stays as cheap as a plain one.
       const sampler = this.sampler;
-      const rootPid = subprocess.pid;
       this.trackTimer = setTimeout(() => {
+        // Under the subreaper the tree is the command's: the shim is Warden's, not the run's.
+        const rootPid = this.shim && this.pgid !== this.shim.pid ? this.pgid! : subprocess.pid!;
         if (this.exit === undefined) sampler.track(this.id, { rootPid, scope: this.options.scope, ...(notBeforeTicks !== undefined ? { notBeforeTicks } : {}) });
+        this.trackedRoot = rootPid;
       }, TRACK_AFTER_MS);
     }
     if (this.limitMs !== null) {
@@ -143,6 +201,48 @@ export class CommandRun {
       this.armDeadline(Math.max(0, this.limitMs - this.elapsedMs()));
     }
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
+  }
+
+  /** The subreaper's status pipe: the command's pid (its group is the run's), then its exit. */
+  private listenToShim(subprocess: Subprocess, notBeforeTicks: number | undefined): void {
+    const pipe = subprocess.stdio[3] as Duplex | null | undefined;
+    if (!pipe) return;
+    this.shim = { pid: subprocess.pid!, pipe };
+    pipe.on('error', () => undefined);
+    const lines = createInterface({ input: pipe });
+    lines.on('line', (line) => {
+      const message = parseReaperLine(line, signalName);
+      if (message?.type === 'pid' && this.exit === undefined) {
+        this.pgid = message.pid;
+        this.watch?.group(message.pid, true);
+        // A stop that came before the command had its group reaches it now.
+        for (const signal of this.shimPending.splice(0)) this.signalGroup(signal);
+        // Tracked before the command said its pid: its tree, not the shim's.
+        if (this.trackedRoot === this.shim?.pid) {
+          this.sampler?.track(this.id, { rootPid: message.pid, scope: this.options.scope, ...(notBeforeTicks !== undefined ? { notBeforeTicks } : {}) });
+          this.trackedRoot = message.pid;
+        }
+      } else if (message?.type === 'exit') {
+        void this.onExit(message.exitCode, message.signal, notBeforeTicks);
+      }
+    });
+  }
+
+  /** After teardown: the shim reaps what it adopted and exits when its pipe closes; SIGKILL if it does not. */
+  private releaseShim(): void {
+    const shim = this.shim;
+    if (!shim) return;
+    // Kept descendants stay; otherwise the shim ends what it still parents as it goes.
+    shim.pipe.end(this.options.keepDescendants ? 'keep\n' : undefined);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(shim.pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }, SHIM_EXIT_MS);
+    timer.unref();
+    this.subprocess?.once('exit', () => clearTimeout(timer));
   }
 
   /**
@@ -218,6 +318,11 @@ export class CommandRun {
 
   private signalGroup(signal: NodeJS.Signals): boolean {
     if (this.pgid === undefined) return false;
+    if (this.shim && this.pgid === this.shim.pid) {
+      // The command has not said its group yet; the shim's own must never get the run's signals.
+      this.shimPending.push(signal);
+      return true;
+    }
     try {
       process.kill(-this.pgid, signal);
       return true;
@@ -256,7 +361,7 @@ export class CommandRun {
       spawnFailure = this.cgroup.joinFailure(code, this.out.stderr.text());
       if (spawnFailure !== undefined) this.exit.exitCode = 126;
       // Read before teardown and removal, which end the processes and delete the counters.
-      else this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
+      else if (this.options.memoryBytes !== null) this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
     }
     let report: TeardownReport | undefined;
     const target: TeardownTarget = {
@@ -266,6 +371,8 @@ export class CommandRun {
       notBeforeTicks,
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
+      // With the subreaper, what it adopted is found by parentage; it is never signalled itself.
+      ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : this.cgroup ? {} : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
@@ -276,9 +383,14 @@ export class CommandRun {
       report = await teardown(target);
       if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} left behind: ${listProcs(report.killed)}.`);
       if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-      else if (!report.complete) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
     }
     if (this.cgroup) report = await this.closeCgroup(report);
+    // Nothing of it is left to end if this process dies now, or what is left was kept as asked.
+    if (this.options.keepDescendants) this.watch?.kept(this.options.scope);
+    this.watch?.group(this.pgid!, false);
+    if (this.cgroup) this.watch?.cgroup(this.cgroup.path, false);
+    this.releaseShim();
     this.finish(report, spawnFailure);
   }
 

@@ -3,15 +3,28 @@
 // its environment. A command that cannot start is described exactly, with the
 // exit status a shell would give (127 not found, 126 cannot run), never thrown.
 //
-// node:child_process, not execa: the engine uses none of execa's features (it
-// reads the pipes, sends its own signals and tears down the group itself), and
-// execa's per-call work cost half a spawn again on our machines (bench (a):
-// execa alone 1.5x a plain spawn, the whole engine 1.5-1.7x with it and
-// 1.0-1.1x without), which broke the 1.3x target for spawn overhead.
+// Through execa (the process library the design names), with every option
+// that would do the engine's work set off: the engine reads the raw pipes,
+// sends its own signals to the group and tears it down itself, so execa keeps
+// no output (buffer: false), decodes nothing, kills nothing (no cleanup, no
+// forceKillAfterDelay), logs nothing (verbose: 'none', whatever NODE_DEBUG
+// says) and never rejects. What that costs was measured, not assumed.
+// Normalising the options is about 40 us a call whatever subset of them is
+// given (only extendEnv: true costs more, +25 us to copy process.env), so no
+// cheaper set of options exists; the rest is its setup around the spawn and
+// its waiting on the exit and the streams (finished(), once() with abort
+// signals), which no option turns off. Bench (a), `true`, a shared 2-core
+// machine at load 2.5-8, five runs: execa adds 0.18-0.42 ms median per run
+// (1.11-1.26x the median of a plain detached spawn; target < 2 ms), and the
+// whole engine is 1.23-1.39x a plain spawn (totals; target 1.3) where it was
+// 1.08-1.28x with node:child_process in the same half hour. An earlier
+// measurement (execa 1.5x a spawn) had kept this file on node:child_process.
 
 import { constants, accessSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Duplex, Readable, Writable } from 'node:stream';
+import { execa } from 'execa';
 
 export interface SpawnSpec {
   argv: string[];
@@ -19,6 +32,13 @@ export interface SpawnSpec {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin?: string;
+  /**
+   * A fourth stdio entry: fd 3 in the child is one end of a socket pair, the
+   * parent's end is `subprocess.stdio[3]` (a Duplex, read and written). Attach
+   * its 'data' listener at once: a pipe nobody reads is set flowing a tick
+   * after the spawn, and what it carried until then is gone.
+   */
+  extraPipe?: boolean;
 }
 
 export interface SpawnFailure {
@@ -28,7 +48,18 @@ export interface SpawnFailure {
   status: 126 | 127;
 }
 
-export type Subprocess = ChildProcess;
+/**
+ * What the engine uses of a started process (execa's subprocess is a
+ * ChildProcess with its streams as spawned). `pid` is undefined when it
+ * could not start, and then an 'error' event always follows.
+ */
+export type Subprocess = Pick<ChildProcess, 'pid' | 'on' | 'once' | 'off' | 'kill'> & {
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** By fd: 0-2 as above, then the extra pipes (Duplex). */
+  readonly stdio: readonly (Readable | Writable | Duplex | null | undefined)[];
+};
 
 /** The argv actually executed: `--shell` runs the words joined through /bin/sh -c. */
 export function effectiveArgv(spec: Pick<SpawnSpec, 'argv' | 'shell'>): string[] {
@@ -106,15 +137,94 @@ function shebangOf(path: string): string | undefined {
 
 export function spawnCommand(spec: SpawnSpec): Subprocess {
   const [file, ...args] = effectiveArgv(spec);
-  const child = spawn(file!, args, {
+  const child = spawnProcess(file!, args, {
     cwd: spec.cwd,
     env: spec.env,
-    detached: true,
-    stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    stdin: spec.stdin !== undefined ? 'pipe' : 'ignore',
+    extraPipes: spec.extraPipe ? 1 : 0,
   });
   if (spec.stdin !== undefined && child.stdin) {
     child.stdin.on('error', () => undefined); // a command that does not read its input is not an error
     child.stdin.end(spec.stdin);
   }
   return child;
+}
+
+/**
+ * Checks a script's #! interpreter before it is run through a wrapper (a
+ * cgroup's or the subreaper's), where a missing interpreter would read as the
+ * wrapper's own exit 127 instead of the exact cause.
+ */
+export function checkInterpreter(spec: SpawnSpec): SpawnFailure | undefined {
+  const command = effectiveArgv(spec)[0] ?? '';
+  let path: string | undefined;
+  if (command.includes('/')) path = isAbsolute(command) ? command : resolve(spec.cwd, command);
+  else {
+    for (const dir of (spec.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+      const candidate = resolve(spec.cwd, join(dir, command));
+      if (checkFile(candidate, command) === undefined) {
+        path = candidate;
+        break;
+      }
+    }
+  }
+  if (path === undefined) return undefined;
+  const interpreter = shebangOf(path);
+  if (interpreter === undefined || !interpreter.startsWith('/')) return undefined;
+  try {
+    accessSync(interpreter, constants.X_OK);
+    return undefined;
+  } catch {
+    return { cause: `${command} names the interpreter ${interpreter} in its #! line, and it was not found.`, status: 126 };
+  }
+}
+
+export interface ProcessOptions {
+  cwd: string;
+  /** The whole environment: nothing of this process's is added. */
+  env: Record<string, string | undefined>;
+  stdin: 'ignore' | 'pipe';
+  /** Pipes after stderr, as fd 3, 4, ... in the child. */
+  extraPipes: number;
+}
+
+/**
+ * One process, detached (its own process group and session), through execa
+ * with the options that leave the pipes, the signals and the teardown to the
+ * engine. Fails like child_process.spawn: a throw for bad options, else
+ * `pid` undefined and an 'error' event.
+ */
+export function spawnProcess(file: string, args: string[], options: ProcessOptions): Subprocess {
+  const stdio: ['ignore' | 'pipe', 'pipe', 'pipe', ...'pipe'[]] = [options.stdin, 'pipe', 'pipe'];
+  for (let i = 0; i < options.extraPipes; i++) stdio.push('pipe');
+  // A fresh options object each call: execa writes into the one it is given.
+  const subprocess = execa(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    detached: true,
+    stdio,
+    buffer: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+    // Else NODE_DEBUG=execa would turn on its logging, which reads the pipes too.
+    verbose: 'none',
+  });
+  let failedToStart = false;
+  subprocess.on('error', () => (failedToStart = true));
+  // reject: false resolves every ending; this catch is so that nothing, not even a fault in
+  // execa, can become an unhandled rejection in the host.
+  void subprocess.then(
+    (result) => {
+      // Where spawn() threw (a NUL byte in argv or env), execa returns a stand-in that never
+      // emits 'error': emit it, so every caller has one failure path. (Our own listener above
+      // is there, so emitting cannot throw.)
+      if (subprocess.pid === undefined && !failedToStart) subprocess.emit('error', result.cause ?? new Error(result.shortMessage));
+    },
+    () => undefined,
+  );
+  return subprocess as unknown as Subprocess;
 }

@@ -9,17 +9,24 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import type { Proc, TeardownReport } from '../../shared/result';
-import { environHas, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
+import { environHas, environValue, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
 
 export interface TeardownTarget {
-  /** The full marker value, `hostId.runId`. */
+  /** The full marker value, `hostId.runId`; with `scopePrefix`, its beginning (`hostId.`: every run of a host). */
   scope: string;
+  scopePrefix?: boolean;
   /**
    * The run's process group; null when there is none of its own to end (a
    * Python script: the interpreter leads the group and must survive), so only
    * the marker is swept.
    */
   pgid: number | null;
+  /**
+   * A child subreaper the run's processes were started under: its
+   * descendants (orphans re-parented to it included) are in the scope, marker
+   * or not. Spare it with sparePids.
+   */
+  adopter?: number;
   /** Never signalled, even when found in the scope (the session's interpreter). */
   sparePids?: number[];
   /**
@@ -35,6 +42,12 @@ export interface TeardownTarget {
   notBeforeTicks?: number;
   budgetMs: number;
   passGapMs: number;
+  /**
+   * What this teardown cannot see, when something started after the main
+   * process (no cgroup holds the run and no subreaper adopts its orphans): the
+   * report then says so and does not claim to be complete.
+   */
+  blindSpot?: string;
   /** Bound on one file read, so a process stuck in the kernel costs only itself. */
   readTimeoutMs?: number;
   onSignal?: (target: number, signal: NodeJS.Signals) => void;
@@ -68,6 +81,8 @@ function send(target: TeardownTarget, pidOrGroup: number, signal: NodeJS.Signals
 
 interface Scan {
   procs: Map<number, ProcStat>;
+  /** Each marked process's WARDEN_SCOPE value (group members that dropped it have none). */
+  scopes: Map<number, string>;
   /** False when some process could not be checked for the marker in time. */
   complete: boolean;
 }
@@ -75,6 +90,7 @@ interface Scan {
 async function scanScope(target: TeardownTarget, procRoot: string, deadline: number): Promise<Scan> {
   const marker = `WARDEN_SCOPE=${target.scope}`;
   const procs = new Map<number, ProcStat>();
+  const scopes = new Map<number, string>();
   const candidates: ProcStat[] = [];
   for (const pid of candidatePids(procRoot, target.pidsAfter)) {
     if (pid === process.pid || target.sparePids?.includes(pid)) continue;
@@ -83,16 +99,34 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
     if (stat.pgid === target.pgid) procs.set(pid, stat);
     else if (target.notBeforeTicks === undefined || stat.startTicks >= target.notBeforeTicks) candidates.push(stat);
   }
+  if (target.adopter !== undefined) {
+    // Everything below the subreaper, by parentage: it adopts every orphan of the tree.
+    const parent = new Map([...procs.values(), ...candidates].map((s) => [s.pid, s.ppid]));
+    const below = (pid: number): boolean => {
+      for (let at = parent.get(pid), hops = 0; at !== undefined && hops < 256; at = parent.get(at), hops++) {
+        if (at === target.adopter) return true;
+      }
+      return false;
+    };
+    for (const stat of candidates) if (below(stat.pid)) procs.set(stat.pid, stat);
+  }
   const readTimeout = Math.max(1, Math.min(target.readTimeoutMs ?? 500, deadline - performance.now()));
   let complete = true;
   await Promise.all(
     candidates.map(async (stat) => {
       const environ = await readBounded(`${procRoot}/${stat.pid}/environ`, readTimeout);
       if (environ === TIMED_OUT) complete = false;
-      else if (environ !== undefined && environHas(environ, marker)) procs.set(stat.pid, stat);
+      else if (environ !== undefined && !target.scopePrefix && environHas(environ, marker)) procs.set(stat.pid, stat);
+      else if (environ !== undefined && target.scopePrefix) {
+        const value = environValue(environ, 'WARDEN_SCOPE');
+        if (value !== undefined && value.startsWith(target.scope)) {
+          procs.set(stat.pid, stat);
+          scopes.set(stat.pid, value);
+        }
+      }
     }),
   );
-  return { procs, complete };
+  return { procs, scopes, complete };
 }
 
 /** A few thousand stat opens of missing pids cost less than listing a busy /proc. */
@@ -118,10 +152,19 @@ function candidatePids(procRoot: string, after: number | undefined): number[] {
 
 /** What is in the scope now, without signalling anything. */
 export async function listScope(target: TeardownTarget): Promise<Proc[]> {
+  return (await listMarked(target)).map(({ pid, ppid, pgid, command }) => ({ pid, ppid, pgid, command }));
+}
+
+/** The same, with each process's marker value (one scan finds every run of a host with `scopePrefix`). */
+export async function listMarked(target: TeardownTarget): Promise<(Proc & { scope?: string })[]> {
   if (target.procRoot === null) return target.pgid === null ? [] : ((await psGroupMembers(target.pgid, 1000)) ?? []);
   const deadline = performance.now() + Math.min(target.budgetMs, 2000);
   const scan = await scanScope(target, target.procRoot, deadline);
-  return describe(target.procRoot, [...scan.procs.values()], 200);
+  const procs = await describe(target.procRoot, [...scan.procs.values()], 200);
+  return procs.map((p) => {
+    const scope = scan.scopes.get(p.pid);
+    return scope === undefined ? p : { ...p, scope };
+  });
 }
 
 async function describe(procRoot: string, stats: ProcStat[], timeoutMs: number): Promise<Proc[]> {
@@ -192,7 +235,8 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
   const survivors: Proc[] = [];
   for (const proc of seen.values()) (isAliveInProc(procRoot, proc.pid) ? survivors : killed).push(proc);
   const elapsedMs = performance.now() - started;
-  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs };
+  const blind = target.blindSpot !== undefined ? { unseen: target.blindSpot } : {};
+  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs && !target.blindSpot, ...blind };
 }
 
 /** Live members of a process group from `ps`, where there is no /proc; undefined when ps fails. */

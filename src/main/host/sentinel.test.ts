@@ -1,0 +1,234 @@
+// Runs die with their supervisor: SIGKILL of a host, or of an embedded
+// `warden run`, ends every process of its runs (the command's group, a setsid
+// escapee, a group member that dropped the marker, a Python interpreter and
+// what its script started) without another Warden starting; the next one
+// still records the runs as lost with their output. Real processes, real
+// signals, the real bin.
+
+import { execa, type ResultPromise } from 'execa';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { RunResult } from '../../shared/result';
+import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
+import { startSentinel } from './sentinel';
+
+const servers: ResultPromise[] = [];
+const dirs: string[] = [];
+const spawned: number[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.kill('SIGKILL');
+    await server.catch(() => undefined);
+  }
+  await stopBackgroundHosts(dirs.splice(0));
+  for (const pid of spawned.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+function stateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-sentinel-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const warden = (dir: string, args: string[], env: Record<string, string> = {}) =>
+  execa(process.execPath, [WARDEN_BIN, ...args], { reject: false, stdin: 'ignore', env: { WARDEN_STATE_DIR: dir, ...env } });
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/s.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose environment carries a marker of this host. */
+function marked(hostId: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const env = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      if (env.some((e) => e.startsWith(`WARDEN_SCOPE=${hostId}.`)) && alive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return pids;
+}
+
+/** Polls until none of the pids is alive (or gives up after a generous bound); returns those still alive. */
+async function waitDead(pids: number[], boundMs = 8000): Promise<number[]> {
+  const until = Date.now() + boundMs;
+  for (;;) {
+    const left = pids.filter(alive);
+    if (left.length === 0 || Date.now() > until) return left;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function waitFor<T>(get: () => T | undefined | Promise<T | undefined>, boundMs = 8000): Promise<T> {
+  const until = Date.now() + boundMs;
+  for (;;) {
+    const value = await get();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const pidsIn = (text: string, tag: string) => [...text.matchAll(new RegExp(`${tag} (\\d+)`, 'g'))].map((m) => Number(m[1]));
+
+// A command whose group leader prints its pid, starts a setsid escapee and a
+// group member without the marker, then sleeps.
+const TREE = 'echo "main $$"; env -u WARDEN_SCOPE setsid sleep 301 & echo "esc $!"; env -u WARDEN_SCOPE sleep 302 & echo "nomark $!"; sleep 303';
+// A Python script that starts a child and sleeps.
+const SCRIPT = 'import subprocess, time, os\np = subprocess.Popen(["sleep", "304"])\nprint("interp", os.getpid(), flush=True)\nprint("pychild", p.pid, flush=True)\ntime.sleep(300)';
+
+describe('the sentinel', () => {
+  it('SIGKILL of a host ends its command runs, escapees, group members without the marker and Python interpreters; the next host records them lost', async () => {
+    const dir = stateDir();
+    const { child: host } = await serveFor(dir, servers);
+    const info = JSON.parse((await warden(dir, ['list', '--json', '--live'])).stdout || '[]') as unknown[];
+    expect(info).toEqual([]);
+    const command = JSON.parse((await warden(dir, ['run', '--json', '--yield', '100ms', '--limit', '10m', '--', 'bash', '-c', TREE])).stdout) as RunResult;
+    const script = JSON.parse((await warden(dir, ['run', '--json', '--yield', '100ms', '--python', '-c', SCRIPT])).stdout) as RunResult;
+    expect(command.state).toBe('running');
+    // Wait until both have printed their pids (read through the host).
+    const out = await waitFor(async () => {
+      const a = JSON.parse((await warden(dir, ['show', command.id, '--json'])).stdout) as RunResult;
+      const b = JSON.parse((await warden(dir, ['show', script.id, '--json'])).stdout) as RunResult;
+      return a.stdout.includes('nomark') && b.stdout.includes('pychild') ? a.stdout + b.stdout : undefined;
+    });
+    const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark'), ...pidsIn(out, 'interp'), ...pidsIn(out, 'pychild')];
+    spawned.push(...pids);
+    expect(pids).toHaveLength(5);
+    expect(pids.filter(alive)).toEqual(pids);
+    const scope = readFileSync(`/proc/${pids[0]}/environ`, 'latin1').split('\0').find((e) => e.startsWith('WARDEN_SCOPE='))!;
+    const hostId = scope.slice('WARDEN_SCOPE='.length).split('.')[0]!;
+    expect(marked(hostId).length).toBeGreaterThanOrEqual(3);
+
+    host.kill('SIGKILL');
+    await host.catch(() => undefined);
+    // No other Warden runs meanwhile: the sentinel alone ends them.
+    expect(await waitDead(pids)).toEqual([]);
+    expect(marked(hostId)).toEqual([]);
+
+    // The next host still records both as lost, with their output so far.
+    const lost = JSON.parse((await warden(dir, ['list', '--json', '--verdict', 'lost'])).stdout) as { id: string }[];
+    expect(lost.map((r) => r.id).sort()).toEqual([command.id, script.id].sort());
+    const shown = JSON.parse((await warden(dir, ['show', command.id, '--json'])).stdout) as RunResult;
+    expect(shown.verdict).toBe('lost');
+    expect(shown.stdout).toContain('nomark');
+  });
+
+  it('SIGKILL of an embedded warden run ends its run, its escapee and its group member without the marker', async () => {
+    const dir = stateDir();
+    const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', TREE], {
+      reject: false,
+      stdin: 'ignore',
+      buffer: false,
+      env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1' },
+    });
+    let printed = '';
+    await new Promise<void>((done) => {
+      cli.stdout!.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        if (printed.includes('nomark')) done();
+      });
+    });
+    const pids = [...pidsIn(printed, 'main'), ...pidsIn(printed, 'esc'), ...pidsIn(printed, 'nomark')];
+    spawned.push(...pids);
+    expect(pids).toHaveLength(3);
+    expect(pids.filter(alive)).toEqual(pids);
+    // It has run for at least this long when it is killed: the lost run's elapsed time must say so.
+    await new Promise((r) => setTimeout(r, 1500));
+    cli.kill('SIGKILL');
+    await cli.catch(() => undefined);
+    expect(await waitDead(pids)).toEqual([]);
+    const listed = await warden(dir, ['list', '--json'], { WARDEN_EMBEDDED: '1' });
+    const [lost] = JSON.parse(listed.stdout) as RunResult[];
+    expect(lost).toMatchObject({ state: 'ended', verdict: 'lost' });
+    expect(lost!.elapsedMs).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('without a cgroup, SIGKILL of an embedded warden run also ends an escapee that dropped the marker (its subreaper does)', async () => {
+    const dir = stateDir();
+    const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', TREE], {
+      reject: false,
+      stdin: 'ignore',
+      buffer: false,
+      env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1', WARDEN_CGROUPS: '0' },
+    });
+    let printed = '';
+    await new Promise<void>((done) => {
+      cli.stdout!.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        if (printed.includes('nomark')) done();
+      });
+    });
+    // The escapee drops the marker too, and leaves the group: only its adopter knows it.
+    const pids = [...pidsIn(printed, 'main'), ...pidsIn(printed, 'esc'), ...pidsIn(printed, 'nomark')];
+    spawned.push(...pids);
+    expect(pids.filter(alive)).toEqual(pids);
+    cli.kill('SIGKILL');
+    await cli.catch(() => undefined);
+    expect(await waitDead(pids)).toEqual([]);
+  });
+
+  it('WARDEN_SENTINEL=0 lets the runs outlive a killed Warden (the next one sweeps them)', async () => {
+    const dir = stateDir();
+    const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', 'echo "main $$"; sleep 305'], {
+      reject: false,
+      stdin: 'ignore',
+      buffer: false,
+      env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1', WARDEN_SENTINEL: '0' },
+    });
+    let printed = '';
+    await new Promise<void>((done) => cli.stdout!.on('data', (chunk: Buffer) => ((printed += chunk.toString()).includes('main') ? done() : undefined)));
+    const [main] = pidsIn(printed, 'main');
+    spawned.push(main!);
+    cli.kill('SIGKILL');
+    await cli.catch(() => undefined);
+    // Given the time the sentinel would take, several times over.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(alive(main!)).toBe(true);
+  });
+
+  it('an orderly close sweeps nothing, and kept scopes are never swept', async () => {
+    const hostId = `t${Date.now().toString(16)}`;
+    const keep = execa('sleep', ['306'], { reject: false, env: { WARDEN_SCOPE: `${hostId}.kept` } });
+    const other = execa('sleep', ['307'], { reject: false, env: { WARDEN_SCOPE: `${hostId}.other` } });
+    spawned.push(keep.pid!, other.pid!);
+    const closed = startSentinel(hostId);
+    closed.close();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect([keep.pid, other.pid].filter((p) => alive(p!))).toHaveLength(2);
+
+    // A supervisor that dies (SIGKILL) after telling its sentinel to keep one scope: the rest is swept.
+    const module = join(import.meta.dirname, 'sentinel.ts');
+    const owner = execa(process.execPath, ['--import', 'tsx', '-e', `
+      import { startSentinel } from ${JSON.stringify(module)};
+      const s = startSentinel(${JSON.stringify(hostId)});
+      s.kept(${JSON.stringify(`${hostId}.kept`)});
+      console.log('ready');
+      setInterval(() => {}, 1000);`], { reject: false, buffer: false, stdin: 'ignore' });
+    await new Promise<void>((done) => owner.stdout!.on('data', (c: Buffer) => (c.toString().includes('ready') ? done() : undefined)));
+    owner.kill('SIGKILL');
+    await owner.catch(() => undefined);
+    expect(await waitDead([other.pid!])).toEqual([]);
+    expect(alive(keep.pid!)).toBe(true);
+    keep.kill('SIGKILL');
+    await Promise.allSettled([keep, other]);
+  });
+});

@@ -1,0 +1,153 @@
+// Nothing escapes by dropping the marker: a process that removes WARDEN_SCOPE
+// from its environment and leaves the run's process group (setsid), or a
+// double fork with an empty environment, is still torn down where the run
+// has a cgroup of its own; where it has none, the teardown report says what
+// it could not see instead of claiming it is complete.
+
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detectMemoryBackend } from './memory';
+import { Harness } from './proc-testkit';
+import { reaperOnce } from './reaper';
+import { NO_CGROUP } from './run';
+
+const detection = detectMemoryBackend();
+if (!detection.ok) console.log(`cgroup teardown tests skipped: ${detection.reason}`);
+
+let harness: Harness | undefined;
+const strays: number[] = [];
+afterEach(async () => {
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await harness?.cleanup();
+  harness = undefined;
+});
+
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function waitDead(pids: number[], boundMs = 5000): Promise<number[]> {
+  const until = Date.now() + boundMs;
+  while (pids.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return pids.filter(alive);
+}
+
+// Two ways out: the marker dropped and a new session; a double fork with an empty environment.
+const ESCAPE = [
+  'env -u WARDEN_SCOPE setsid sleep 311 </dev/null >/dev/null 2>&1 & echo "esc $!"',
+  'env -i /usr/bin/setsid /bin/sh -c \'sleep 312 </dev/null >/dev/null 2>&1 & echo "dbl $!"\'',
+  'sleep 0.2',
+].join('; ');
+
+const pidsOf = (text: string) => [...text.matchAll(/(?:esc|dbl) (\d+)/g)].map((m) => Number(m[1]));
+
+describe('escapees that drop the marker', () => {
+  it.skipIf(!detection.ok)('are torn down through the run\'s own cgroup, and the report is complete', async () => {
+    harness = new Harness();
+    const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(r.verdict).toBe('completed');
+    expect(await waitDead(pids)).toEqual([]);
+    expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    expect(r.teardown!.complete).toBe(true);
+    expect(r.teardown!.unseen).toBeUndefined();
+  });
+
+  it.skipIf(reaperOnce() === null)('without a cgroup, are torn down through the subreaper that adopted them, and the report is complete', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(r.verdict).toBe('completed');
+    expect(r.exitCode).toBe(0);
+    expect(await waitDead(pids)).toEqual([]);
+    expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    expect(r.teardown!.complete).toBe(true);
+    expect(r.teardown!.unseen).toBeUndefined();
+  });
+
+  it('with neither a cgroup nor a subreaper, the report says what teardown could not see and does not claim complete', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')), reaper: false });
+    const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(2);
+    expect(r.teardown!.complete).toBe(false);
+    expect(r.teardown!.unseen).toBe(NO_CGROUP);
+    expect(r.notes.join(' ')).not.toMatch(/within its budget/);
+  });
+});
+
+describe.skipIf(reaperOnce() === null)('a command under the subreaper', () => {
+  const noCgroup = () => new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+
+  it('ends as the command ended: its exit status, its signal, its output and its input', async () => {
+    harness = noCgroup();
+    const exited = await harness.run({ argv: ['bash', '-c', 'read line; echo "got $line"; echo err >&2; exit 3'], stdin: 'hello\n' });
+    expect(exited).toMatchObject({ verdict: 'failed', exitCode: 3, signal: null, stdout: 'got hello\n', stderr: 'err\n' });
+    const crashed = await harness.run({ argv: ['bash', '-c', 'kill -SEGV $$'] });
+    expect(crashed).toMatchObject({ verdict: 'crashed', exitCode: null, signal: 'SIGSEGV' });
+  });
+
+  it('the deadline stops the command, not the shim: interrupt first, a timed-out verdict', async () => {
+    harness = noCgroup();
+    const r = await harness.run({ argv: ['sleep', '30'], limitMs: 300 });
+    expect(r.verdict).toBe('timed-out');
+    expect(r.signal).toBe('SIGINT');
+    expect(r.stop?.endedBy).toBe('interrupt');
+  });
+
+  it('leaves nothing behind: the shim exits once the run is over', async () => {
+    harness = noCgroup();
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo "shim $PPID"'] });
+    const r = await harness.result(id);
+    const shim = Number(/shim (\d+)/.exec(r.stdout)![1]);
+    expect(shim).toBeGreaterThan(1);
+    expect(await waitDead([shim])).toEqual([]);
+  });
+});
+
+describe('a Python script\'s escapees', () => {
+  const SCRIPT = [
+    'import subprocess',
+    'p = subprocess.Popen("env -u WARDEN_SCOPE setsid sleep 313 </dev/null >/dev/null 2>&1 & echo $!", shell=True, stdout=subprocess.PIPE, text=True)',
+    'print("esc", p.stdout.read().strip(), flush=True)',
+  ].join('\n');
+
+  it.skipIf(!detection.ok)('are torn down through the session\'s cgroup, and the interpreter stays for the next script', async () => {
+    harness = new Harness();
+    const r = await harness.run({ code: SCRIPT });
+    const pids = pidsOf(r.stdout);
+    strays.push(...pids);
+    expect(pids).toHaveLength(1);
+    expect(r.verdict).toBe('completed');
+    expect(await waitDead(pids)).toEqual([]);
+    expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    expect(r.teardown!.complete).toBe(true);
+    const next = await harness.run({ code: 'print("still here")' });
+    expect(next).toMatchObject({ verdict: 'completed', stdout: 'still here\n' });
+  });
+
+  it('without a cgroup, the report says what teardown could not see', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ code: SCRIPT });
+    strays.push(...pidsOf(r.stdout));
+    expect(r.teardown!.complete).toBe(false);
+    expect(r.teardown!.unseen).toBe(NO_CGROUP);
+  });
+});

@@ -1,0 +1,310 @@
+// One long-lived `python3 -X faulthandler` running runtime/warden_runtime.py:
+// its pipes (ops on fd 3, messages on fd 4, output on fd 1 and fd 2 split at
+// the end markers), its start until `ready`, its signals and its exit
+// (runtime/PROTOCOL.md is the protocol, followed exactly).
+
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import type { OutputStream } from '../../../shared/events';
+import { seconds } from '../format';
+import { MarkerSplitter } from '../marker';
+import type { RunCgroup } from '../memory';
+import { readStat } from '../procfs';
+import { checkSpawnable, describeSpawnError, spawnProcess, type Subprocess } from '../spawn';
+import type { PythonRun } from './run';
+import type { SessionSettings } from './settings';
+
+/** runtime/warden_runtime.py, looked for upwards from this file (src/main/supervisor/python, or out/main when built). */
+export function findRuntime(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  let dir = here;
+  for (let i = 0; i < 6; i += 1) {
+    const candidate = join(dir, 'runtime', 'warden_runtime.py');
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  return resolve(here, '../../../../runtime/warden_runtime.py');
+}
+
+export interface Exit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+type ScriptStatus = 'ok' | 'error' | 'interrupted' | 'cancelled';
+
+export interface ResultMessage {
+  type: 'result';
+  id: string;
+  status: ScriptStatus;
+  line: number | null;
+  error: string | null;
+}
+
+type Ready = { ok: true } | { ok: false; cause: string; status: 126 | 127 };
+
+export function describeExit(exit: Exit): string {
+  if (exit.signal !== null) return `it was ended by ${exit.signal}`;
+  if (exit.exitCode !== null) return `it exited with code ${exit.exitCode}`;
+  return 'it ended without an exit status';
+}
+
+const LEFTOVER_CAP_BYTES = 1_000_000;
+
+/** One interpreter process and its pipes. */
+export class Interpreter {
+  readonly child: Subprocess;
+  readonly pid: number | undefined;
+  readonly startedWallMs = Date.now();
+  /** Processes started before this (clock ticks after boot) cannot carry a script's marker. */
+  startTicks?: number;
+  nonce?: string;
+  python?: string;
+  exit?: Exit;
+  readonly exited: Promise<Exit>;
+  readonly ready: Promise<Ready>;
+  /** Both output pipes ended (bounded by the caller). */
+  readonly outputEnded: Promise<void>;
+  /** Set once the interpreter said ready. */
+  isReady = false;
+  /** It never became ready (spawn failure, died or hung at start). */
+  startFailed = false;
+  /** Warden sent it SIGKILL (after the grace, a restart, a close): its death needs no "died" note. */
+  killedByUs = false;
+  /** The memory cgroup's counters as the interpreter exited, before the cgroup was removed. */
+  countersAtExit?: { oomKills: number | null; peakBytes: number | null };
+  closing = false;
+  /** The script the output is for now, per stream (until its end marker); without one, output waits for the next script. */
+  readonly owners: Partial<Record<OutputStream, PythonRun>> = {};
+  /** The script running now (its result not yet handled). */
+  owner?: PythonRun;
+  /** Killed by a restart of its session. */
+  restarted = false;
+  /** The script sent and not yet reported on. */
+  underScript?: string;
+  /** The last script that ran here. */
+  lastRunId?: string;
+  /** Output written after the last script's end marker, for the next script (PROTOCOL.md: it belongs to the next). */
+  readonly leftover: Record<OutputStream, Buffer[]> = { stdout: [], stderr: [] };
+  leftoverBytes = 0;
+  leftoverDropped = 0;
+  private readonly startupStderr: Buffer[] = [];
+  private readonly waiters = new Map<string, (message: ResultMessage) => void>();
+  private readonly splitters: Partial<Record<OutputStream, MarkerSplitter>> = {};
+  private readonly pending: Record<OutputStream, Buffer[]> = { stdout: [], stderr: [] };
+  private messageBuffer = '';
+  private readonly ops?: Writable;
+  private resolveReady!: (ready: Ready) => void;
+
+  constructor(
+    readonly generation: number,
+    readonly cwd: string,
+    env: Record<string, string | undefined>,
+    private readonly settings: SessionSettings,
+    private readonly onLog: (text: string) => void,
+    /** The interpreter's memory cgroup, when its session has a memory limit. */
+    readonly cgroup?: RunCgroup,
+  ) {
+    this.ready = new Promise((r) => (this.resolveReady = r));
+    void this.ready.then((ready) => (this.startFailed = !ready.ok));
+    const runtime = settings.runtimePath ?? findRuntime();
+    let child: Subprocess | undefined;
+    let failure: Ready | undefined;
+    if (!existsSync(runtime)) {
+      failure = { ok: false, cause: `The Python runtime was not found at ${runtime}.`, status: 126 };
+    } else {
+      try {
+        const argv = [settings.pythonCommand, '-X', 'faulthandler', '-u', runtime];
+        // The wrapper joins the cgroup and execs the interpreter: same pid, same group.
+        const [file, ...args] = cgroup ? cgroup.wrap(argv) : argv;
+        child = spawnProcess(file!, args, { cwd, env, stdin: 'ignore', extraPipes: 2 });
+      } catch (error) {
+        failure = this.spawnFailure(error as NodeJS.ErrnoException, env);
+      }
+    }
+    this.child = child ?? (undefined as unknown as Subprocess);
+    this.pid = child?.pid;
+    if (!child || this.pid === undefined) {
+      let resolveExit!: (exit: Exit) => void;
+      this.exited = new Promise((r) => (resolveExit = r));
+      this.outputEnded = Promise.resolve();
+      this.exit = { exitCode: null, signal: null };
+      resolveExit(this.exit);
+      if (failure) this.resolveReady(failure);
+      else child!.once('error', (error: NodeJS.ErrnoException) => this.resolveReady(this.spawnFailure(error, env)));
+      return;
+    }
+    child.on('error', () => undefined);
+    if (settings.procRoot !== null) this.startTicks = readStat(settings.procRoot, this.pid)?.startTicks;
+    this.ops = child.stdio[3] as Writable;
+    this.ops.on('error', () => undefined);
+    const messages = child.stdio[4] as Readable;
+    messages.on('data', (chunk: Buffer) => this.onMessages(chunk));
+    messages.on('error', () => undefined);
+    const ends: Promise<void>[] = [];
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const readable = child[stream]!;
+      readable.on('data', (chunk: Buffer) => this.onOutput(stream, chunk));
+      readable.on('error', () => undefined);
+      ends.push(new Promise((r) => { readable.once('end', r); readable.once('close', r); }));
+    }
+    this.outputEnded = Promise.all(ends).then(() => {
+      for (const stream of ['stdout', 'stderr'] as const) this.splitters[stream]?.flush();
+    });
+    this.exited = new Promise((r) =>
+      child.once('exit', (code, signal) => {
+        this.exit = { exitCode: code, signal };
+        r(this.exit);
+      }),
+    );
+    const timer = setTimeout(() => {
+      this.kill();
+      this.resolveReady({ ok: false, cause: `The Python runtime did not report ready within ${seconds(settings.readyTimeoutMs)}; it was killed.`, status: 126 });
+    }, settings.readyTimeoutMs);
+    void this.exited.then(async (exit) => {
+      clearTimeout(timer);
+      if (this.isReady) return;
+      // Let the pipes end so its last words are in the cause.
+      await Promise.race([this.outputEnded, new Promise((r) => setTimeout(r, 500))]);
+      const said = Buffer.concat(this.startupStderr).toString('utf8').trim().split('\n').filter(Boolean).pop();
+      this.resolveReady({
+        ok: false,
+        cause: `The Python runtime (${settings.pythonCommand} ${runtime}) ${describeExit(exit).replace(/^it /, '')} before it was ready${said ? `: ${said}` : ''}.`,
+        status: 126,
+      });
+    });
+    void this.ready.then(() => clearTimeout(timer));
+  }
+
+  private spawnFailure(error: NodeJS.ErrnoException, env: Record<string, string | undefined>): Ready {
+    const spec = { argv: [this.settings.pythonCommand], shell: false, cwd: this.cwd, env };
+    const failure = checkSpawnable(spec) ?? describeSpawnError(error, spec);
+    return { ok: false, cause: failure.cause, status: failure.status };
+  }
+
+  get alive(): boolean {
+    return this.exit === undefined;
+  }
+
+  /** Sends one op; false when the pipe is gone. */
+  send(op: object): boolean {
+    if (!this.ops || this.ops.destroyed || !this.ops.writable) return false;
+    this.ops.write(`${JSON.stringify(op)}\n`);
+    return true;
+  }
+
+  /** The result message for one script. */
+  resultFor(id: string): Promise<ResultMessage> {
+    return new Promise((r) => this.waiters.set(id, r));
+  }
+
+  signal(signal: NodeJS.Signals): boolean {
+    if (this.pid === undefined || this.exit !== undefined) return false;
+    try {
+      process.kill(this.pid, signal); // the interpreter only, never its group
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  kill(): boolean {
+    this.killedByUs = true;
+    return this.signal('SIGKILL');
+  }
+
+  /** Output after the last end marker: moved out, for the next script. */
+  takeLeftover(): { stdout: Buffer; stderr: Buffer; dropped: number } | undefined {
+    if (this.leftoverBytes === 0 && this.leftoverDropped === 0) return undefined;
+    const taken = { stdout: Buffer.concat(this.leftover.stdout), stderr: Buffer.concat(this.leftover.stderr), dropped: this.leftoverDropped };
+    this.leftover.stdout = [];
+    this.leftover.stderr = [];
+    this.leftoverBytes = 0;
+    this.leftoverDropped = 0;
+    return taken;
+  }
+
+  private onOutput(stream: OutputStream, chunk: Buffer): void {
+    if (!this.isReady) {
+      // Before ready there is no nonce: keep it until the splitter exists (and for a start failure's cause).
+      this.pending[stream].push(chunk);
+      if (stream === 'stderr') this.startupStderr.push(chunk);
+      return;
+    }
+    this.splitters[stream]!.push(chunk);
+  }
+
+  private route(stream: OutputStream, chunk: Buffer): void {
+    const owner = this.owners[stream];
+    if (owner) {
+      owner.pushOutput(stream, chunk);
+      return;
+    }
+    if (this.leftoverBytes + chunk.length > LEFTOVER_CAP_BYTES) {
+      this.leftoverDropped += chunk.length;
+      return;
+    }
+    this.leftover[stream].push(Buffer.from(chunk));
+    this.leftoverBytes += chunk.length;
+  }
+
+  private onMessages(chunk: Buffer): void {
+    this.messageBuffer += chunk.toString('utf8');
+    let newline = this.messageBuffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = this.messageBuffer.slice(0, newline);
+      this.messageBuffer = this.messageBuffer.slice(newline + 1);
+      if (line.trim().length > 0) this.onMessage(line);
+      newline = this.messageBuffer.indexOf('\n');
+    }
+  }
+
+  private onMessage(line: string): void {
+    let message: { type?: unknown; [key: string]: unknown };
+    try {
+      message = JSON.parse(line) as typeof message;
+    } catch {
+      this.onLog(`The runtime sent a line that is not JSON: ${line.slice(0, 200)}`);
+      return;
+    }
+    if (message.type === 'ready' && !this.isReady && typeof message.nonce === 'string') {
+      this.nonce = message.nonce;
+      this.python = typeof message.python === 'string' ? message.python : undefined;
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const splitter = new MarkerSplitter(
+          message.nonce,
+          (data) => this.route(stream, data),
+          (id) => this.onMarker(stream, id),
+        );
+        this.splitters[stream] = splitter;
+        for (const chunk of this.pending[stream].splice(0)) splitter.push(chunk);
+      }
+      this.isReady = true;
+      this.resolveReady({ ok: true });
+    } else if (message.type === 'result' && typeof message.id === 'string') {
+      const waiter = this.waiters.get(message.id);
+      this.waiters.delete(message.id);
+      const status = message.status as ScriptStatus;
+      waiter?.({
+        type: 'result',
+        id: message.id,
+        status: ['ok', 'error', 'interrupted', 'cancelled'].includes(status) ? status : 'error',
+        line: typeof message.line === 'number' ? message.line : null,
+        error: typeof message.error === 'string' ? message.error : null,
+      });
+    } else if (message.type === 'log' && typeof message.text === 'string') {
+      this.onLog(message.text);
+    }
+  }
+
+  private onMarker(stream: OutputStream, id: string): void {
+    const owner = this.owners[stream];
+    if (owner?.id === id) {
+      // What follows the marker is not this script's.
+      this.owners[stream] = undefined;
+      owner.markerSeen(stream);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+// Python sessions against the REAL interpreter and runtime/warden_runtime.py:
+// the session around the scripts: an interpreter dying between them, the
+// queue, refusal, restart and close, and the interleavings table in
+// session.ts.
+//
+// Times are asserted only from what results record, never from the test's own
+// stopwatch (except hang guards).
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PythonRunRequest } from '../../../shared/request';
+import type { RunResult } from '../../../shared/result';
+import { Harness, isDead, waitDead } from '../proc-testkit';
+
+let h: Harness;
+beforeEach(() => {
+  h = new Harness();
+});
+afterEach(async () => {
+  await h.cleanup();
+});
+
+const py = (request: PythonRunRequest) => h.run(request);
+const pidOf = (session = 'default') => h.supervisor.sessions().find((s) => s.name === session)?.pid ?? null;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('when the interpreter dies between scripts', () => {
+  it('records it on the session and tells the next script, with the first step phrased "If it happens again"', async () => {
+    const r = await py({ code: 'import os, signal, threading\nx = 1\nthreading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGSEGV)).start()\nprint("done")' });
+    expect(r).toMatchObject({ verdict: 'completed', stdout: 'done\n' });
+    const pid = r.stdout ? pidOf()! : 0;
+    expect(await waitDead([pid])).toEqual([]);
+    for (let i = 0; i < 100 && h.supervisor.sessions()[0]!.state !== 'dead'; i++) await sleep(20);
+    expect(h.supervisor.sessions()[0]).toMatchObject({ state: 'dead', pid: null });
+    const next = await py({ code: 'print(x)' });
+    expect(next.verdict).toBe('failed');
+    expect(next.stderr).toContain("NameError: name 'x' is not defined");
+    const note = next.notes.find((n) => n.startsWith('The interpreter died after the previous script'))!;
+    expect(note).toContain(`(run ${r.id})`);
+    expect(note).toContain('it was ended by SIGSEGV');
+    expect(note).toContain('If it happens again, check the traceback above for the call that crashed in native code');
+    expect(note).toContain('the variables from earlier scripts are gone');
+    // faulthandler's report from the dead interpreter is kept, at the start of this script's stderr.
+    expect(next.stderr).toMatch(/^Fatal Python error: Segmentation fault/);
+  });
+
+  it('an os._exit between scripts gets the os._exit() advice as "If it happens again"', async () => {
+    await py({ code: 'import os, threading\nthreading.Timer(0.2, lambda: os._exit(4)).start()' });
+    const pid = pidOf()!;
+    expect(await waitDead([pid])).toEqual([]);
+    await sleep(100);
+    const next = await py({ code: 'print("fresh")' });
+    expect(next.stdout).toBe('fresh\n');
+    expect(next.notes.join(' ')).toMatch(/it exited with code 4\. If it happens again, check whether the script ends its interpreter itself, for example with os\._exit\(\)/);
+  });
+});
+
+describe('the queue, refusal and sessions', () => {
+  it('a second script waits in the queue with a visible position, or is refused at once', async () => {
+    const first = h.supervisor.start({ code: 'import time\ntime.sleep(1.5)\nprint("first")', session: 'q' });
+    const second = h.supervisor.start({ code: 'print("second")', session: 'q' });
+    const third = h.supervisor.start({ code: 'print("third")', session: 'q' });
+    expect(second).toMatchObject({ state: 'queued', queuePosition: 1, elapsedMs: 0 });
+    expect(third).toMatchObject({ state: 'queued', queuePosition: 2 });
+    expect(() => h.supervisor.start({ code: 'print("refused")', session: 'q', onBusy: 'refuse' })).toThrow(/session "q" is busy with run [0-9a-f]+ and 2 queued; the script was refused/);
+    // Its interpreter cannot have said ready yet: it was spawned by this very start().
+    expect(h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'starting', queued: 2, running: first.id });
+    for (let i = 0; i < 200 && h.supervisor.sessions().find((s) => s.name === 'q')!.state === 'starting'; i++) await sleep(20);
+    expect(h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'busy', queued: 2, running: first.id });
+    // Stopping a queued script removes it: it never runs, and the next moves up.
+    h.supervisor.stop(second.id);
+    const stopped = await h.result(second.id);
+    expect(stopped).toMatchObject({ verdict: 'stopped', exitCode: null, signal: null, stdout: '' });
+    expect(stopped.notes[0]).toMatch(/queue \(position 1\): it never ran/);
+    expect(h.supervisor.get(third.id)).toMatchObject({ state: 'queued', queuePosition: 1 });
+    const results = [await h.result(first.id), await h.result(third.id)];
+    expect(results.map((r) => [r.verdict, r.stdout])).toEqual([['completed', 'first\n'], ['completed', 'third\n']]);
+    expect(Date.parse(results[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(results[0]!.endedAt!));
+    // Idle again: a refusing request runs.
+    expect((await py({ code: 'print("ok")', session: 'q', onBusy: 'refuse' })).stdout).toBe('ok\n');
+  });
+
+  it('the session is free when a script\'s end is announced: a refusing script sent then is not refused', async () => {
+    const first = h.supervisor.start({ code: 'print("one")', session: 'free' });
+    let second: RunResult | Error | undefined;
+    let stateAtEnd: string | undefined;
+    const unsubscribe = h.supervisor.subscribe((e) => {
+      if (e.type !== 'ended' || e.runId !== first.id) return;
+      stateAtEnd = h.supervisor.sessions().find((s) => s.name === 'free')?.state;
+      try {
+        second = h.supervisor.start({ code: 'print("two")', session: 'free', onBusy: 'refuse' });
+      } catch (error) {
+        second = error as Error;
+      }
+    });
+    await h.result(first.id);
+    unsubscribe();
+    expect(stateAtEnd).toBe('idle');
+    expect(second).not.toBeInstanceOf(Error);
+    expect((await h.result((second as RunResult).id)).stdout).toBe('two\n');
+  });
+
+  it('sessions are listed, restarted (variables gone) and closed (scripts stopped, interpreter ended)', async () => {
+    await py({ code: 'a = 1', session: 'one' });
+    await py({ code: 'b = 2', session: 'two' });
+    const listed = h.supervisor.sessions();
+    expect(listed.map((s) => s.name).sort()).toEqual(['one', 'two']);
+    for (const s of listed) {
+      expect(s).toMatchObject({ state: 'idle', scriptsRun: 1, queued: 0, running: null });
+      expect(s.pid).toBeGreaterThan(0);
+      expect(s.pythonVersion).toMatch(/^3\.\d+\.\d+$/);
+      expect(new Date(s.startedAt!).toISOString()).toBe(s.startedAt);
+    }
+    const onePid = pidOf('one')!;
+    await h.supervisor.restartSession('one');
+    expect(await waitDead([onePid])).toEqual([]);
+    const after = await py({ code: 'print(a)', session: 'one' });
+    expect(after.stderr).toContain("NameError: name 'a' is not defined");
+    expect(after.notes.some((n) => n.includes('the session was restarted'))).toBe(true);
+    expect(pidOf('one')).not.toBe(onePid);
+
+    const twoPid = pidOf('two')!;
+    const running = h.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'two' });
+    const queued = h.supervisor.start({ code: 'print("never")', session: 'two' });
+    await sleep(200);
+    const closed = await h.supervisor.closeSession('two');
+    expect(closed).toMatchObject({ name: 'two', state: 'closed' });
+    expect(await h.result(running.id)).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', stop: { reason: 'user', endedBy: 'interrupt' } });
+    expect(await h.result(queued.id)).toMatchObject({ verdict: 'stopped', stdout: '' });
+    expect(await waitDead([twoPid])).toEqual([]);
+    expect(h.supervisor.sessions().map((s) => s.name)).toEqual(['one']);
+    await expect(h.supervisor.restartSession('nope')).rejects.toThrow(/No session named "nope"/);
+    expect(() => h.supervisor.start({ code: '', session: 'bad name' })).toThrow(/session name/);
+  });
+
+  it('restarting a session while a script runs kills it; shutdown closes every session', async () => {
+    const { id } = h.supervisor.start({ code: 'import time\nprint("run", flush=True)\ntime.sleep(30)', session: 'r' });
+    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('run'); i++) await sleep(20);
+    const pid = pidOf('r')!;
+    await h.supervisor.restartSession('r');
+    const r = await h.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGKILL', stop: { reason: 'user', endedBy: 'kill' } });
+    expect(r.notes.some((n) => n.includes('session was restarted'))).toBe(true);
+    expect(isDead(pid)).toBe(true);
+    await py({ code: 'pass', session: 'r' });
+    const live = pidOf('r')!;
+    await h.supervisor.shutdown();
+    expect(await waitDead([live])).toEqual([]);
+    expect(h.supervisor.sessions()).toEqual([]);
+  });
+});
+
+describe('interleavings (the table in session.ts)', () => {
+  it('row 7: a stop while the interpreter starts ends the script unrun; the interpreter serves the next', async () => {
+    const { id } = h.supervisor.start({ code: 'print("never")', session: 'early' });
+    expect(h.supervisor.sessions()[0]).toMatchObject({ name: 'early', state: 'starting' });
+    h.supervisor.stop(id);
+    const r = await h.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', stdout: '', exitCode: null, signal: null });
+    expect(r.notes[0]).toMatch(/while the session's interpreter started: it never ran/);
+    const next = await py({ code: 'print("ran")', session: 'early' });
+    expect(next.stdout).toBe('ran\n');
+    expect(next.notes).toEqual([]);
+  });
+
+  it('row 8: a client stop during the deadline sequence changes nothing; a forced one kills at once', async () => {
+    const code = 'import time\nwhile True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass';
+    const { id } = h.supervisor.start({ code, limitMs: 300, graceMs: 10_000 });
+    for (let i = 0; i < 200 && h.supervisor.get(id)!.state !== 'stopping'; i++) await sleep(20);
+    h.supervisor.stop(id);
+    expect(h.supervisor.get(id)!.stop?.reason).toBe('deadline');
+    h.supervisor.stop(id, { force: true });
+    const r = await h.result(id);
+    expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', stop: { reason: 'deadline', endedBy: 'kill' } });
+    const kill = r.stop!.signals.find((s) => s.signal === 'SIGKILL')!;
+    expect(kill.atMs - r.stop!.requestedAtMs).toBeLessThan(10_000);
+  });
+
+  it('row 10: an interpreter that never says ready is killed at the bound; the script is spawn-failed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-py-'));
+    const silent = join(dir, 'silent_runtime.py');
+    writeFileSync(silent, 'import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n');
+    const slow = new Harness({ python: { runtimePath: silent, readyTimeoutMs: 500 } });
+    try {
+      const r = await slow.run({ code: 'print(1)' });
+      expect(r).toMatchObject({ verdict: 'spawn-failed', exitCode: 126, advice: 'The Python runtime did not report ready within 0.5 s; it was killed.' });
+      expect(slow.supervisor.sessions()[0]).toMatchObject({ state: 'dead', pid: null });
+    } finally {
+      await slow.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

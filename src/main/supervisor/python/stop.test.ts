@@ -1,0 +1,183 @@
+// Python sessions against the REAL interpreter and runtime/warden_runtime.py:
+// the stop of a script at its limit or on request: output, line and
+// interpreter kept; a script that will not stop is killed after the grace.
+//
+// Times are asserted only from what results record, never from the test's own
+// stopwatch (except hang guards).
+
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PythonRunRequest } from '../../../shared/request';
+import type { RunResult } from '../../../shared/result';
+import { Harness, waitDead } from '../proc-testkit';
+
+let h: Harness;
+beforeEach(() => {
+  h = new Harness();
+});
+afterEach(async () => {
+  await h.cleanup();
+});
+
+const py = (request: PythonRunRequest) => h.run(request);
+const pidOf = (session = 'default') => h.supervisor.sessions().find((s) => s.name === session)?.pid ?? null;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Asserts a script was stopped at its 1 s limit by the interrupt, at `line`, with `before` kept. */
+function expectStoppedAtLimit(r: RunResult, line: number | string, stdout: string): void {
+  expect(r).toMatchObject({ kind: 'python', verdict: 'timed-out', exitCode: null, signal: 'SIGINT', limitMs: 1000, stdout });
+  expect(r.stop).toMatchObject({ reason: 'deadline', endedBy: 'interrupt' });
+  expect(r.stop!.requestedAtMs).toBeGreaterThanOrEqual(1000);
+  expect(r.stop!.signals[0]).toMatchObject({ signal: 'SIGINT' });
+  expect(r.notes).toContain(r.notes.find((n) => n.startsWith('Stopped at the 1 s limit')));
+  const at = new RegExp(`File "<script>", line ${line}\\b`);
+  expect(r.stderr).toMatch(at);
+  expect(r.stderr).not.toContain('warden_runtime');
+  expect(r.notes.join('\n')).toMatch(at);
+}
+
+describe('stopping a script at its limit', () => {
+  it('time.sleep, a busy loop and a blocking socket.recv each stop at a 1 s limit in the same interpreter', async () => {
+    const sleepRun = await py({ code: 'import time\nprint("before sleep")\ntime.sleep(30)\nprint("never")', limitMs: 1000 });
+    expectStoppedAtLimit(sleepRun, 3, 'before sleep\n');
+    const pid = pidOf();
+    expect(pid).not.toBeNull();
+
+    const busy = await py({ code: 'print("before loop")\nwhile True:\n    pass\n', limitMs: 1000 });
+    // CPython reports the loop's own line for `pass` (it compiles to no instruction of its own).
+    expectStoppedAtLimit(busy, '[23]', 'before loop\n');
+    expect(pidOf()).toBe(pid);
+
+    const recv = await py({ code: 'import socket\na, b = socket.socketpair()\nprint("before recv")\na.recv(1)\n', limitMs: 1000 });
+    expectStoppedAtLimit(recv, 4, 'before recv\n');
+    expect(pidOf()).toBe(pid);
+    expect(h.supervisor.sessions()[0]).toMatchObject({ name: 'default', state: 'idle', scriptsRun: 3, queued: 0 });
+  });
+
+  it('keeps variables assigned before the interrupt: x = 41, y = 1, then x + y is 42', async () => {
+    expect((await py({ code: 'x = 41' })).verdict).toBe('completed');
+    const interrupted = await py({ code: 'import time\ny = 1\ntime.sleep(30)', limitMs: 1000 });
+    expect(interrupted.verdict).toBe('timed-out');
+    const sum = await py({ code: 'print(x + y)' });
+    expect(sum).toMatchObject({ verdict: 'completed', exitCode: 0, stdout: '42\n', stderr: '' });
+  });
+
+  it('cancels a script awaiting asyncio.sleep(60) at the limit, at its await line', async () => {
+    const r = await py({ code: 'import asyncio\nprint("waiting")\nawait asyncio.sleep(60)\n', limitMs: 1000 });
+    expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGINT', exitCode: null, stdout: 'waiting\n' });
+    expect(r.stop?.endedBy).toBe('interrupt');
+    expect(r.stderr).toContain('File "<script>", line 3');
+    expect(r.notes.some((n) => n.startsWith('Stopped at the 1 s limit'))).toBe(true);
+    expect(r.notes.some((n) => n.includes('cancelled at an await at File "<script>", line 3'))).toBe(true);
+    // The interpreter is the same one afterwards.
+    const pid = pidOf();
+    expect((await py({ code: 'print("still here")' })).stdout).toBe('still here\n');
+    expect(pidOf()).toBe(pid);
+  });
+
+  it('stops `await asyncio.sleep(1)` then `time.sleep(5)` under a 1 s limit every time over 20 runs', { timeout: 180_000 }, async () => {
+    const pid = (await py({ code: 'import asyncio, time' }), pidOf());
+    for (let i = 0; i < 20; i++) {
+      const r = await py({ code: `await asyncio.sleep(1)\ntime.sleep(5)\nprint("not stopped ${i}")`, limitMs: 1000 });
+      expect(r.verdict, `run ${i}: ${r.notes.join(' ')}`).toBe('timed-out');
+      expect(r.stop?.endedBy, `run ${i}`).toBe('interrupt');
+      expect(r.stdout, `run ${i}`).not.toContain('not stopped');
+      // Stopped either at the await (line 1) or in the sleep (line 2), never past it.
+      expect(r.stderr, `run ${i}`).toMatch(/File "<script>", line [12]\b/);
+    }
+    expect(pidOf()).toBe(pid);
+  });
+
+  it('a SIGINT sent to the interpreter between scripts does nothing', async () => {
+    expect((await py({ code: 'kept = "yes"' })).verdict).toBe('completed');
+    const pid = pidOf()!;
+    process.kill(pid, 'SIGINT');
+    process.kill(pid, 'SIGINT');
+    await sleep(300);
+    const r = await py({ code: 'print(kept)' });
+    expect(r).toMatchObject({ verdict: 'completed', stdout: 'yes\n', notes: [] });
+    expect(pidOf()).toBe(pid);
+  });
+
+  it('an eager task factory installed by an earlier script does not stop time.sleep(30) being interrupted', async (ctx) => {
+    const newEnough = execFileSync('python3', ['-c', 'import sys; print(sys.version_info >= (3, 12))'], { encoding: 'utf8' }).trim() === 'True';
+    if (!newEnough) {
+      console.log('skipped: asyncio.eager_task_factory needs Python 3.12 or later; python3 here is older');
+      ctx.skip();
+      return;
+    }
+    const install = await py({ code: 'import asyncio\nasyncio.get_running_loop().set_task_factory(asyncio.eager_task_factory)\nx = 7' });
+    expect(install.verdict).toBe('completed');
+    const r = await py({ code: 'import time\nprint("eager")\ntime.sleep(30)', limitMs: 1000 });
+    expectStoppedAtLimit(r, 3, 'eager\n');
+    expect((await py({ code: 'print(x)' })).stdout).toBe('7\n');
+  });
+
+  it('a script that catches KeyboardInterrupt and keeps blocking is killed after the grace; the next gets a NameError', async () => {
+    expect((await py({ code: 'x = 41' })).verdict).toBe('completed');
+    const pid = pidOf()!;
+    const code = [
+      'import time',
+      'print("stubborn")',
+      'while True:',
+      '    try:',
+      '        time.sleep(30)',
+      '    except KeyboardInterrupt:',
+      '        print("caught", flush=True)',
+    ].join('\n');
+    const r = await py({ code, limitMs: 1000, graceMs: 500 });
+    expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', exitCode: null });
+    expect(r.stdout.startsWith('stubborn\ncaught\n')).toBe(true);
+    expect(r.stop?.endedBy).toBe('kill');
+    const signals = r.stop!.signals;
+    expect(signals.filter((s) => s.signal === 'SIGINT').length).toBeGreaterThanOrEqual(1);
+    const kill = signals.find((s) => s.signal === 'SIGKILL')!;
+    expect(kill.atMs - r.stop!.requestedAtMs).toBeGreaterThanOrEqual(499);
+    expect(signals.map((s) => s.signal).every((s) => s === 'SIGINT' || s === 'SIGKILL')).toBe(true);
+    expect(r.notes.some((n) => n.startsWith('Stopped at the 1 s limit'))).toBe(true);
+    expect(r.notes.some((n) => n.includes('0.5 s grace') && n.includes('variables from earlier scripts are gone'))).toBe(true);
+    expect(r.advice).toContain('variables are gone');
+    expect(await waitDead([pid])).toEqual([]);
+
+    const next = await py({ code: 'print(x)' });
+    expect(next.verdict).toBe('failed');
+    expect(next.stderr).toContain("NameError: name 'x' is not defined");
+    expect(next.notes.some((n) => n.includes('fresh interpreter') && n.includes('killed') && n.includes('variables from earlier scripts are gone'))).toBe(true);
+    expect(pidOf()).not.toBe(pid);
+  });
+
+  it('a client stop runs the same sequence at once: stopped, SIGINT, line kept', async () => {
+    const { id } = h.supervisor.start({ code: 'import time\nprint("working", flush=True)\ntime.sleep(30)' });
+    // Wait for its output so the script is surely running.
+    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('working'); i++) await sleep(20);
+    h.supervisor.stop(id);
+    const r = await h.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', exitCode: null, stdout: 'working\n' });
+    expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'interrupt' });
+    expect(r.stderr).toContain('File "<script>", line 3');
+  });
+
+  it('a forced client stop kills the interpreter at once; the next script runs in a fresh one', async () => {
+    await py({ code: 'x = 1' });
+    const pid = pidOf()!;
+    const { id } = h.supervisor.start({ code: 'import time\nprint("busy", flush=True)\ntime.sleep(30)' });
+    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('busy'); i++) await sleep(20);
+    h.supervisor.stop(id, { force: true });
+    const r = await h.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGKILL', stdout: 'busy\n', stop: { reason: 'user', endedBy: 'kill', signals: [{ signal: 'SIGKILL' }] } });
+    expect(await waitDead([pid])).toEqual([]);
+    const next = await py({ code: 'print("x" in globals())' });
+    expect(next.stdout).toBe('False\n');
+    expect(next.notes.some((n) => n.includes('fresh interpreter') && n.includes('killed by a forced stop'))).toBe(true);
+    expect(r.notes.some((n) => n.startsWith('The stop was forced'))).toBe(true);
+    expect(r.stop!.forcedAtMs).toBeTypeOf('number');
+  });
+
+  it('an interrupt the script sends itself is failed, with a note that Warden did not send it', async () => {
+    const r = await py({ code: 'import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)' });
+    expect(r).toMatchObject({ verdict: 'failed', exitCode: 1, signal: null });
+    expect(r.stop).toBeUndefined();
+    expect(r.notes.join('\n')).toMatch(/interrupted \(KeyboardInterrupt\) at File "<script>", line [23] by a SIGINT Warden did not send/);
+    expect(r.advice).toContain('os.kill(os.getpid(), signal.SIGINT)');
+  });
+});
