@@ -44,6 +44,10 @@ describe('warden run arguments', () => {
     expect(() => parseRunArgs(['--env-file', file, 'true'])).toThrow(`--env-file ${file}: line 2 is not NAME=VALUE.`);
     expect(() => parseRunArgs(['--env-file', join(dir, 'none'), 'true'])).toThrow(`--env-file ${join(dir, 'none')}: no such file.`);
   });
+  it('takes --output-cap up to the maximum a run may keep in memory, and refuses more in one line', () => {
+    expect(parseRunArgs(['--output-cap', '10000000', 'true']).request.outputCapChars).toBe(10_000_000);
+    expect(() => parseRunArgs(['--output-cap', '10000001', 'true'])).toThrow('--output-cap takes a number of characters from 2 to 10000000 (what one run may keep in memory per stream), not "10000001".');
+  });
   it('joins words into one shell string with --shell', () => {
     expect(parseRunArgs(['--shell', '--', 'echo', 'a', '|', 'cat']).request).toMatchObject({ argv: ['echo a | cat'], shell: true });
   });

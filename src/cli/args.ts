@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
-import type { CommandRunRequest, PythonRunRequest } from '../shared/request';
+import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
 
 export { UsageError };
@@ -172,7 +172,9 @@ function sharedOption(
       return true;
     case 'output-cap': {
       const n = Number(value);
-      if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 2) throw new UsageError(`--output-cap takes a number of characters (at least 2), not ${JSON.stringify(value)}.`);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 2 || n > MAX_OUTPUT_CAP_CHARS) {
+        throw new UsageError(`--output-cap takes a number of characters from 2 to ${MAX_OUTPUT_CAP_CHARS} (what one run may keep in memory per stream), not ${JSON.stringify(value)}.`);
+      }
       request.outputCapChars = n;
       return true;
     }
@@ -291,7 +293,7 @@ Options:
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
   --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
-  --output-cap CHARS      characters kept per stream, head and tail (default 2000000)
+  --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source
   --session NAME          with --python: the session (default "default")

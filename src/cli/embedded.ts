@@ -28,12 +28,13 @@ function deathNotePath(hostId: string): string | undefined {
   }
 }
 
-export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo): Promise<number> {
+/** `history: false`: the caller has already said why no history is written. */
+export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo, options: { history?: boolean } = {}): Promise<number> {
   // Ends the run if this process dies, SIGKILL included (sentinel.ts).
   const hostId = newId();
   const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: (line) => io.err(`warden: ${line}\n`), deathNote: deathNotePath(hostId) }) : undefined;
   const supervisor = new Supervisor({ hostId, ...(sentinel ? { watch: sentinel } : {}) });
-  const history = await recordHistory(supervisor, (line) => io.err(`${line}\n`));
+  const history = options.history === false ? null : await recordHistory(supervisor, (line) => io.err(`${line}\n`));
   // Caught before the spawn: a signal at any moment stops the run rather than orphaning it.
   const signals = new SignalStop(io);
   let snapshot: RunResult;

@@ -6,8 +6,8 @@
 // chunks that a call through a running host never imports. Never a stack
 // trace for the user: bad input is one line and 125.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import { isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type PythonRunCommand } from './args';
 import { list, LIST_HELP, PRUNE_HELP, show, SHOW_HELP, type HistorySource } from './history';
@@ -189,6 +189,27 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   const stateDir = resolveStateDir();
-  if (!embedded) return runRemote({ api: await hostFor(stateDir, io), stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
+  if (!embedded) {
+    // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
+    const why = unwritable(stateDir);
+    const api = why === null ? await hostFor(stateDir, io) : await connectToHost(stateDir);
+    if (api) return runRemote({ api, stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
+    if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
+    io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
+    return (await import('./embedded')).runEmbedded(request, format, io, { history: false });
+  }
   return (await import('./embedded')).runEmbedded(request, format, io);
+}
+
+/** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */
+function unwritable(dir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      accessSync(at, constants.W_OK | constants.X_OK);
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || dirname(at) === at) return code ?? 'not writable';
+    }
+  }
 }

@@ -141,6 +141,9 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
     signals.dispose();
     clientError(error);
   }
+  // Whether this host writes its history: asked once it answers (a first request may have started it).
+  const info = await api.host().catch(() => null);
+  if (info && !info.history) io.err(`warden: the history is not being written: the host (pid ${info.pid}) has none (${info.historyOff ?? 'no reason given'}); this run happens but is not recorded.\n`);
   return follow(api, started.id, { stateDir: options.stateDir, format, yieldMs: options.yieldMs, all: false, io, ended: started.state === 'ended', signals });
 }
 

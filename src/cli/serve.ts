@@ -5,7 +5,7 @@
 import type { CliIo } from './io';
 import { parseDuration } from '../shared/duration';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
-import { HostError, HostRunningError, startHost } from '../main/host/host';
+import { HostError, HostRunningError, shutdownLine, startHost } from '../main/host/host';
 import { NodeTransport, socketPathFor } from '../client/transport';
 import { LOGIN_LINK_ROUTE } from '../main/host/server';
 import { resolveStateDir } from '../main/store/state-dir';
@@ -122,9 +122,9 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
       for (const run of host.supervisor.list()) if (run.state !== 'ended') host.supervisor.stop(run.id, { reason: 'shutdown', force: true });
     }
   }, ['SIGINT', 'SIGTERM', 'SIGHUP']);
-  await host.closed;
+  const report = await host.closed;
   unregister();
-  io.err(`${stamp()}warden: host stopped; every run is recorded\n`);
+  io.err(`${stamp()}warden: ${shutdownLine(report)}\n`);
   return 0;
 }
 

@@ -27,7 +27,22 @@ export async function recordHistory(supervisor: Supervisor, warn: (line: string)
     return null;
   }
   if (store.movedAside) warn(`warden: ${store.movedAside.message}`);
-  const recorder = attachRecorder(store, supervisor, { onError: (e) => warn(`warden: history: ${e.message}`) });
+  // One line at most about writing: the first failure says what and why; retries stay quiet.
+  let told = false;
+  const tell = (line: string) => {
+    if (told) return;
+    told = true;
+    warn(line);
+  };
+  let recorder: Recorder;
+  try {
+    recorder = attachRecorder(store, supervisor, { onError: (e) => tell(`warden: history: ${e.message}`) });
+  } catch (error) {
+    // A history that opens but cannot be written (a read-only file or disk): the run goes on without it.
+    store.close();
+    warn(`warden: history is off for this run: Warden cannot write its history database ${store.path} (${error instanceof Error ? error.message : String(error)}). Make it writable, or set WARDEN_STATE_DIR to a writable directory.`);
+    return null;
+  }
   try {
     const report = await store.recoverLostRuns({ tearDown: true });
     if (report.recovered.length > 0) warn(`warden: recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
@@ -38,8 +53,9 @@ export async function recordHistory(supervisor: Supervisor, warn: (line: string)
     store,
     recorder,
     async close() {
-      await recorder.close();
+      const status = await recorder.close();
       store.close();
+      if (status.unrecorded.length > 0) tell(`warden: history: run ${status.unrecorded.map((r) => r.id).join(', ')} was not recorded (${status.unrecorded[0]!.why}).`);
     },
   };
 }

@@ -43,6 +43,8 @@ export interface HostInfo {
   accepting: boolean;
   /** Whether a history store is attached. */
   history: boolean;
+  /** Why no history is written (one line), when none is. */
+  historyOff?: string | null;
   /** The loopback TCP port when the host listens on one (token in <stateDir>/run/token), else null. */
   port: number | null;
   /** A host that exits by itself after this long with no live run and no client (a background host a command started); absent or null: it stays. */

@@ -75,3 +75,10 @@ export const DEFAULTS = {
   teardownPassGapMs: 200,
   outputCapChars: 2_000_000,
 } as const;
+
+/**
+ * The most characters a run may keep per stream: a live run holds its kept
+ * output in the host's memory, so a client asking for more than this could
+ * grow the host without bound (50 runs asking for 1e9 each would exhaust it).
+ */
+export const MAX_OUTPUT_CAP_CHARS = 10_000_000;

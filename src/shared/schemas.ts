@@ -6,10 +6,12 @@
 
 import { z } from 'zod';
 import type { WaitOptions } from './api';
-import type { RunRequest } from './request';
+import { MAX_OUTPUT_CAP_CHARS, type RunRequest } from './request';
 
 const ms = () => z.number({ error: 'must be a number of milliseconds' }).finite().min(0, { error: 'cannot be negative' });
 const text = () => z.string({ error: 'must be a string' });
+const outputCap = () =>
+  z.number({ error: 'must be a number of characters' }).int({ error: 'must be a whole number of characters' }).min(2, { error: 'must be at least 2' }).max(MAX_OUTPUT_CAP_CHARS, { error: `must be at most ${MAX_OUTPUT_CAP_CHARS.toLocaleString('en-US')} (what one run may keep in memory per stream)` });
 
 export const RUN_ID = /^[0-9a-f]{6,32}$/;
 export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -37,7 +39,7 @@ export const commandRunSchema = z.strictObject(
     teardownBudgetMs: ms().optional(),
     keepDescendants: z.boolean().optional(),
     memory: memorySchema.optional(),
-    outputCapChars: z.number().int().min(2).optional(),
+    outputCapChars: outputCap().optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a run request is an object') },
 );
@@ -54,7 +56,7 @@ export const pythonRunSchema = z.strictObject(
     baseEnv: envSchema.optional(),
     keepDescendants: z.boolean().optional(),
     memory: memorySchema.optional(),
-    outputCapChars: z.number().int().min(2).optional(),
+    outputCapChars: outputCap().optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a Python run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a Python run request is an object') },
 );

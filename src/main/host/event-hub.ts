@@ -21,9 +21,13 @@ export interface EventSource {
 export interface EventHubLimits {
   /** Events kept for resuming (default 200,000). */
   maxEvents?: number;
-  /** Bytes of serialised events kept for resuming (default 64 MiB). */
+  /**
+   * Characters held for resuming (default 32 Mi): each event's serialised
+   * frame and the text its object holds besides (output, a result's output),
+   * which the ring keeps too, for batch clients.
+   */
   maxBytes?: number;
-  /** Bytes waiting for one slow client before it is disconnected (default 16 MiB). */
+  /** Characters waiting for one slow client, in the hub and in its socket's buffer, before it is disconnected (default 16 Mi). */
   maxClientBacklog?: number;
   /** A comment line to each client this often, so proxies and clients see the stream alive (default 15 s). */
   keepAliveMs?: number;
@@ -33,6 +37,22 @@ interface Buffered {
   runId: string;
   frame: string;
   event: RunEvent;
+  /** What it holds in memory, in characters: the frame and the event's own text. */
+  weight: number;
+}
+
+/** The text an event's object holds (its frame holds a copy): what a bound on the ring must count. */
+function textOf(event: RunEvent): number {
+  switch (event.type) {
+    case 'output':
+      return event.text.length;
+    case 'ended':
+      return event.result.stdout.length + event.result.stderr.length;
+    case 'started':
+      return event.snapshot.stdout.length + event.snapshot.stderr.length;
+    default:
+      return 0;
+  }
 }
 
 interface Client {
@@ -83,7 +103,7 @@ export class EventHub {
     limits: EventHubLimits = {},
   ) {
     this.maxEvents = limits.maxEvents ?? 200_000;
-    this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
+    this.maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
     this.maxClientBacklog = limits.maxClientBacklog ?? 16 * 1024 * 1024;
     this.unsubscribe = source.subscribe((event) => this.push(event));
     this.keepAlive = setInterval(() => {
@@ -106,10 +126,11 @@ export class EventHub {
   private push(event: RunEvent): void {
     const seq = this.nextSeq++;
     const frame = `id: ${this.epoch}-${seq}\ndata: ${JSON.stringify(event)}\n\n`;
-    this.ring.push({ runId: event.runId, frame, event });
-    this.bytes += frame.length;
+    const weight = frame.length + textOf(event);
+    this.ring.push({ runId: event.runId, frame, event, weight });
+    this.bytes += weight;
     while (this.ring.length - this.head > this.maxEvents || (this.bytes > this.maxBytes && this.ring.length - this.head > 1)) {
-      this.bytes -= this.ring[this.head]!.frame.length;
+      this.bytes -= this.ring[this.head]!.weight;
       this.ring[this.head] = undefined as unknown as Buffered;
       this.head += 1;
       this.firstSeq += 1;
@@ -179,7 +200,8 @@ export class EventHub {
       client.pending.push(frame);
     }
     client.pendingBytes += frame.length;
-    if (client.pendingBytes > this.maxClientBacklog) {
+    // What the socket still holds counts too: a write that returned false keeps its text there.
+    if (client.pendingBytes + client.res.writableLength > this.maxClientBacklog) {
       // Too far behind: it reconnects with its Last-Event-ID and resumes from the buffer.
       this.slowDisconnects += 1;
       this.clients.delete(client);

@@ -12,10 +12,11 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
 import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
@@ -104,9 +105,33 @@ export interface Host {
   info(): HostInfo;
   /** A URL with a one-time token that logs a browser in (null without TCP). */
   loginUrl(): string | null;
-  /** Stops live runs with the stop sequence, records them, closes everything. Idempotent. */
-  shutdown(): Promise<void>;
-  readonly closed: Promise<void>;
+  /** Stops live runs with the stop sequence, records them, closes everything; says what was and was not recorded. Idempotent. */
+  shutdown(): Promise<ShutdownReport>;
+  readonly closed: Promise<ShutdownReport>;
+}
+
+/** What a host's history holds of its runs once it has shut down. */
+export interface ShutdownReport {
+  /** Why the history was not written at all, or null when it was. */
+  historyOff: string | null;
+  /** Ended runs written, whole or cut. */
+  recorded: number;
+  /** Ids of runs written with their output cut to fit (the latest 100), and how many in all. */
+  cut: string[];
+  cutCount: number;
+  /** Runs whose end is not in the history, and why. */
+  unrecorded: { id: string; why: string }[];
+}
+
+/** One line for a person: exactly what was and was not recorded. */
+export function shutdownLine(report: ShutdownReport): string {
+  if (report.historyOff !== null) return `host stopped; its history was not written (${report.historyOff}), so none of its runs is recorded`;
+  let line = `host stopped; ${report.recorded} run(s) recorded in the history`;
+  if (report.cutCount > 0) line += `, ${report.cutCount} with output cut to fit the disk (${report.cut.join(', ')})`;
+  if (report.unrecorded.length === 0) return `${line}; none missing`;
+  const byWhy = new Map<string, string[]>();
+  for (const { id, why } of report.unrecorded) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
+  return `${line}; ${report.unrecorded.length} NOT recorded: ${[...byWhy].map(([why, ids]) => `${ids.join(', ')} (${why})`).join('; ')}`;
 }
 
 function defaultWebRoot(): string | null {
@@ -194,12 +219,34 @@ async function takeLock(stateDir: string): Promise<NetServer> {
   );
 }
 
+/**
+ * What a host's heap may grow past its live data before V8 collects, in
+ * percent. The live data is bounded (each run's cap, the ended-output budget,
+ * the event ring), but output arrives as chunks that live for a while and are
+ * then garbage, and V8's default lets such a heap grow to several times its
+ * live size: 50 runs of 10 MB took a host to 1.2 GB with 300 MB live. At 50 %
+ * the same load peaks near 600 MB, for a few more collections (bench (o)).
+ */
+const HEAP_GROWING_PERCENT = 50;
+
 export async function startHost(options: HostOptions = {}): Promise<Host> {
   const log = options.log ?? (() => undefined);
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
   const runDir = runDirOf(stateDir);
-  mkdirSync(runDir, { recursive: true, mode: 0o700 });
-  chmodSync(runDir, 0o700);
+  try {
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    chmodSync(runDir, 0o700);
+  } catch (error) {
+    // A read-only or foreign state dir: no socket can be made there, so no host can serve it.
+    let why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    try {
+      accessSync(stateDir, constants.W_OK); // a recursive mkdir says ENOENT where the state dir is read-only
+    } catch (denied) {
+      why = (denied as NodeJS.ErrnoException).code ?? why;
+    }
+    throw new HostError(`Cannot make the host's directory ${runDir} (${why}), so no host can serve ${stateDir}; set WARDEN_STATE_DIR to a writable directory.`);
+  }
   const socketPath = socketPathFor(stateDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new HostError(`The control socket path ${socketPath} is longer than a unix socket allows (${MAX_SOCKET_PATH} bytes); set WARDEN_STATE_DIR to a shorter directory.`);
@@ -212,19 +259,29 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
+  let historyOff: string | null = options.history === false ? 'turned off' : null;
   if (options.history !== false) {
     try {
       store = openStore({ dir: stateDir });
       if (store.movedAside) log(store.movedAside.message);
-      recorder = attachRecorder(store, supervisor, { onError: (e) => log(`history: ${e.message}`) });
+      // Ended results the history holds whole may leave memory: they are read back from it.
+      supervisor.keepEndedIn(store);
+      recorder = attachRecorder(store, supervisor, {
+        onError: (e) => log(`history: ${e.message}`),
+        onEndWritten: (result, written) => {
+          if (written.whole) supervisor.endStored(result.id);
+        },
+      });
       // Before the socket answers, so no client sees a dead host's run as running; one /proc scan per dead host.
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
       // And the cgroups of those runs, which no sentinel removed.
       supervisor.sweepStaleCgroups();
     } catch (error) {
-      log(`history is off: ${error instanceof Error ? error.message : String(error)}`);
+      historyOff = error instanceof Error ? error.message : String(error);
+      log(`history is off: ${historyOff}`);
       await recorder?.close().catch(() => undefined);
+      supervisor.keepEndedIn(null);
       store?.close();
       store = null;
       recorder = null;
@@ -242,6 +299,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     startedAt,
     accepting,
     history: store !== null,
+    historyOff,
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
   });
@@ -360,19 +418,27 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     }, Math.min(IDLE_CHECK_MS, idleExitMs));
   }
 
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  let shuttingDown: Promise<void> | null = null;
+  let resolveClosed!: (report: ShutdownReport) => void;
+  const closed = new Promise<ShutdownReport>((r) => (resolveClosed = r));
+  let shuttingDown: Promise<ShutdownReport> | null = null;
   const shutdown = () => {
     shuttingDown ??= (async () => {
       accepting = false;
       clearInterval(idleTimer);
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
-    sentinel?.close();
-      await recorder?.close();
+      sentinel?.close();
+      const status = (await recorder?.close()) ?? null;
+      supervisor.keepEndedIn(null);
       store?.close();
       hub.close();
+      const report: ShutdownReport = {
+        historyOff,
+        recorded: status?.endsWritten ?? 0,
+        cut: status?.cutEnds ?? [],
+        cutCount: status?.cutEndsCount ?? 0,
+        unrecorded: status?.unrecorded ?? [],
+      };
       for (const server of servers) {
         server.close();
         server.closeAllConnections();
@@ -380,7 +446,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       rmSync(socketPath, { force: true });
       if (tcp) rmSync(tcp.tokenPath, { force: true });
       lock.close();
-      resolveClosed();
+      resolveClosed(report);
+      return report;
     })();
     return shuttingDown;
   };

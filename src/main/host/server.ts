@@ -57,11 +57,41 @@ class HttpError extends Error {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
+/**
+ * A body longer than this is written a slice at a time as the socket drains:
+ * 50 clients waiting on results of 4 MB each would otherwise hold a 4 MB copy
+ * each in their sockets' buffers at once, on top of the results themselves.
+ */
+const SLICE_CHARS = 64 * 1024;
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
+  if (text.length <= SLICE_CHARS) {
+    res.end(text);
+    return;
+  }
+  let at = 0;
+  const pump = () => {
+    while (!res.destroyed) {
+      let end = Math.min(text.length, at + SLICE_CHARS);
+      // Each write is encoded on its own: a surrogate pair split between two would become two U+FFFD.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      const slice = text.slice(at, end);
+      at = end;
+      if (at >= text.length) {
+        res.end(slice);
+        return;
+      }
+      if (!res.write(slice)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+  };
+  pump();
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

@@ -1,6 +1,7 @@
 // The recorder against a real Supervisor running real commands, and a real
 // database file: live rows, batching, the cap, events, and failing storage.
 
+import { droppedMarker } from '../supervisor/output';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import { Supervisor } from '../supervisor/registry';
@@ -167,26 +168,22 @@ describe('recording runs', () => {
 });
 
 describe('failing storage', () => {
-  it('keeps the result when the disk is full, reports, retries, and stores it whole once there is room', async () => {
-    const recovered: number[] = [];
-    const { store, supervisor, errors, recorder } = setup({ retryBaseMs: 20, retryMaxMs: 100, onRecover: () => recovered.push(Date.now()) });
+  it('on a full disk stores a result with its output cut to fit, with a note, while the engine keeps it whole', async () => {
+    const { store, supervisor, recorder } = setup({ retryBaseMs: 20, retryMaxMs: 100 });
     const snapshot = supervisor.start({ argv: ['bash', '-c', 'sleep 0.1; head -c 300000 /dev/zero | tr "\\0" "a"; echo; echo done'] });
-    // The database may not grow any more: every write that needs a page fails SQLITE_FULL.
+    // The database may not grow any more: every write that needs a new page fails SQLITE_FULL.
     store.db.exec(`PRAGMA max_page_count = ${value<number>(store.db, 'PRAGMA page_count')}`);
     const result = await supervisor.wait(snapshot.id);
     expect(result.verdict).toBe('completed');
     expect(result.stdout.length).toBe(300_006);
-    await until(() => errors.length > 0, 5000, 'a reported error');
-    expect(errors[0]!.code).toBe('SQLITE_FULL');
-    expect(errors[0]!.message).toMatch(/could not write its history \(SQLITE_FULL: database or disk is full\); 1 run\(s\) wait in memory and the write is retried in \d+ ms\. Supervision goes on\./);
-    expect(recorder.status()).toMatchObject({ failing: true, pendingEnds: 1 });
-    expect(store.get(snapshot.id)?.state).not.toBe('ended');
-    // Room again: the retry stores the run whole.
-    store.db.exec('PRAGMA max_page_count = 1073741823');
-    await until(() => store.get(snapshot.id)?.state === 'ended', 5000, 'the retried write');
-    expect(store.get(snapshot.id)).toEqual(result);
-    expect(recovered.length).toBe(1);
-    expect(recorder.status()).toMatchObject({ failing: false, pendingRuns: 0, pendingEnds: 0 });
+    // Whole it does not fit; cut (its first and last 16,384 characters, or none) it does, with a note saying so.
+    await until(() => store.get(snapshot.id)?.state === 'ended', 5000, 'the cut result');
+    const stored = store.get(snapshot.id)!;
+    expect(stored.verdict).toBe('completed');
+    expect(stored.stdout).toContain(droppedMarker(stored.stdoutTruncated));
+    expect(stored.stdout.length - droppedMarker(stored.stdoutTruncated).length + stored.stdoutTruncated).toBe(300_006);
+    expect(stored.notes.at(-1)).toMatch(/^Warden's history had no room for this run's whole output \(the disk is full\): (only the first and last 16,384 characters of each stream were stored|its output was not stored)/);
+    expect(recorder.status()).toMatchObject({ cutEnds: [snapshot.id], cutEndsCount: 1, unrecorded: [] });
   });
 
   it('waits out another process holding the write lock: runs start at once, no write is tried while backing off, all are stored once the lock goes', async () => {
@@ -208,6 +205,28 @@ describe('failing storage', () => {
     other.close();
     expect(recorder.flush()).toBe(true);
     for (const r of results) expect(store.get(r.id)).toEqual(r);
+  });
+
+  it('holds at most maxPendingEndChars of results while it cannot write: the oldest are cut, with a note, the newest kept whole', async () => {
+    const { store, supervisor, recorder } = setup({ retryBaseMs: 60_000, retryMaxMs: 60_000, maxPendingEndChars: 160_000 });
+    const other = new Libsql(store.path);
+    other.exec('BEGIN IMMEDIATE');
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const id = supervisor.start({ argv: ['bash', '-c', `head -c 60000 /dev/zero | tr "\\0" "${n}"`] }).id;
+      await supervisor.wait(id);
+      ids.push(id);
+    }
+    // 180,000 characters waited: the oldest was cut to its first and last 16,384 characters.
+    expect(recorder.status()).toMatchObject({ pendingEnds: 3 });
+    other.exec('ROLLBACK');
+    other.close();
+    expect(recorder.flush()).toBe(true);
+    const [oldest, ...newer] = ids.map((id) => store.get(id)!);
+    expect(oldest!.stdoutTruncated).toBe(60_000 - 32_768);
+    expect(oldest!.notes.at(-1)).toMatch(/^Warden's history had no room for this run's whole output \(the history could not be written while more than 160,000 characters of results waited\)/);
+    for (const r of newer) expect(r.stdout.length).toBe(60_000);
+    expect(recorder.status()).toMatchObject({ cutEnds: [ids[0]], unrecorded: [] });
   });
 
   it('keeps supervising when the database is closed under it, and reports', async () => {

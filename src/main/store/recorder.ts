@@ -3,6 +3,8 @@
 // Nothing here can throw into the engine's emit: a listener that threw would
 // break the run that emitted.
 
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { RunEvent } from '../../shared/events';
 import { addMark, OUTPUT_TIMES_EVENT, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
@@ -17,7 +19,7 @@ export interface RunSource {
   subscribe(listener: (event: RunEvent) => void): () => void;
 }
 
-export interface RecorderOptions extends Omit<WriterOptions, 'onEndWritten'> {
+export interface RecorderOptions extends WriterOptions {
   /**
    * Prune after every `everyEnds` runs written (default: every 500, with the
    * default limits); false: never (call store.prune yourself).
@@ -35,6 +37,16 @@ export interface Recorder {
   close(timeoutMs?: number): Promise<WriterStatus>;
 }
 
+/** Bytes an unprivileged writer may still use on the file system of `dir`; null when it cannot be asked. */
+function freeBytesAt(dir: string): number | null {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return null;
+  }
+}
+
 export function attachRecorder(store: HistoryStore, source: RunSource, options: RecorderOptions = {}): Recorder {
   store.registerHost(source.hostId);
   const retention = options.retention === false ? null : { ...RETENTION_DEFAULTS, everyEnds: 500, ...options.retention };
@@ -47,9 +59,11 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   };
 
   const writer = new RunWriter(() => store.db, source.hostId, {
+    freeBytes: () => freeBytesAt(dirname(store.path)),
     ...options,
     onError: reportError,
-    onEndWritten: () => {
+    onEndWritten: (result, written) => {
+      options.onEndWritten?.(result, written);
       if (!retention || ++endsSincePrune < retention.everyEnds || pruneScheduled) return;
       pruneScheduled = true;
       // After the event that ended the run has been handled: pruning may take milliseconds.

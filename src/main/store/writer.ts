@@ -25,11 +25,22 @@
 // | 6 | a write fails, not transient (a bad value)     | that run's pending writes are given up and reported; others go on    |
 // | 7 | pending live output passes maxPendingChars     | it is dropped (the end stores the kept output anyway); reported      |
 // | 8 | more than maxPendingEnds ended runs wait       | the oldest is given up and reported                                  |
+// | 8b| ended runs waiting hold over maxPendingEndChars | the oldest are cut as in row 9 (a note says why): memory stays bounded |
+// | 9 | a write does not fit (SQLITE_FULL)             | the others are still tried; after a WAL checkpoint it is tried again, |
+// |   |                                                | then an end with each stream cut to its first and last 16 Ki          |
+// |   |                                                | characters, then with no output, with a note; live output that does   |
+// |   |                                                | not fit (or would leave under 1 MiB free) is dropped; an end that     |
+// |   |                                                | fits in no form waits whole and is retried with backoff               |
+//
+// A run whose end could not be written at all is listed in status().unrecorded,
+// with why, so whoever closes the writer can say exactly what is missing.
 
 import type { OutputStream } from '../../shared/events';
 import type { RunResult } from '../../shared/result';
 import { DEFAULTS } from '../../shared/request';
 import type { StoreWriteError } from './errors';
+import { droppedMarker } from '../supervisor/output';
+import { count } from '../supervisor/format';
 import { indexRun, insertEndEvents, insertEvent, replaceOutput, setLiveLimit, upsertRun } from './rows';
 import { errorCode, errorMessage, isTransient, run, transaction, type Database } from './sql';
 
@@ -44,13 +55,22 @@ export interface WriterOptions {
   maxPendingChars?: number;
   /** Bound on ended runs waiting in memory while writes fail (default 1,000). */
   maxPendingEnds?: number;
+  /** Bound on the output those ended runs hold, in characters (default 64 Mi); past it the oldest are cut (row 8b). */
+  maxPendingEndChars?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   onError?: (error: StoreWriteError) => void;
+  /**
+   * Bytes free on the history's disk now, or null when unknown. A write that
+   * would take more than half of it is treated as not fitting (row 9) before
+   * it is tried: in WAL mode a big write that fits takes space a checkpoint
+   * cannot give back on a full disk, and then nothing else fits.
+   */
+  freeBytes?: () => number | null;
   /** Called when writes succeed again after failing. */
   onRecover?: () => void;
-  /** Called after each ended run is written. */
-  onEndWritten?: (result: RunResult) => void;
+  /** Called after each ended run is written; `whole`: with all its kept output (false when it had to be cut to fit). */
+  onEndWritten?: (result: RunResult, written: { whole: boolean }) => void;
 }
 
 export interface WriterStatus {
@@ -68,7 +88,20 @@ export interface WriterStatus {
   droppedEnds: number;
   /** Milliseconds spent writing since the start: the store's whole cost on the event loop. */
   writeMs: number;
+  /** Ended runs written since the start (with their output cut or not). */
+  endsWritten: number;
+  /** Ended runs written with their output cut to fit (row 9), the latest last; at most 100 ids. */
+  cutEnds: string[];
+  cutEndsCount: number;
+  /** Ended runs not written: given up, or still waiting (why: the last error). */
+  unrecorded: { id: string; why: string }[];
 }
+
+/** Characters kept of each stream, head and tail, in a result that did not fit whole; then none. */
+const CUT_STEPS = [32 * 1024, 0];
+const MAX_LISTED = 100;
+/** Free space below which live output is not stored (see checkRoom). */
+const LIVE_RESERVE_BYTES = 1024 * 1024;
 
 interface StreamState {
   /** Characters received so far: the offset of the next one. */
@@ -106,6 +139,8 @@ interface RunState {
   /** A limit the live row does not show yet (an extension). */
   limitMs?: number;
   end?: RunResult;
+  /** The end being written is a cut form of it (row 9). */
+  cut?: boolean;
 }
 
 const MAX_PENDING_EVENTS = 1000;
@@ -130,6 +165,43 @@ function newStream(cap: number): StreamState {
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
+function isFull(error: unknown): boolean {
+  return errorCode(error).startsWith('SQLITE_FULL');
+}
+
+/**
+ * The result with each stream cut to its first and last `keepChars / 2`
+ * characters (a pair of surrogates is never split), the cut counted in the
+ * dropped characters and marked as the engine marks its own, and a note;
+ * the result itself when nothing is longer than that.
+ */
+export function cutToFit(result: RunResult, keepChars: number, why = 'the disk is full'): RunResult {
+  const half = Math.floor(keepChars / 2);
+  const cut = (text: string, dropped: number) => {
+    if (text.length <= keepChars + 64) return null;
+    const total = dropped > 0 ? text.length - droppedMarker(dropped).length + dropped : text.length;
+    let head = text.slice(0, half);
+    let tail = half > 0 ? text.slice(text.length - half) : '';
+    if (head.length > 0 && isHigh(head.charCodeAt(head.length - 1))) head = head.slice(0, -1);
+    if (tail.length > 0 && isLow(tail.charCodeAt(0))) tail = tail.slice(1);
+    const gone = total - head.length - tail.length;
+    return { text: head + droppedMarker(gone) + tail, dropped: gone, left: text.length - head.length - tail.length };
+  };
+  const stdout = cut(result.stdout, result.stdoutTruncated);
+  const stderr = cut(result.stderr, result.stderrTruncated);
+  if (!stdout && !stderr) return result;
+  const left = (stdout?.left ?? 0) + (stderr?.left ?? 0);
+  const kept = keepChars > 0 ? `only the first and last ${count(half)} characters of each stream were stored` : 'its output was not stored';
+  return {
+    ...result,
+    ...(stdout ? { stdout: stdout.text, stdoutTruncated: stdout.dropped } : {}),
+    ...(stderr ? { stderr: stderr.text, stderrTruncated: stderr.dropped } : {}),
+    notes: [...result.notes.filter((n) => !n.startsWith(CUT_NOTE)), `${CUT_NOTE} (${why}): ${kept}, ${count(left)} characters of kept output fewer. The host returned the whole result when it ended.`],
+  };
+}
+
+const CUT_NOTE = "Warden's history had no room for this run's whole output";
+
 export class RunWriter {
   private readonly runs = new Map<string, RunState>();
   private readonly flushIntervalMs: number;
@@ -137,6 +209,7 @@ export class RunWriter {
   private readonly liveCap: number;
   private readonly maxPendingChars: number;
   private readonly maxPendingEnds: number;
+  private readonly maxPendingEndChars: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private pendingChars = 0;
@@ -149,6 +222,10 @@ export class RunWriter {
   private droppedChars = 0;
   private droppedEnds = 0;
   private writeMs = 0;
+  private endsWritten = 0;
+  private readonly cutEnds: string[] = [];
+  private cutEndsCount = 0;
+  private readonly givenUp: { id: string; why: string }[] = [];
   private closed = false;
 
   constructor(
@@ -161,6 +238,7 @@ export class RunWriter {
     this.liveCap = Math.max(2, options.liveCapChars ?? DEFAULTS.outputCapChars);
     this.maxPendingChars = options.maxPendingChars ?? 32 * 1024 * 1024;
     this.maxPendingEnds = options.maxPendingEnds ?? 1000;
+    this.maxPendingEndChars = options.maxPendingEndChars ?? 64 * 1024 * 1024;
     this.retryBaseMs = options.retryBaseMs ?? 100;
     this.retryMaxMs = options.retryMaxMs ?? 10_000;
   }
@@ -237,6 +315,7 @@ export class RunWriter {
     state.end = result;
     state.start = undefined;
     while (this.pendingEnds > this.maxPendingEnds) this.dropOldestEnd();
+    this.boundPendingEndChars();
     this.flushNow();
   }
 
@@ -250,6 +329,10 @@ export class RunWriter {
       droppedChars: this.droppedChars,
       droppedEnds: this.droppedEnds,
       writeMs: this.writeMs,
+      endsWritten: this.endsWritten,
+      cutEnds: [...this.cutEnds],
+      cutEndsCount: this.cutEndsCount,
+      unrecorded: [...this.givenUp, ...[...this.runs.values()].filter((r) => r.end).map((r) => ({ id: r.id, why: this.lastError ?? 'it was still waiting to be written' }))],
     };
   }
 
@@ -311,12 +394,29 @@ export class RunWriter {
     this.report(new Error('too much output waiting'), null, `${before} characters of live output waiting to be stored were dropped; each run's kept output is still stored when it ends.`);
   }
 
+  /** Row 8b: the results waiting to be written hold at most maxPendingEndChars of output; the oldest are cut first. */
+  private boundPendingEndChars(): void {
+    const ends = [...this.runs.values()].filter((state) => state.end);
+    let chars = ends.reduce((sum, state) => sum + state.end!.stdout.length + state.end!.stderr.length, 0);
+    for (const state of ends) {
+      if (chars <= this.maxPendingEndChars) return;
+      if (state.cut) continue;
+      const before = state.end!.stdout.length + state.end!.stderr.length;
+      const cut = cutToFit(state.end!, CUT_STEPS[0]!, `the history could not be written while more than ${count(this.maxPendingEndChars)} characters of results waited`);
+      if (cut === state.end) continue;
+      state.end = cut;
+      state.cut = true;
+      chars -= before - (cut.stdout.length + cut.stderr.length);
+    }
+  }
+
   private dropOldestEnd(): void {
     for (const [id, state] of this.runs) {
       if (!state.end) continue;
       this.runs.delete(id);
       this.pendingEnds--;
       this.droppedEnds++;
+      this.remember(this.givenUp, { id, why: `more than ${this.maxPendingEnds} results were waiting` });
       this.report(new Error('too many results waiting'), null, `The result of run ${id} was not stored: more than ${this.maxPendingEnds} results were waiting.`);
       return;
     }
@@ -365,12 +465,20 @@ export class RunWriter {
 
   private writeDirty(): void {
     let wrote = false;
+    let full: unknown = null;
     for (const state of [...this.runs.values()]) {
       if (!this.dirty(state)) continue;
       try {
         this.writeRun(state);
         wrote = true;
       } catch (error) {
+        if (isFull(error)) {
+          // Row 9: this one does not fit; after a checkpoint it may, else a smaller form of it; the others are still tried.
+          this.reclaim();
+          if (this.tryWrite(state) || this.writeSmaller(state, error)) wrote = true;
+          else full = error;
+          continue;
+        }
         if (isTransient(error)) {
           this.backOff(error);
           return;
@@ -378,11 +486,84 @@ export class RunWriter {
         this.giveUp(state, error);
       }
     }
+    if (full !== null) {
+      this.backOff(full);
+      return;
+    }
     if (this.attempt > 0 && wrote) {
       this.attempt = 0;
       this.retryAt = 0;
       this.lastError = null;
       this.options.onRecover?.();
+    }
+  }
+
+  /** Row 9: writes what fits of a run that did not fit: an end cut step by step, a live run without its pending output. True once written. */
+  private writeSmaller(state: RunState, error: unknown): boolean {
+    if (!state.end) {
+      for (const s of Object.values(state.streams)) this.clearPending(s);
+      return this.tryWrite(state);
+    }
+    // Each smaller form is tried once now; when none fits, the whole result waits for room.
+    const whole = state.end;
+    const wasCut = state.cut;
+    for (const keepChars of CUT_STEPS) {
+      const cut = cutToFit(whole, keepChars);
+      if (cut === whole) continue;
+      this.reclaim();
+      state.end = cut;
+      state.cut = true;
+      if (this.tryWrite(state)) {
+        this.report(error, null, `The result of run ${whole.id} was stored with its output cut to fit the disk (${keepChars > 0 ? `the first and last ${count(keepChars / 2)} characters of each stream` : 'no output'}); the whole result was returned when it ended.`);
+        return true;
+      }
+    }
+    state.end = whole;
+    state.cut = wasCut;
+    return false;
+  }
+
+  private tryWrite(state: RunState): boolean {
+    try {
+      this.writeRun(state);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Keeps the latest MAX_LISTED entries of a list a person reads. */
+  private remember<T>(list: T[], item: T): void {
+    list.push(item);
+    if (list.length > MAX_LISTED) list.shift();
+  }
+
+  /**
+   * Row 9 before the write: live output (which the end replaces anyway) is
+   * not stored while less than LIVE_RESERVE_BYTES would be left, so that the
+   * ends, which matter more, still find room.
+   */
+  private checkRoom(state: RunState): void {
+    if (state.end) return;
+    let chars = 0;
+    for (const s of Object.values(state.streams)) chars += s.pendingHeadChars + s.pendingTailChars;
+    if (chars === 0) return;
+    const free = this.options.freeBytes?.() ?? null;
+    if (free !== null && free - chars < LIVE_RESERVE_BYTES) {
+      throw Object.assign(new Error(`database or disk is full (${free} bytes free: live output is kept for the end)`), { code: 'SQLITE_FULL' });
+    }
+  }
+
+  /**
+   * Gives the WAL's space back to the disk: every small transaction adds
+   * pages to the WAL until a checkpoint, and on a full disk that space is
+   * what the next write needs. Fails harmlessly when even that cannot be done.
+   */
+  private reclaim(): void {
+    try {
+      this.db().exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy or no room to grow the database file: the writes that follow say so.
     }
   }
 
@@ -394,6 +575,7 @@ export class RunWriter {
       state.limitMs = undefined;
       return;
     }
+    this.checkRoom(state);
     const db = this.db();
     const plan: (() => void)[] = [];
     transaction(db, () => {
@@ -424,7 +606,13 @@ export class RunWriter {
       const result = state.end;
       this.runs.delete(state.id);
       this.pendingEnds--;
-      this.options.onEndWritten?.(result);
+      this.endsWritten++;
+      const whole = state.cut !== true;
+      if (!whole) {
+        this.cutEndsCount++;
+        this.remember(this.cutEnds, state.id);
+      }
+      this.options.onEndWritten?.(result, { whole });
     }
   }
 
@@ -499,6 +687,7 @@ export class RunWriter {
       this.runs.delete(state.id);
       this.pendingEnds--;
       this.droppedEnds++;
+      this.remember(this.givenUp, { id: state.id, why: errorMessage(error) });
     }
     this.report(error, null, `The writes waiting for run ${state.id} were given up: ${errorMessage(error)}`);
   }

@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_SESSION, DEFAULTS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
+import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
 
 import { MAX_LIMIT_MS } from './deadline';
 import { WardenInputError } from './errors';
@@ -28,6 +28,15 @@ interface CheckedRun {
   procRoot: string | null;
   /** The memory limit (its own cgroup; for a script, its interpreter's, set when one starts), or null for none. */
   memoryBytes: number | null;
+}
+
+/** The characters kept per stream: 2 (one of head and tail each) to MAX_OUTPUT_CAP_CHARS, which bounds what one run holds in memory. */
+function outputCap(given: unknown): number {
+  const cap = given ?? DEFAULTS.outputCapChars;
+  if (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 2 || cap > MAX_OUTPUT_CAP_CHARS) {
+    throw new WardenInputError(`outputCapChars must be a whole number of characters from 2 to ${MAX_OUTPUT_CAP_CHARS.toLocaleString('en-US')}, not ${JSON.stringify(cap)}.`);
+  }
+  return cap;
 }
 
 export interface RunOptions extends CheckedRun {
@@ -76,8 +85,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
   const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1, max: MAX_LIMIT_MS });
   const graceMs = request.graceMs === undefined ? DEFAULTS.graceMs : duration('graceMs', request.graceMs);
   const terminateAfterMs = request.terminateAfterMs === undefined ? DEFAULTS.terminateAfterMs : duration('terminateAfterMs', request.terminateAfterMs);
-  const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;
-  if (!Number.isInteger(cap) || cap < 2) throw new WardenInputError(`outputCapChars must be an integer of at least 2, not ${JSON.stringify(cap)}.`);
+  const cap = outputCap(request.outputCapChars);
   return {
     id,
     scope,
@@ -149,8 +157,7 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
   const env = mergeEnv(baseEnvOf(request.baseEnv, settings), request.env);
   const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1, max: MAX_LIMIT_MS });
   const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
-  const cap = request.outputCapChars ?? DEFAULTS.outputCapChars;
-  if (!Number.isInteger(cap) || cap < 2) throw new WardenInputError(`outputCapChars must be an integer of at least 2, not ${JSON.stringify(cap)}.`);
+  const cap = outputCap(request.outputCapChars);
   if (request.keepDescendants !== undefined && typeof request.keepDescendants !== 'boolean') throw new WardenInputError('keepDescendants must be true or false.');
   return {
     id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CappedOutput } from './output';
+import { CappedOutput, sliceOfKept } from './output';
 
 const enc = new TextEncoder();
 
@@ -316,3 +316,27 @@ describe('CappedOutput.slice: the kept text from a character offset of the whole
   });
 });
 
+
+describe('sliceOfKept: the same slices from the kept text alone', () => {
+  // A result read back from the history has only its text and dropped count: every offset must slice as the engine did.
+  const streams: [string, string, number][] = [
+    ['ASCII, no cut', 'x'.repeat(500), 1000],
+    ['ASCII, cut', Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''), 1000],
+    ['surrogate pairs at the edges', '\u{1F600}'.repeat(2000), 1001],
+    ['an escape sequence split by the cut', `${'a'.repeat(498)}\x1b[31mred${'b'.repeat(3000)}\x1b[0m${'c'.repeat(497)}`, 1000],
+    // It prints the very marker its cut makes (4,000 dropped), in the kept head and in the kept tail.
+    ['the marker text printed by the stream itself', `${markerFor(4000)}${'d'.repeat(4918)}${markerFor(4000)}`, 1000],
+  ];
+  for (const [what, text, cap] of streams) {
+    it(what, () => {
+      const out = new CappedOutput(cap);
+      feed(out, enc.encode(text), 97);
+      const kept = out.text();
+      for (let from = 0; from <= out.totalChars + 2; from += 7) {
+        const { total, ...slice } = sliceOfKept(kept, out.dropped, from);
+        expect(slice, `from ${from}`).toEqual(out.slice(from));
+        expect(total).toBe(out.totalChars);
+      }
+    });
+  }
+});

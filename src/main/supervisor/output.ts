@@ -202,3 +202,29 @@ export interface OutputSlice {
 export function droppedMarker(chars: number): string {
   return `\n[warden: ${count(chars)} characters dropped here]\n`;
 }
+
+/**
+ * The same slice as CappedOutput.slice, from a kept text alone (head, the
+ * marker for `dropped` characters, tail), as a result read back from the
+ * history holds it: a run whose output is no longer in memory answers
+ * offset and 'unseen' waits as it did while it was. `total` is the stream's
+ * length in characters, dropped ones included.
+ */
+export function sliceOfKept(text: string, dropped: number, from: number): OutputSlice & { total: number } {
+  if (dropped <= 0) return { text: from >= text.length ? '' : text.slice(Math.max(0, from)), dropped: 0, total: text.length };
+  const marker = droppedMarker(dropped);
+  // Head and tail are each half the cap (give or take a cut pair or escape): of the places the
+  // marker text occurs (a stream may print it too), the one nearest the middle is Warden's.
+  let headEnd = -1;
+  for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
+    if (headEnd === -1 || Math.abs(2 * at + marker.length - text.length) < Math.abs(2 * headEnd + marker.length - text.length)) headEnd = at;
+  }
+  if (headEnd === -1) return { text: from >= text.length ? '' : text.slice(Math.max(0, from)), dropped: 0, total: text.length };
+  const tail = text.slice(headEnd + marker.length);
+  const tailStart = headEnd + dropped;
+  const total = tailStart + tail.length;
+  if (from >= total) return { text: '', dropped: 0, total };
+  if (from >= tailStart) return { text: tail.slice(from - tailStart), dropped: 0, total };
+  if (from >= headEnd) return { text: droppedMarker(tailStart - from) + tail, dropped: tailStart - from, total };
+  return { text: text.slice(Math.max(0, from), headEnd) + marker + tail, dropped, total };
+}

@@ -9,6 +9,14 @@
 // event loop, never between the snapshot and the mark. A final result moves
 // no mark: every client waiting on the end gets the same answer, and asking
 // again gives it again.
+//
+// Memory: a live run holds its kept output (at most outputCapChars per
+// stream, itself bounded by MAX_OUTPUT_CAP_CHARS). An ended run's output is
+// kept only within a budget of characters over all ended runs: past it, the
+// oldest ended runs the history holds in full are let go, and wait, stop and
+// extend read them back from the history (get falls back to the store in
+// api.ts). Without a history, or while it cannot be written, ended runs past
+// twice the budget are forgotten, oldest first.
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -23,7 +31,7 @@ import { PythonSession } from './python/session';
 import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
 import { ProcessSampler } from './proc-tree/sampler';
-import type { OutputSlice } from './output';
+import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun } from './run';
 import type { ScopeWatch } from './scope-watch';
 import { reaperOnce } from './reaper';
@@ -68,6 +76,8 @@ export interface SupervisorOptions {
   baseEnv?: Record<string, string | undefined>;
   /** Ended runs kept in memory for get/wait; older ones are forgotten first. */
   keepEnded?: number;
+  /** Characters of ended runs' output kept in memory, over all of them (default 32 Mi); see the top of this file. */
+  endedOutputBudgetChars?: number;
   /** Process-tree samples per second while runs are live (default 2); 0 turns sampling off. */
   sampleRateHz?: number;
   /** Where cgroup hierarchies are mounted (default /sys/fs/cgroup); tests point it at an empty dir. */
@@ -78,6 +88,28 @@ export interface SupervisorOptions {
   reaper?: boolean;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
+}
+
+/** Where ended runs let go from memory are read back: the history store. */
+export interface EndedRunSource {
+  get(id: string): RunResult | null;
+}
+
+export const ENDED_OUTPUT_BUDGET_CHARS = 32 * 1024 * 1024;
+
+/** An ended run read back from the history: answers like the run did, from its stored result. */
+function storedRun(result: RunResult): SupervisedRun {
+  return {
+    id: result.id,
+    done: Promise.resolve(result),
+    ended: true,
+    snapshot: () => result,
+    stop: () => undefined,
+    extend: () => {
+      throw new WardenInputError(`Run ${result.id} has ended; its limit can no longer be extended.`);
+    },
+    outputFrom: (stream, from) => sliceOfKept(result[stream], stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated, from),
+  };
 }
 
 /** 12 hex characters; randomUUID draws from a cached pool, much cheaper per call than randomBytes. */
@@ -91,8 +123,13 @@ export class Supervisor {
   private readonly runs = new Map<string, SupervisedRun>();
   private readonly pythonSessions = new Map<string, PythonSession>();
   private readonly sessionSettings: SessionSettings;
-  /** Ids of ended runs, oldest first, so forgetting the oldest costs O(1). */
-  private readonly endedOrder: string[] = [];
+  /** Ended runs still in memory, oldest first, with the characters of output each holds. */
+  private readonly ended = new Map<string, number>();
+  private endedChars = 0;
+  /** Ended runs in memory whose whole result the history holds: the first let go past the budget. */
+  private readonly stored = new Set<string>();
+  private history: EndedRunSource | null = null;
+  private readonly endedBudget: number;
   private readonly events = new EventEmitter();
   /** Per run, the output returned so far by waits that asked for 'unseen' output or gave offsets. */
   private readonly marks = new Map<string, OutputOffsets>();
@@ -114,6 +151,7 @@ export class Supervisor {
     };
     // Each ended run holds up to two capped streams (a few MB): keep a bounded number.
     this.keepEnded = options.keepEnded ?? 200;
+    this.endedBudget = options.endedOutputBudgetChars ?? ENDED_OUTPUT_BUDGET_CHARS;
     this.events.setMaxListeners(0);
     this.sampleRateHz = options.sampleRateHz ?? 2;
     if (options.watch) this.watch = options.watch;
@@ -318,18 +356,68 @@ export class Supervisor {
     return results;
   }
 
+  /**
+   * Reads ended runs let go from memory back from `source` (the history
+   * store), so they may be let go once `endStored` says the source holds them.
+   */
+  keepEndedIn(source: EndedRunSource | null): void {
+    this.history = source;
+  }
+
+  /** The history now holds this ended run's whole result: its output may leave memory when over the budget. */
+  endStored(id: string): void {
+    if (!this.runs.has(id)) return;
+    this.stored.add(id);
+    this.enforceEndedBudget();
+  }
+
+  /** Characters of ended runs' output held in memory now, and how many such runs. */
+  endedMemory(): { runs: number; chars: number } {
+    return { runs: this.ended.size, chars: this.endedChars };
+  }
+
   private find(id: string): SupervisedRun {
     const run = this.runs.get(id);
-    if (!run) throw new WardenInputError(`No run with id ${JSON.stringify(id)}.`);
-    return run;
+    if (run) return run;
+    const stored = this.history?.get(id);
+    if (stored && stored.state === 'ended') return storedRun(stored);
+    throw new WardenInputError(`No run with id ${JSON.stringify(id)}.`);
   }
 
   private forgetOldRuns(endedId: string): void {
-    this.endedOrder.push(endedId);
-    while (this.endedOrder.length > this.keepEnded) {
-      const id = this.endedOrder.shift()!;
-      this.runs.delete(id);
-      this.marks.delete(id);
+    const run = this.runs.get(endedId);
+    if (!run || this.ended.has(endedId)) return;
+    const result = run.snapshot();
+    const chars = result.stdout.length + result.stderr.length;
+    this.ended.set(endedId, chars);
+    this.endedChars += chars;
+    this.enforceEndedBudget();
+  }
+
+  private enforceEndedBudget(): void {
+    for (const id of this.ended.keys()) {
+      if (this.ended.size <= this.keepEnded) break;
+      this.letGo(id);
     }
+    if (this.endedChars <= this.endedBudget) return;
+    // First the runs the history holds whole: they are read back from it when asked.
+    for (const id of this.ended.keys()) {
+      if (this.endedChars <= this.endedBudget) return;
+      if (this.stored.has(id)) this.letGo(id);
+    }
+    // The rest stay while the history may still write them, up to twice the budget.
+    const hardLimit = this.history ? 2 * this.endedBudget : this.endedBudget;
+    for (const id of this.ended.keys()) {
+      if (this.endedChars <= hardLimit) return;
+      this.letGo(id);
+    }
+  }
+
+  private letGo(id: string): void {
+    this.endedChars -= this.ended.get(id) ?? 0;
+    this.ended.delete(id);
+    this.stored.delete(id);
+    this.runs.delete(id);
+    this.marks.delete(id);
   }
 }
