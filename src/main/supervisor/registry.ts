@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
+import type { ProcNode } from '../../shared/proc-tree';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
@@ -70,6 +71,23 @@ export interface SupervisorOptions {
   cgroupRoot?: string;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
+}
+
+function findNode(nodes: readonly ProcNode[], pid: number): ProcNode | undefined {
+  for (const node of nodes) {
+    if (node.pid === pid) return node;
+    const found = findNode(node.children, pid);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function flatPids(nodes: readonly ProcNode[], into: number[] = []): number[] {
+  for (const node of nodes) {
+    into.push(node.pid);
+    flatPids(node.children, into);
+  }
+  return into;
 }
 
 /** 12 hex characters; randomUUID draws from a cached pool, much cheaper per call than randomBytes. */
@@ -255,6 +273,40 @@ export class Supervisor {
   extend(id: string, byMs: number): RunResult {
     const run = this.find(id);
     return run.extend(checkExtension(byMs));
+  }
+
+  /**
+   * Sends SIGTERM or SIGKILL to one process of a live run, and records it on
+   * the run's timeline (a signal-sent event of step 'user'). The pid must be
+   * in the run's process tree in a sample taken now, not the last one: a
+   * process that ended since, and whatever took its pid, is refused. Any
+   * other pid (another run's, Warden's own, an unrelated process) is a
+   * WardenInputError naming what the tree holds.
+   */
+  async signal(id: string, pid: number, signal: 'TERM' | 'KILL'): Promise<RunResult> {
+    const run = this.find(id);
+    if (signal !== 'TERM' && signal !== 'KILL') throw new WardenInputError(`signal must be "TERM" or "KILL", not ${JSON.stringify(signal)}.`);
+    if (!Number.isSafeInteger(pid) || pid <= 0) throw new WardenInputError(`pid must be a positive whole number, not ${JSON.stringify(pid)}.`);
+    if (run.ended) throw new WardenInputError(`Run ${id} has ended; its processes can no longer be signalled.`);
+    const sampler = this.sampler;
+    if (!sampler?.latest(id)) throw new WardenInputError(`Run ${id} has no process tree sampled yet; try again in a moment.`);
+    const fresh = (await sampler.sample()).find((snapshot) => snapshot.runId === id);
+    const node = fresh && findNode(fresh.roots, pid);
+    if (!node) {
+      const pids = fresh ? flatPids(fresh.roots) : [];
+      throw new WardenInputError(`Process ${pid} is not in run ${id}'s process tree${pids.length > 0 ? ` (its processes: ${pids.slice(0, 20).join(', ')}${pids.length > 20 ? ', …' : ''})` : ' (it has no process left)'}.`);
+    }
+    const name = `SIG${signal}` as const;
+    try {
+      process.kill(pid, name);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new WardenInputError(code === 'ESRCH' ? `Process ${pid} ended before ${name} reached it.` : `${name} could not be sent to process ${pid}: ${code ?? String(error)}.`);
+    }
+    const command = node.command.length > 80 ? `${node.command.slice(0, 79)}…` : node.command;
+    const snapshot = run.snapshot();
+    this.events.emit('event', { type: 'signal-sent', runId: id, signal: `${name} to pid ${pid} (${command})`, atMs: Math.round(snapshot.elapsedMs), step: 'user' } satisfies RunEvent);
+    return snapshot;
   }
 
   get(id: string): RunResult | undefined {

@@ -209,7 +209,8 @@ export const useWarden = create<WardenState>()((set, get) => {
           case 'signal-sent': {
             const signals = draft('signals');
             signals[id] = [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent];
-            const step = event.step === 'teardown' ? undefined : event.step;
+            // Teardown signals and those a person sent to one process are no step of the stop sequence.
+            const step = event.step === 'teardown' || event.step === 'user' ? undefined : event.step;
             if (step) draft('stopProgress')[id] = { step, seenAt: now, ...(event.killAtMs !== undefined ? { killAtMs: event.killAtMs } : {}) };
             const run = runOf(id);
             if (run && run.state === 'running' && step) draft('runs')[id] = { ...run, state: 'stopping' };
