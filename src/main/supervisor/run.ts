@@ -403,7 +403,8 @@ export class CommandRun {
       elapsedMs: fields.elapsedMs,
       limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
-      ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
+      // A live run in its memory cgroup carries its limit, so every view shows it beside the peak so far.
+      ...(fields.state === 'ended' ? (this.oom ? { oom: this.oom } : {}) : this.cgroup ? { oom: { confirmed: false, limitBytes: this.options.memoryBytes! } } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),

@@ -29,6 +29,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
             <dt>Memory (RSS)</dt>
             <dd data-testid="peak-rss">
               {bytes(peakRss)}
+              {run.oom?.limitBytes !== undefined && <span data-testid="peak-memory-limit"> of {bytes(run.oom.limitBytes)} limit</span>}
               {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
             </dd>
             <dt>Processes</dt>
