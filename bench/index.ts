@@ -38,7 +38,7 @@ const sections: [string, () => Promise<Figure>][] = [
   ['j', async () => (await import('./store')).benchStore({ runs: intEnv('BENCH_STORE_RUNS', 100_000), outputBytes: 100_000_000, rounds: intEnv('BENCH_STORE_ROUNDS', 11), repeats: 20 })],
   ['k', async () => (await import('./host')).benchHost({ rounds: 10, getsPerRound: 200, runsPerRound: 15, warmupRuns: 20, warmupGets: 200, latencyLines: 50, latencyRounds: 4, latencyIntervalMs: 20, loadRuns: intEnv('BENCH_HOST_RUNS', 200), loadLines: 1000, loadIntervalMs: 10, clients: 5 })],
   ['m', async () => (await import('./cli')).benchCli({ calls: intEnv('BENCH_CLI_CALLS', 30), coldStarts: intEnv('BENCH_CLI_COLD', 5), mcpCalls: intEnv('BENCH_MCP_CALLS', 30) })],
-  ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100 })],
+  ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100, quietRuns: 5, quietSeconds: 10, chartPoints: 3600 })],
 ];
 
 console.log(`Warden engine benchmarks (${machineLine()})`);
