@@ -20,6 +20,15 @@
 // 3. History with 100,000 ended runs written into the database before the host
 //    starts: from setting the hash to #/history to the first history-row
 //    painted. Baseline: the same with 100 runs. Alternating rounds.
+// 4. Quiet: 5 live runs printing nothing (sleep) on #/runs, 10 s, the probe's
+//    frame loop off: the renderer main thread's share of a core (DevTools
+//    TaskDuration), layouts and style recalculations per second. Baseline:
+//    the same page with no live run, before and after. Target <= 2 %.
+// 5. Charts: an ended run's Process tree tab with CPU and memory charts of
+//    3,600 samples (an hour at 1 s), written into its history: each chart's
+//    data-draw-ms (building the uPlot chart to the end of its first draw).
+//    Baseline: 60 samples. Alternating rounds. Target <= 50 ms.
+// BENCH_UI_PARTS=1,2,3,4,5 picks parts.
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
 // file under src/renderer or src/shared is newer than it.
