@@ -71,6 +71,13 @@ export interface LiveOutput {
   stderr: string;
   stdoutLines: number;
   stderrLines: number;
+  /**
+   * Whether each stream's text ends mid-line, read from the chunks as they
+   * come: checking the end of the whole text (endsWith) would make V8 flatten
+   * the concatenated string, copying all of a run's output for every chunk.
+   */
+  stdoutOpen?: boolean;
+  stderrOpen?: boolean;
 }
 
 /** Lines a text holds: its newlines, and one more for an unfinished last line. */
@@ -185,9 +192,11 @@ export const useWarden = create<WardenState>()((set, get) => {
             const joined = before + event.text;
             // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
             const key = event.stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
-            const newlines = current[key] - (before === '' || before.endsWith('\n') ? 0 : 1) + newlinesIn(event.text);
-            const lines = newlines + (joined === '' || joined.endsWith('\n') ? 0 : 1);
-            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines };
+            const openKey = event.stream === 'stdout' ? 'stdoutOpen' : 'stderrOpen';
+            const wasOpen = current[openKey] ?? (before !== '' && !before.endsWith('\n'));
+            const isOpen = event.text === '' ? wasOpen : !event.text.endsWith('\n');
+            const lines = current[key] - (wasOpen ? 1 : 0) + newlinesIn(event.text) + (isOpen ? 1 : 0);
+            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines, [openKey]: isOpen };
             if (event.atMs !== undefined) {
               const known = (changed.marks ?? state.marks)[id];
               const list = known?.list ?? [];
