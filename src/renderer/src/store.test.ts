@@ -42,6 +42,8 @@ describe('live clocks while the host is away', () => {
     const since = useWarden.getState().offlineSince!;
     expect(useWarden.getState()).toMatchObject({ connection: 'offline', connected: false });
     expect(liveElapsed(running, since - 500, since + 10_000)).toBe(1500);
+    // A clock's last timer reading from before the host went away shows the frozen moment too, not an earlier one.
+    expect(liveElapsed(running, since - 500, since - 40)).toBe(1500);
     store.setConnection('online');
     expect(useWarden.getState()).toMatchObject({ connection: 'online', offlineSince: null });
     expect(liveElapsed(running, since - 500, since + 10_000)).toBe(11_500);

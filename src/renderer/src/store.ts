@@ -344,7 +344,9 @@ export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
 export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now(), frozen: number | null = frozenAt): number {
   if (run.state === 'ended' || syncedAt === undefined) return run.elapsedMs;
-  // While the host is away nothing is known of the run: its clock stands still rather than guess.
-  const at = frozen === null ? now : Math.min(now, frozen);
+  // While the host is away nothing is known of the run: its clock stands still
+  // at the moment the page lost it, whatever `now` is (a clock's timer reading
+  // from before that moment would make the frozen figure step once more).
+  const at = frozen === null ? now : frozen;
   return run.elapsedMs + Math.max(0, at - syncedAt);
 }
