@@ -103,6 +103,8 @@ describe('signal: one process of a live run', () => {
     const timeline = await api.timeline(mine.id);
     const sent = timeline.filter((e) => e.kind === 'signal-sent' && e.detail.step === 'user');
     expect(sent.map((e) => e.detail.signal)).toEqual([`SIGTERM to pid ${sleep.pid} (sleep 300)`]);
+    // The result says who sent it, beside the verdict.
+    expect(result.notes.some((n) => n.startsWith(`SIGTERM was sent to pid ${sleep.pid} (sleep 300) from Warden's Process tree at `))).toBe(true);
 
     // An ended run's processes cannot be signalled.
     expect((await refusal(api.signal(mine.id, sleep.pid, 'KILL'))).message).toContain('has ended');

@@ -37,6 +37,8 @@ interface SupervisedRun {
   extend(byMs: number): RunResult;
   /** A stream's kept output from a character offset, and the stream's length now. */
   outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number };
+  /** Adds a line to the result's notes (a signal a person sent to one of its processes). */
+  addNote?(note: string): void;
 }
 
 type OutputChoice = 'all' | 'unseen' | OutputOffsets;
@@ -304,6 +306,8 @@ export class Supervisor {
       throw new WardenInputError(code === 'ESRCH' ? `Process ${pid} ended before ${name} reached it.` : `${name} could not be sent to process ${pid}: ${code ?? String(error)}.`);
     }
     const command = node.command.length > 80 ? `${node.command.slice(0, 79)}…` : node.command;
+    // The verdict judges what the run's processes did; the note says this signal came from here.
+    run.addNote?.(`${name} was sent to pid ${pid} (${command}) from Warden's Process tree at ${(run.snapshot().elapsedMs / 1000).toFixed(2)} s.`);
     const snapshot = run.snapshot();
     this.events.emit('event', { type: 'signal-sent', runId: id, signal: `${name} to pid ${pid} (${command})`, atMs: Math.round(snapshot.elapsedMs), step: 'user' } satisfies RunEvent);
     return snapshot;

@@ -176,6 +176,11 @@ export class CommandRun {
     return this.snapshot();
   }
 
+  /** A line for the result's notes, while the run lives. */
+  addNote(note: string): void {
+    if (!this.result) this.notes.push(note);
+  }
+
   /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
   stop(reason: StopReason, options: { force?: boolean; note?: string } = {}): void {
     if (this.exit !== undefined || this.pgid === undefined) return;
