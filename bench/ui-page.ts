@@ -11,6 +11,8 @@
 //                           requestAnimationFrame and a message posted from it (runs
 //                           after that frame is painted): times from the hash change
 //   count(sel)              elements matching sel now
+//   frameLoop(on)           stops (false) or restarts the probe's own requestAnimationFrame
+//                           loop, so an idle page's cost is measured without it
 //
 // EventSource is wrapped to count the messages the page receives.
 //
@@ -42,10 +44,13 @@ export const PAGE_PROBE = String.raw`(() => {
   let frames = null;
   let t0 = 0;
   let messagesAt0 = 0;
+  let looping = true;
   const loop = (t) => {
     if (frames) frames.push(t);
-    requestAnimationFrame(loop);
+    if (looping) requestAnimationFrame(loop);
+    else loopScheduled = false;
   };
+  let loopScheduled = true;
   requestAnimationFrame(loop);
   const tasksIn = (from, to) => longtasks.filter(([s, d]) => s + d > from && s < to);
   window.__wb = {
@@ -129,6 +134,13 @@ export const PAGE_PROBE = String.raw`(() => {
         check();
       });
     },
+    frameLoop(on) {
+      looping = on;
+      if (on && !loopScheduled) {
+        loopScheduled = true;
+        requestAnimationFrame(loop);
+      }
+    },
     count(selector) {
       return document.querySelectorAll(selector).length;
     },
@@ -173,6 +185,7 @@ export interface NavFigures {
 export const js = {
   start: 'window.__wb.start()',
   stop: 'window.__wb.stop()',
+  frameLoop: (on: boolean) => `window.__wb.frameLoop(${on})`,
   count: (selector: string) => `window.__wb.count(${JSON.stringify(selector)})`,
   timeNav: (hash: string, selector: string, timeoutMs: number) => `window.__wb.timeNav(${JSON.stringify(hash)}, ${JSON.stringify(selector)}, ${timeoutMs})`,
   hash: (hash: string) => `void (location.hash = ${JSON.stringify(hash)})`,

@@ -20,6 +20,15 @@
 // 3. History with 100,000 ended runs written into the database before the host
 //    starts: from setting the hash to #/history to the first history-row
 //    painted. Baseline: the same with 100 runs. Alternating rounds.
+// 4. Quiet: 5 live runs printing nothing (sleep) on #/runs, 10 s, the probe's
+//    frame loop off: the renderer main thread's share of a core (DevTools
+//    TaskDuration), layouts and style recalculations per second. Baseline:
+//    the same page with no live run, before and after. Target <= 2 %.
+// 5. Charts: an ended run's Process tree tab with CPU and memory charts of
+//    3,600 samples (an hour at 1 s), written into its history: each chart's
+//    data-draw-ms (building the uPlot chart to the end of its first draw).
+//    Baseline: 60 samples. Alternating rounds. Target <= 50 ms.
+// BENCH_UI_PARTS=1,2,3,4,5 picks parts.
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
 // file under src/renderer or src/shared is newer than it.
@@ -47,6 +56,11 @@ export interface UiBenchOptions {
   navRounds: number;
   historyRuns: number;
   historyBaselineRuns: number;
+  /** Part 4: live runs that print nothing, and each window's length. */
+  quietRuns: number;
+  quietSeconds: number;
+  /** Part 5: samples in the long chart. */
+  chartPoints: number;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -187,6 +201,9 @@ interface Measured {
   stylePercent: number;
   heapUsed: number;
   nodes: number;
+  /** Layouts and style recalculations per second (DevTools LayoutCount, RecalcStyleCount). */
+  layoutsPerSecond: number;
+  stylesPerSecond: number;
   machinePercent: number;
   hostPercent: number;
   /** Chromium's renderer processes' CPU, % of one core (the other pages' renderers are idle). */
@@ -226,6 +243,8 @@ async function measureWindow(ui: UiPage, body: () => Promise<void>): Promise<Mea
     stylePercent: share('RecalcStyleDuration'),
     heapUsed: after.JSHeapUsedSize ?? NaN,
     nodes: after.Nodes ?? NaN,
+    layoutsPerSecond: ((after.LayoutCount ?? 0) - (before.LayoutCount ?? 0)) / wallS,
+    stylesPerSecond: ((after.RecalcStyleCount ?? 0) - (before.RecalcStyleCount ?? 0)) / wallS,
     machinePercent: pct(now.busy - ticks.busy, now.total - ticks.total),
     hostPercent: ((used.user + used.system) / 1000 / page.wallMs) * 100,
     rendererCpuPercent: ((chromeAfter.renderer - chromeBefore.renderer) / wallS) * 100,
@@ -269,7 +288,7 @@ function windowLines(label: string, m: Measured): string[] {
   const p = m.page;
   return [
     `${label}  frames under 50 ms ${framePercent(m).toFixed(1)}% (${p.under50}/${p.frames}; ${pct(p.under50Ms, p.framedMs).toFixed(1)}% of the time), frame median ${ms(p.medianFrameMs)} p99 ${ms(p.p99FrameMs)} max ${ms(p.maxFrameMs)}, ${(p.frames / (p.wallMs / 1000)).toFixed(1)} fps`,
-    `${' '.repeat(label.length)}  long tasks ${p.longtaskSupported ? `${p.longtasks}, longest ${ms(p.longestTaskMs)}, total ${ms(p.longtaskTotalMs, 0)}` : 'NOT OBSERVABLE in this browser'}; renderer main thread busy ${m.taskPercent.toFixed(1)}% of the time (script ${m.scriptPercent.toFixed(1)}%, layout ${m.layoutPercent.toFixed(1)}%, style ${m.stylePercent.toFixed(1)}%); JS heap ${mb(m.heapUsed)}, ${m.nodes} DOM nodes; ${Math.round(p.messages / (p.wallMs / 1000))} SSE messages/s`,
+    `${' '.repeat(label.length)}  long tasks ${p.longtaskSupported ? `${p.longtasks}, longest ${ms(p.longestTaskMs)}, total ${ms(p.longtaskTotalMs, 0)}` : 'NOT OBSERVABLE in this browser'}; renderer main thread busy ${m.taskPercent.toFixed(1)}% of the time (script ${m.scriptPercent.toFixed(1)}%, layout ${m.layoutPercent.toFixed(1)}%, style ${m.stylePercent.toFixed(1)}%; ${m.layoutsPerSecond.toFixed(1)} layouts/s, ${m.stylesPerSecond.toFixed(1)} style recalcs/s); JS heap ${mb(m.heapUsed)}, ${m.nodes} DOM nodes; ${Math.round(p.messages / (p.wallMs / 1000))} SSE messages/s`,
     `${' '.repeat(label.length)}  CPU (% of one core): renderer process ${m.rendererCpuPercent.toFixed(0)}%, all of Chromium ${m.chromiumCpuPercent.toFixed(0)}%, this process (host + bench) ${m.hostPercent.toFixed(0)}%; machine ${m.machinePercent.toFixed(0)}% of all cores busy`,
     ...m.profile.map((line) => `${' '.repeat(label.length)}  profile: ${line}`),
   ];
@@ -567,6 +586,118 @@ async function seededHistories(browser: Browser, o: UiBenchOptions, bigDir: stri
   );
 }
 
+
+// ---------------------------------------------------------------- 4. quiet live runs
+
+/**
+ * Five live runs that print nothing (sleep) on #/runs: what the page costs
+ * while nothing changes but the clocks and bars. Side by side with the same
+ * page and no runs, in alternating windows.
+ */
+async function quietRuns(browser: Browser, o: UiBenchOptions): Promise<Part> {
+  return withHost(null, async (host) => {
+    const ui = await openPage(browser, host, '#/runs');
+    const ids: string[] = [];
+    try {
+      await sleep(1500);
+      // The page's own cost: the probe's frame loop (a task per frame) is off in these windows.
+      await ui.page.evaluate(js.frameLoop(false));
+      const idle: Measured[] = [];
+      const quiet: Measured[] = [];
+      const window = () => measureWindow(ui, () => sleep(o.quietSeconds * 1000));
+      idle.push(await window());
+      for (let i = 0; i < o.quietRuns; i++) ids.push((await host.api.start({ argv: ['sleep', '600'], limitMs: 3_600_000 })).id);
+      await pollPage<number>(ui.page, js.count(tid('run-row', '[data-state="running"]')), (n) => n >= o.quietRuns, `the Runs view never showed ${o.quietRuns} running rows`, 30_000);
+      await sleep(1500);
+      quiet.push(await window());
+      // The other side again: the runs stopped and gone from the live section.
+      for (const id of ids) await host.api.stop(id, { force: true });
+      await Promise.all(ids.map((id) => host.api.wait(id)));
+      await sleep(1500);
+      idle.push(await window());
+      const task = median(quiet.map((m) => m.taskPercent));
+      const base = median(idle.map((m) => m.taskPercent));
+      return {
+        lines: [
+          `4. quiet: ${o.quietRuns} live runs printing nothing (sleep 600) on #/runs, ${o.quietSeconds} s windows, the probe's frame loop off (no frame figures: the page's own cost); baseline: the same page with no live run, before and after`,
+          ...idle.flatMap((m, i) => windowLines(`no live run (${i === 0 ? 'before' : 'after'})  `, m)),
+          ...windowLines(`${o.quietRuns} quiet live runs     `, quiet[0]!),
+          `  main thread busy ${task.toFixed(2)}% of a core with ${o.quietRuns} quiet live runs vs ${base.toFixed(2)}% without (${(task / Math.max(0.01, base)).toFixed(1)}x, +${(task - base).toFixed(2)} points); layouts/s ${quiet[0]!.layoutsPerSecond.toFixed(1)} vs ${median(idle.map((m) => m.layoutsPerSecond)).toFixed(1)}, style recalcs/s ${quiet[0]!.stylesPerSecond.toFixed(1)} vs ${median(idle.map((m) => m.stylesPerSecond)).toFixed(1)}`,
+        ],
+        checks: [check(`${o.quietRuns} quiet live runs on #/runs: renderer main thread ${task.toFixed(2)}% of a core <= 2%`, task <= 2)],
+      };
+    } finally {
+      for (const id of ids) await host.api.stop(id, { force: true }).catch(() => undefined);
+      await ui.close();
+    }
+  });
+}
+
+// ---------------------------------------------------------------- 5. a one-hour chart
+
+/** An hour of samples at 1 s (or `count` of them), as the history stores a run's telemetry. */
+function telemetryDetail(count: number): string {
+  const points = Array.from({ length: count }, (_, i) => [i * 1000, 50 + 40 * Math.sin(i / 60), 100e6 + 50e6 * Math.sin(i / 300), 1 + (i % 5)]);
+  return JSON.stringify({ stepMs: 1000, points });
+}
+
+/**
+ * The CPU and memory charts (uPlot) of an ended run with 3,600 samples (one
+ * hour at 1 s), against one with 60: each chart's data-draw-ms, from building
+ * the chart to the end of its first draw, in the page. Alternating rounds.
+ */
+async function hourChart(browser: Browser, o: UiBenchOptions): Promise<Part> {
+  return withHost(null, async (host) => {
+    const ui = await openPage(browser, host, '#/runs');
+    try {
+      const hour = await host.api.wait((await host.api.start({ argv: ['true'] })).id);
+      const minute = await host.api.wait((await host.api.start({ argv: ['true'] })).id);
+      // Written as the recorder writes a run's series, beside the host's own connection (WAL).
+      const { default: Libsql } = await import('libsql');
+      const db = new Libsql(join(host.stateDir, 'history.db'));
+      try {
+        const insert = db.prepare(`INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, NULL, 'telemetry', ?)`);
+        insert.run(hour.id, Date.now(), telemetryDetail(o.chartPoints));
+        insert.run(minute.id, Date.now(), telemetryDetail(60));
+      } finally {
+        db.close();
+      }
+      await sleep(1000);
+      const charts = tid('telemetry-cpu', '[data-draw-ms]');
+      const draw = (id: string, points: number) => async (): Promise<NavFigures> => {
+        await backToRuns(ui.page, tid('telemetry-cpu'));
+        const nav = (await ui.page.evaluate(js.timeNav(`#/runs/${id}/tree`, tid('telemetry-cpu', `[data-points="${points}"]`), 30_000))) as NavFigures;
+        const drawn = await pollPage<(number | null)[]>(
+          ui.page,
+          `[...document.querySelectorAll('[data-testid="telemetry-cpu"], [data-testid="telemetry-rss"]')].map((e) => e.dataset.drawMs === undefined ? null : Number(e.dataset.drawMs))`,
+          (v) => v.length === 2 && v.every((x) => x !== null),
+          `the charts of ${points} points never said how long they took to draw (${charts})`,
+          15_000,
+        );
+        return { ...nav, text: JSON.stringify(drawn), count: Math.max(...(drawn as number[])) };
+      };
+      const rounds = await navRounds(o.navRounds, [
+        ['minute', draw(minute.id, 60)],
+        ['hour', draw(hour.id, o.chartPoints)],
+      ]);
+      const drawMs = (name: string) => rounds.get(name)!.all.map((n) => n.count);
+      const hourMs = median(drawMs('hour'));
+      const minuteMs = median(drawMs('minute'));
+      return {
+        lines: [
+          `5. charts: an ended run's Process tree tab, CPU and memory charts (uPlot) of ${o.chartPoints} samples (an hour at 1 s) vs 60; the slower chart's draw time (data-draw-ms: building it to the end of its first draw); ${o.navRounds} alternating rounds`,
+          `${o.chartPoints} points  draw: median ${ms(hourMs)} [${drawMs('hour').map((v) => v.toFixed(1)).join(', ')}]; tab painted median ${ms(median(rounds.get('hour')!.all.map((n) => n.paintMs)))}`,
+          `60 points    draw: median ${ms(minuteMs)} [${drawMs('minute').map((v) => v.toFixed(1)).join(', ')}]; tab painted median ${ms(median(rounds.get('minute')!.all.map((n) => n.paintMs)))}`,
+          `  ratio ${o.chartPoints} / 60 points (medians of draw): ${(hourMs / Math.max(0.1, minuteMs)).toFixed(2)}x`,
+        ],
+        checks: [check(`a chart of ${o.chartPoints} points draws in ${ms(hourMs)} (median) <= 50 ms`, hourMs <= 50)],
+      };
+    } finally {
+      await ui.close();
+    }
+  });
+}
+
 // ---------------------------------------------------------------- the section
 
 export async function benchUi(o: UiBenchOptions): Promise<Figure> {
@@ -581,8 +712,10 @@ export async function benchUi(o: UiBenchOptions): Promise<Figure> {
       ['1. live runs', () => liveRuns(browser, o, python)],
       ['2. big output', () => bigOutput(browser, o, python)],
       ['3. history', () => historyList(browser, o)],
+      ['4. quiet live runs', () => quietRuns(browser, o)],
+      ['5. a one-hour chart', () => hourChart(browser, o)],
     ];
-    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3').split(',').map((s) => s.trim()));
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
     for (const [name, run] of parts) {
       if (!only.has(name[0]!)) continue;
       try {

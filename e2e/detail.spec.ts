@@ -377,4 +377,52 @@ test.describe('Run detail (web mode)', () => {
     await waitForAttr(detail, 'data-verdict', 'stopped');
     await h.screenshot(page, 'tree-stopped');
   });
+
+  test('Send signal: confirmed in a dialog naming the pid and command, it ends only that process and is on the timeline', async () => {
+    const { page } = h;
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', 'sleep 300 & wait $!; echo "child ended with $?"; exec sleep 299']);
+    expect(started.code, started.stderr).toBe(75);
+    const detail = await openRun(page, started.json.id);
+    await page.locator(tid('tab-tree')).click();
+    // The row whose own command is the sleep (bash's command line holds the words too).
+    const rowOf = (command: string) => page.locator(tid('tree-node')).filter({ has: page.locator('code', { hasText: new RegExp(`^${command}$`) }) });
+    const child = await visible(rowOf('sleep 300'));
+    const pid = (await child.getAttribute('data-pid'))!;
+    const root = (await page.locator(tid('tree-node', { 'data-depth': '0' })).first().getAttribute('data-pid'))!;
+
+    // Cancel sends nothing.
+    await child.locator(tid('tree-signal')).click();
+    const dialog = await visible(page.locator(tid('signal-dialog')));
+    expect(await dialog.innerText()).toContain(`process ${pid}`);
+    expect(await dialog.innerText()).toContain('sleep 300');
+    await h.screenshot(page, 'signal-dialog');
+    await dialog.locator(tid('signal-cancel')).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+    await visible(page.locator(tid('tree-node', { 'data-pid': pid })));
+
+    // TERM to the child only: bash lives on and says how its child ended.
+    await page.locator(tid('tree-node', { 'data-pid': pid })).locator(tid('tree-signal')).click();
+    await visible(page.locator(tid('signal-dialog')));
+    await page.locator(tid('signal-term')).check();
+    await page.locator(tid('signal-confirm')).click();
+    await waitForText(page.locator(tid('tree-signal-sent')), `SIGTERM sent to ${pid} (sleep 300)`);
+    await page.locator(tid('tree-node', { 'data-pid': pid })).waitFor({ state: 'detached', timeout: WAIT_MS });
+    await visible(page.locator(tid('tree-node', { 'data-pid': root })));
+    expect(await detail.getAttribute('data-state')).not.toBe('ended');
+    await h.screenshot(page, 'signal-sent');
+
+    await page.locator(tid('tab-timeline')).click();
+    await waitForText(page.locator(tid('run-detail')), `SIGTERM sent to ${pid} (sleep 300)`);
+    await h.screenshot(page, 'signal-timeline');
+
+    // KILL to the main process (now the exec'd sleep 299) ends the run.
+    await page.locator(tid('tab-tree')).click();
+    const main = await visible(rowOf('sleep 299'));
+    await main.locator(tid('tree-signal')).click();
+    await page.locator(tid('signal-kill')).check();
+    await page.locator(tid('signal-confirm')).click();
+    await waitForAttr(detail, 'data-state', 'ended');
+    await page.locator(tid('tab-output')).click();
+    await waitForText(page.locator(tid('run-detail')), 'child ended with 143');
+  });
 });

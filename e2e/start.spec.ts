@@ -3,11 +3,12 @@
 // served in web mode with its login link, instead of stopping.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ROOT, SETUP_TIMEOUT_MS, ensureBuilt, waitFor } from './harness';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, RESULTS_DIR, ROOT, SETUP_TIMEOUT_MS, chromiumMissing, ensureBuilt, waitFor } from './harness';
 
 const require = createRequire(import.meta.url);
 function electronPresent(): boolean {
@@ -55,6 +56,30 @@ test.describe('npm start without an Electron binary', () => {
       const page = await fetch(new URL('/', login), { headers: { Cookie: cookie } });
       expect(page.status).toBe(200);
       expect(await page.text()).toMatch(/<div id="root">/);
+
+      // The same UI in Chromium through the printed link, in both colour schemes.
+      const missing = chromiumMissing();
+      if (missing) console.log(`e2e/start: no screenshots: ${missing}`);
+      else {
+        const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+        try {
+          // The link is one-time and was used above: the browser gets the session it gave.
+          const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+          const [name, ...value] = cookie.split('=');
+          await context.addCookies([{ name: name!, value: value.join('='), url: new URL('/', login).href }]);
+          const tab = await context.newPage();
+          await tab.goto(new URL('/', login).href);
+          await tab.locator('[data-testid="nav-runs"]').waitFor({ state: 'visible', timeout: 30_000 });
+          mkdirSync(RESULTS_DIR, { recursive: true });
+          for (const colorScheme of ['light', 'dark'] as const) {
+            await tab.emulateMedia({ colorScheme });
+            await tab.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+            await tab.screenshot({ path: join(RESULTS_DIR, `start-web-mode-${colorScheme}.png`), fullPage: true });
+          }
+        } finally {
+          await browser.close();
+        }
+      }
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -130,4 +130,25 @@ test.describe('Verdicts (web mode)', () => {
     await waitForText(row.locator(tid('run-memory-limit')), /64(\.0+)?\s*MiB/);
     await h.screenshot(page, 'oom-row');
   });
+
+  test('a live run with a memory limit shows the limit beside its peak so far, in the list and the detail', async () => {
+    const { page } = h;
+    const ran = await h.cli(['run', '--yield', '200ms', '--memory', '96M', '--limit', '2m', '--json', '--', 'sleep', '60']);
+    if (ran.code === 125 && /memory/i.test(ran.stderr)) {
+      console.log(`e2e/verdicts: live memory limit spec skipped: --memory is refused here: ${ran.stderr.trim()}`);
+      test.skip(true, `--memory is refused here: ${ran.stderr.trim()}`);
+    }
+    expect(ran.code, ran.stderr).toBe(75);
+    const id = (JSON.parse(ran.stdout) as { id: string }).id;
+    await route(page, '#/runs');
+    const row = page.locator(tid('run-row', { 'data-run-id': id }));
+    await waitForAttr(row, 'data-state', 'running');
+    await waitForText(row.locator(tid('run-memory-limit')), /of 96(\.0+)?\s*MiB limit/);
+    await h.screenshot(page, 'live-memory-limit-row');
+    await route(page, `#/runs/${id}/tree`);
+    await waitForText(page.locator(tid('peak-memory-limit')), /96(\.0+)?\s*MiB/);
+    await h.screenshot(page, 'live-memory-limit-tree');
+    // warden stop exits with the run's own status (130 after SIGINT).
+    await h.cli(['stop', id]);
+  });
 });

@@ -32,7 +32,7 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { HistoryQuery, HostInfo, WaitOptions, WardenApi } from '../shared/api';
+import type { HistoryQuery, HostInfo, ProcessSignal, WaitOptions, WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
@@ -165,6 +165,10 @@ class SwitchingApi implements WardenApi {
   }
   extend(id: string, byMs: number): Promise<RunResult> {
     return this.call((api) => api.extend(id, byMs));
+  }
+
+  signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {
+    return this.call((api) => api.signal(id, pid, signal));
   }
   get(id: string): Promise<RunResult | null> {
     return this.call((api) => api.get(id));

@@ -7,7 +7,7 @@ import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { createBatcher } from './event-batcher';
 import { originOf } from './window';
-import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../shared/schemas';
+import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown): void;
@@ -45,6 +45,10 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
   handle(IPC.stop, (id, options) => api.stop(runId(id), parse(stopSchema, options ?? {})));
   handle(IPC.wait, (id, options) => api.wait(runId(id), parseWaitOptions(options)));
   handle(IPC.extend, (id, byMs) => api.extend(runId(id), parse(extendSchema, { byMs }).byMs));
+  handle(IPC.signal, (id, pid, signal) => {
+    const checked = parse(signalSchema, { pid, signal });
+    return api.signal(runId(id), checked.pid, checked.signal);
+  });
   handle(IPC.get, (id) => api.get(runId(id)));
   handle(IPC.list, () => api.list());
   handle(IPC.history, (query) => api.history(parse(historyQuerySchema, query ?? {})));

@@ -10,6 +10,7 @@ export const wardenBridge: WardenApi = {
   stop: (id, options) => ipcRenderer.invoke(IPC.stop, id, options),
   wait: (id, options) => ipcRenderer.invoke(IPC.wait, id, options),
   extend: (id, byMs) => ipcRenderer.invoke(IPC.extend, id, byMs),
+  signal: (id, pid, signal) => ipcRenderer.invoke(IPC.signal, id, pid, signal),
   get: (id) => ipcRenderer.invoke(IPC.get, id),
   list: () => ipcRenderer.invoke(IPC.list),
   history: (query) => ipcRenderer.invoke(IPC.history, query),

@@ -51,6 +51,10 @@ export interface HostInfo {
   idleExitMs?: number | null;
 }
 
+/** The signals a person may send to one process of a run (Process tree, "Send signal"). */
+export const PROCESS_SIGNALS = ['TERM', 'KILL'] as const;
+export type ProcessSignal = (typeof PROCESS_SIGNALS)[number];
+
 export interface WardenApi {
   /**
    * Starts a command run (argv) or a Python script in a session (code); resolves
@@ -69,6 +73,13 @@ export interface WardenApi {
    * Resolves with the snapshot carrying the new limitMs.
    */
   extend(id: string, byMs: number): Promise<RunResult>;
+  /**
+   * Sends SIGTERM or SIGKILL to one process of a live run: `pid` must be in
+   * the run's process tree as the sampler sees it now (a fresh sample), so
+   * no other run's process, nor one outside Warden, is ever signalled. The
+   * signal is recorded on the run's timeline. Resolves with the snapshot.
+   */
+  signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult>;
   /** A live run's snapshot, else its stored result from the history, else null. */
   get(id: string): Promise<RunResult | null>;
   /** The runs this host holds in memory: live ones and the most recently ended. */
@@ -99,6 +110,7 @@ export const IPC = {
   stop: 'warden:stop',
   wait: 'warden:wait',
   extend: 'warden:extend',
+  signal: 'warden:signal',
   get: 'warden:get',
   list: 'warden:list',
   history: 'warden:history',

@@ -10,8 +10,11 @@ export type RunEvent =
    * `atMs`: when it was read, in ms since the run's start (its monotonic clock), for a timed log.
    */
   | { type: 'output'; runId: string; stream: OutputStream; text: string; offset: number; atMs?: number }
-  /** `killAtMs` (stop steps): when SIGKILL is due, in ms since the run's start, so a view can count the grace down exactly. */
-  | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown'; killAtMs?: number }
+  /**
+   * `killAtMs` (stop steps): when SIGKILL is due, in ms since the run's start, so a view can count the grace down exactly.
+   * step 'user': a person sent it to one process from the Process tree; `signal` reads "SIGTERM to pid 1234 (sleep 30)".
+   */
+  | { type: 'signal-sent'; runId: string; signal: string; atMs: number; step: StopStep | 'teardown' | 'user'; killAtMs?: number }
   /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */
   | { type: 'limit-extended'; runId: string; limitMs: number; byMs: number; atMs: number }
   | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }

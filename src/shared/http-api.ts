@@ -3,7 +3,7 @@
 // unix socket from Node (src/main/host/socket-client.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { HistoryQuery, HostInfo, WaitOptions, WardenApi } from './api';
+import type { HistoryQuery, HostInfo, ProcessSignal, WaitOptions, WardenApi } from './api';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
@@ -20,6 +20,7 @@ export const ROUTES = {
   stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
   wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=
   extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
+  signal: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/signal`, // POST { pid, signal: 'TERM'|'KILL' }
   timeline: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/timeline`, // GET
   history: `${API_PREFIX}/history`, // GET ?verdict=a,b&state=&kind=&session=&since=&until=&exitCode=&text=&limit=&cursor=
   sessions: `${API_PREFIX}/sessions`, // GET
@@ -144,6 +145,10 @@ export class HttpWardenApi implements WardenApi {
 
   extend(id: string, byMs: number): Promise<RunResult> {
     return this.call('POST', ROUTES.extend(id), { byMs });
+  }
+
+  signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {
+    return this.call('POST', ROUTES.signal(id), { pid, signal });
   }
 
   async get(id: string): Promise<RunResult | null> {

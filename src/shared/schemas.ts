@@ -5,7 +5,7 @@
 // the same one-line errors for every client.
 
 import { z } from 'zod';
-import type { WaitOptions } from './api';
+import { PROCESS_SIGNALS, type WaitOptions } from './api';
 import { MAX_OUTPUT_CAP_CHARS, type RunRequest } from './request';
 
 const ms = () => z.number({ error: 'must be a number of milliseconds' }).finite().min(0, { error: 'cannot be negative' });
@@ -80,6 +80,14 @@ export const stopSchema = z.strictObject(
 export const extendSchema = z.strictObject(
   { byMs: z.number({ error: 'must be a number of milliseconds' }).finite().positive({ error: 'must be more than 0' }).max(366 * 24 * 3_600_000, { error: 'is at most a year' }) },
   { error: 'extend takes { byMs }' },
+);
+
+export const signalSchema = z.strictObject(
+  {
+    pid: z.number({ error: 'must be a process id' }).int({ error: 'must be a whole number' }).positive({ error: 'must be a positive process id' }).max(4_194_304, { error: 'is beyond the largest process id (4194304)' }),
+    signal: z.enum(PROCESS_SIGNALS, { error: 'must be "TERM" or "KILL"' }),
+  },
+  { error: 'signal takes { pid, signal }' },
 );
 
 const offsetSchema = z.number().int().min(0);

@@ -14,7 +14,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
-import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { WardenInputError } from '../supervisor/errors';
 import { CONTENT_SECURITY_POLICY } from '../window';
 import type { EventHub } from './event-hub';
@@ -379,7 +379,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1' });
       return;
     }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|timeline))?$/.exec(path);
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline))?$/.exec(path);
     if (runMatch) {
       const id = parse(runIdSchema, decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
@@ -403,6 +403,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           only('POST');
           const { byMs } = parse(extendSchema, await body());
           return send(res, 200, await api.extend(id, byMs));
+        }
+        case 'signal': {
+          only('POST');
+          const { pid, signal } = parse(signalSchema, await body());
+          return send(res, 200, await api.signal(id, pid, signal));
         }
         case 'timeline':
           only('GET');

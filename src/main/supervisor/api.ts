@@ -45,6 +45,7 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     stop: async (id, stopOptions) => supervisor.stop(id, stopOptions),
     wait: (id, waitOptions) => supervisor.wait(id, waitOptions),
     extend: async (id, byMs) => supervisor.extend(id, byMs),
+    signal: (id, pid, signal) => supervisor.signal(id, pid, signal),
     get: async (id) => supervisor.get(id) ?? store?.get(id) ?? null,
     list: async () => supervisor.list(),
     history: async (query = {}) => {

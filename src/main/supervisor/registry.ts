@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
+import type { ProcNode } from '../../shared/proc-tree';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
@@ -48,6 +49,8 @@ interface SupervisedRun {
   extend(byMs: number): RunResult;
   /** A stream's kept output from a character offset, and the stream's length now. */
   outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number };
+  /** Adds a line to the result's notes (a signal a person sent to one of its processes). */
+  addNote?(note: string): void;
 }
 
 type OutputChoice = 'all' | 'unseen' | OutputOffsets;
@@ -110,6 +113,23 @@ function storedRun(result: RunResult): SupervisedRun {
     },
     outputFrom: (stream, from) => sliceOfKept(result[stream], stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated, from),
   };
+}
+
+function findNode(nodes: readonly ProcNode[], pid: number): ProcNode | undefined {
+  for (const node of nodes) {
+    if (node.pid === pid) return node;
+    const found = findNode(node.children, pid);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function flatPids(nodes: readonly ProcNode[], into: number[] = []): number[] {
+  for (const node of nodes) {
+    into.push(node.pid);
+    flatPids(node.children, into);
+  }
+  return into;
 }
 
 /** 12 hex characters; randomUUID draws from a cached pool, much cheaper per call than randomBytes. */
@@ -323,6 +343,42 @@ export class Supervisor {
   extend(id: string, byMs: number): RunResult {
     const run = this.find(id);
     return run.extend(checkExtension(byMs));
+  }
+
+  /**
+   * Sends SIGTERM or SIGKILL to one process of a live run, and records it on
+   * the run's timeline (a signal-sent event of step 'user'). The pid must be
+   * in the run's process tree in a sample taken now, not the last one: a
+   * process that ended since, and whatever took its pid, is refused. Any
+   * other pid (another run's, Warden's own, an unrelated process) is a
+   * WardenInputError naming what the tree holds.
+   */
+  async signal(id: string, pid: number, signal: 'TERM' | 'KILL'): Promise<RunResult> {
+    const run = this.find(id);
+    if (signal !== 'TERM' && signal !== 'KILL') throw new WardenInputError(`signal must be "TERM" or "KILL", not ${JSON.stringify(signal)}.`);
+    if (!Number.isSafeInteger(pid) || pid <= 0) throw new WardenInputError(`pid must be a positive whole number, not ${JSON.stringify(pid)}.`);
+    if (run.ended) throw new WardenInputError(`Run ${id} has ended; its processes can no longer be signalled.`);
+    const sampler = this.sampler;
+    if (!sampler?.latest(id)) throw new WardenInputError(`Run ${id} has no process tree sampled yet; try again in a moment.`);
+    const fresh = (await sampler.sample()).find((snapshot) => snapshot.runId === id);
+    const node = fresh && findNode(fresh.roots, pid);
+    if (!node) {
+      const pids = fresh ? flatPids(fresh.roots) : [];
+      throw new WardenInputError(`Process ${pid} is not in run ${id}'s process tree${pids.length > 0 ? ` (its processes: ${pids.slice(0, 20).join(', ')}${pids.length > 20 ? ', …' : ''})` : ' (it has no process left)'}.`);
+    }
+    const name = `SIG${signal}` as const;
+    try {
+      process.kill(pid, name);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new WardenInputError(code === 'ESRCH' ? `Process ${pid} ended before ${name} reached it.` : `${name} could not be sent to process ${pid}: ${code ?? String(error)}.`);
+    }
+    const command = node.command.length > 80 ? `${node.command.slice(0, 79)}…` : node.command;
+    // The verdict judges what the run's processes did; the note says this signal came from here.
+    run.addNote?.(`${name} was sent to pid ${pid} (${command}) from Warden's Process tree at ${(run.snapshot().elapsedMs / 1000).toFixed(2)} s.`);
+    const snapshot = run.snapshot();
+    this.events.emit('event', { type: 'signal-sent', runId: id, signal: `${name} to pid ${pid} (${command})`, atMs: Math.round(snapshot.elapsedMs), step: 'user' } satisfies RunEvent);
+    return snapshot;
   }
 
   get(id: string): RunResult | undefined {

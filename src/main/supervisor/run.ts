@@ -276,6 +276,11 @@ export class CommandRun {
     return this.snapshot();
   }
 
+  /** A line for the result's notes, while the run lives. */
+  addNote(note: string): void {
+    if (!this.result) this.notes.push(note);
+  }
+
   /** Runs the stop sequence from its first step; `force` goes straight to SIGKILL. */
   stop(reason: StopReason, options: { force?: boolean; note?: string } = {}): void {
     if (this.exit !== undefined || this.pgid === undefined) return;
@@ -515,7 +520,8 @@ export class CommandRun {
       elapsedMs: fields.elapsedMs,
       limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
-      ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
+      // A live run in its memory cgroup carries its limit, so every view shows it beside the peak so far.
+      ...(fields.state === 'ended' ? (this.oom ? { oom: this.oom } : {}) : this.cgroup ? { oom: { confirmed: false, limitBytes: this.options.memoryBytes! } } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),

@@ -42,6 +42,8 @@ describe('live clocks while the host is away', () => {
     const since = useWarden.getState().offlineSince!;
     expect(useWarden.getState()).toMatchObject({ connection: 'offline', connected: false });
     expect(liveElapsed(running, since - 500, since + 10_000)).toBe(1500);
+    // A clock's last timer reading from before the host went away shows the frozen moment too, not an earlier one.
+    expect(liveElapsed(running, since - 500, since - 40)).toBe(1500);
     store.setConnection('online');
     expect(useWarden.getState()).toMatchObject({ connection: 'online', offlineSince: null });
     expect(liveElapsed(running, since - 500, since + 10_000)).toBe(11_500);
@@ -76,6 +78,28 @@ describe('live line counts', () => {
     expect(counts).toEqual([10_000, 20_000, 30_000, 40_000, 50_000, 60_000]);
     // The page kept less than it counted.
     expect(lineCount(useWarden.getState().output.beef01!.stdout)).toBeLessThan(60_000);
+    disconnect();
+  });
+
+  it('count a line split across chunks once, from a stream that already had text, and an empty chunk as nothing', async () => {
+    const listeners: ((e: import('../../shared/events').RunEvent) => void)[] = [];
+    const api = { subscribe: (l: (e: import('../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../shared/api').WardenApi;
+    const disconnect = useWarden.getState().connect(api);
+    // The snapshot already holds one whole line and half of the next.
+    const snapshot = { id: 'beef02', state: 'running', stdout: 'one\ntw', stderr: '', startedAt: new Date().toISOString(), elapsedMs: 0 } as RunResult;
+    listeners.forEach((l) => l({ type: 'started', runId: 'beef02', snapshot }));
+    await new Promise((r) => setTimeout(r, 30));
+    const counts: number[] = [];
+    let offset = snapshot.stdout.length;
+    for (const text of ['o', '\nthr', '', 'ee\n', '\n', 'four']) {
+      listeners.forEach((l) => l({ type: 'output', runId: 'beef02', stream: 'stdout', text, offset }));
+      offset += text.length;
+      await new Promise((r) => setTimeout(r, 20));
+      counts.push(useWarden.getState().output.beef02!.stdoutLines);
+    }
+    expect(useWarden.getState().output.beef02!.stdout).toBe('one\ntwo\nthree\n\nfour');
+    expect(counts).toEqual([2, 3, 3, 3, 4, 5]);
+    expect(counts.at(-1)).toBe(lineCount('one\ntwo\nthree\n\nfour'));
     disconnect();
   });
 });

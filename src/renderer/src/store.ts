@@ -71,6 +71,13 @@ export interface LiveOutput {
   stderr: string;
   stdoutLines: number;
   stderrLines: number;
+  /**
+   * Whether each stream's text ends mid-line, read from the chunks as they
+   * come: checking the end of the whole text (endsWith) would make V8 flatten
+   * the concatenated string, copying all of a run's output for every chunk.
+   */
+  stdoutOpen?: boolean;
+  stderrOpen?: boolean;
 }
 
 /** Lines a text holds: its newlines, and one more for an unfinished last line. */
@@ -185,9 +192,11 @@ export const useWarden = create<WardenState>()((set, get) => {
             const joined = before + event.text;
             // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
             const key = event.stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
-            const newlines = current[key] - (before === '' || before.endsWith('\n') ? 0 : 1) + newlinesIn(event.text);
-            const lines = newlines + (joined === '' || joined.endsWith('\n') ? 0 : 1);
-            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines };
+            const openKey = event.stream === 'stdout' ? 'stdoutOpen' : 'stderrOpen';
+            const wasOpen = current[openKey] ?? (before !== '' && !before.endsWith('\n'));
+            const isOpen = event.text === '' ? wasOpen : !event.text.endsWith('\n');
+            const lines = current[key] - (wasOpen ? 1 : 0) + newlinesIn(event.text) + (isOpen ? 1 : 0);
+            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines, [openKey]: isOpen };
             if (event.atMs !== undefined) {
               const known = (changed.marks ?? state.marks)[id];
               const list = known?.list ?? [];
@@ -209,7 +218,8 @@ export const useWarden = create<WardenState>()((set, get) => {
           case 'signal-sent': {
             const signals = draft('signals');
             signals[id] = [...(signals[id] ?? []), { signal: event.signal, atMs: event.atMs } as SignalSent];
-            const step = event.step === 'teardown' ? undefined : event.step;
+            // Teardown signals and those a person sent to one process are no step of the stop sequence.
+            const step = event.step === 'teardown' || event.step === 'user' ? undefined : event.step;
             if (step) draft('stopProgress')[id] = { step, seenAt: now, ...(event.killAtMs !== undefined ? { killAtMs: event.killAtMs } : {}) };
             const run = runOf(id);
             if (run && run.state === 'running' && step) draft('runs')[id] = { ...run, state: 'stopping' };
@@ -334,7 +344,9 @@ export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
 export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = performance.now(), frozen: number | null = frozenAt): number {
   if (run.state === 'ended' || syncedAt === undefined) return run.elapsedMs;
-  // While the host is away nothing is known of the run: its clock stands still rather than guess.
-  const at = frozen === null ? now : Math.min(now, frozen);
+  // While the host is away nothing is known of the run: its clock stands still
+  // at the moment the page lost it, whatever `now` is (a clock's timer reading
+  // from before that moment would make the frozen figure step once more).
+  const at = frozen === null ? now : frozen;
   return run.elapsedMs + Math.max(0, at - syncedAt);
 }

@@ -1,10 +1,13 @@
 // A run's process tree: the live sample while it runs (indented, escaped
-// processes marked), then what the teardown did and the peak figures.
+// processes marked, each with "Send signal"), then what the teardown did and
+// the peak figures.
 
-import { useState } from 'react';
-import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
+import { useEffect, useRef, useState } from 'react';
+import type { ProcessSignal } from '../../../../shared/api';
+import type { ProcNode, ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
 import { bytes, clock, duration, peakOf } from '../../format';
+import { messageOf, useWarden } from '../../store';
 import { procStateWord, treeRows } from './describe';
 import { TelemetryCharts } from './TelemetryCharts';
 
@@ -15,7 +18,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
   const peakRss = peakOf(run, tree);
   return (
     <div className="rd-scroll-panel">
-      {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} />}
+      {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} runId={run.id} />}
       {ended && tree && tree.roots.length > 0 && <LiveTree tree={tree} queued={false} title="Last sample while it ran" />}
       <TelemetryCharts run={run} />
       {ended && <Teardown run={run} />}
@@ -26,6 +29,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
             <dt>Memory (RSS)</dt>
             <dd data-testid="peak-rss">
               {bytes(peakRss)}
+              {run.oom?.limitBytes !== undefined && <span data-testid="peak-memory-limit"> of {bytes(run.oom.limitBytes)} limit</span>}
               {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
             </dd>
             <dt>Processes</dt>
@@ -39,7 +43,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
   );
 }
 
-function LiveTree({ tree, queued, title = 'Processes' }: { tree: ProcTreeSnapshot | undefined; queued: boolean; title?: string }) {
+function LiveTree({ tree, queued, title = 'Processes', runId }: { tree: ProcTreeSnapshot | undefined; queued: boolean; title?: string; runId?: string }) {
   if (!tree) {
     return (
       <section className="rd-card">
@@ -48,11 +52,15 @@ function LiveTree({ tree, queued, title = 'Processes' }: { tree: ProcTreeSnapsho
       </section>
     );
   }
-  return <TreeTable tree={tree} title={title} />;
+  return <TreeTable tree={tree} title={title} runId={runId} />;
 }
 
-function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
+/** `runId`: a live run, whose processes each get "Send signal". */
+function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: string; runId?: string }) {
   const [folded, setFolded] = useState<ReadonlySet<number>>(() => new Set());
+  const [target, setTarget] = useState<ProcNode | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const offline = useWarden((s) => s.connection !== 'online');
   const rows = treeRows(tree.roots, folded);
   const toggle = (pid: number) =>
     setFolded((current) => {
@@ -81,6 +89,11 @@ function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
               <th>State</th>
               <th className="num">CPU</th>
               <th className="num">RSS</th>
+              {runId && (
+                <th className="rd-tree-act">
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -130,6 +143,13 @@ function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
                 </td>
                 <td className="num">{node.cpuPercent.toFixed(1)} %</td>
                 <td className="num">{bytes(node.rssBytes)}</td>
+                {runId && (
+                  <td className="rd-tree-act">
+                    <button type="button" className="rd-small" onClick={() => setTarget(node)} disabled={offline} data-testid="tree-signal" title={`Send SIGTERM or SIGKILL to ${node.pid} only`}>
+                      Send signal
+                    </button>
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -140,11 +160,110 @@ function TreeTable({ tree, title }: { tree: ProcTreeSnapshot; title: string }) {
               </td>
               <td className="num">{tree.cpuPercent.toFixed(1)} %</td>
               <td className="num">{bytes(tree.rssBytes)}</td>
+              {runId && <td />}
             </tr>
           </tfoot>
         </table>
       )}
+      {sent && (
+        <p className="rd-tree-sent" role="status" data-testid="tree-signal-sent">
+          {sent}
+          <button type="button" className="rd-tree-fold" onClick={() => setSent(null)} aria-label="Dismiss">
+            ×
+          </button>
+        </p>
+      )}
+      {runId && target && (
+        <SignalDialog
+          runId={runId}
+          node={target}
+          onClose={(done) => {
+            setTarget(null);
+            if (done) setSent(done);
+          }}
+        />
+      )}
     </section>
+  );
+}
+
+/**
+ * Confirms a signal to one process, naming its pid and command; the host
+ * refuses any pid that is not in this run's tree when it sends.
+ */
+function SignalDialog({ runId, node, onClose }: { runId: string; node: ProcNode; onClose: (sent: string | null) => void }) {
+  const api = useWarden((s) => s.api);
+  const offline = useWarden((s) => s.connection !== 'online');
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [signal, setSignal] = useState<ProcessSignal>('TERM');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const d = dialog.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  const send = async () => {
+    if (!api) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.signal(runId, node.pid, signal);
+      onClose(`SIG${signal} sent to ${node.pid} (${node.command})`);
+    } catch (e) {
+      setError(messageOf(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <dialog
+      ref={dialog}
+      className="rd-dialog"
+      aria-labelledby="rd-signal-title"
+      data-testid="signal-dialog"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose(null);
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+      >
+        <h3 id="rd-signal-title">Send a signal to process {node.pid}</h3>
+        <p>
+          <code className="rd-dialog-command" title={node.command}>
+            {node.command}
+          </code>
+        </p>
+        <fieldset className="rd-dialog-choices">
+          <legend className="sr-only">Signal</legend>
+          <label>
+            <input type="radio" name="signal" value="TERM" checked={signal === 'TERM'} onChange={() => setSignal('TERM')} data-testid="signal-term" /> SIGTERM <span className="muted">asks it to end</span>
+          </label>
+          <label>
+            <input type="radio" name="signal" value="KILL" checked={signal === 'KILL'} onChange={() => setSignal('KILL')} data-testid="signal-kill" /> SIGKILL <span className="muted">ends it at once</span>
+          </label>
+        </fieldset>
+        <p className="muted">Only this process gets it, not the rest of the run; it is recorded on the timeline.</p>
+        {error && (
+          <p className="rd-fail-text" role="alert" data-testid="signal-error">
+            {error}
+          </p>
+        )}
+        <div className="rd-dialog-actions">
+          <button type="submit" className="rd-danger solid" disabled={busy || offline} data-testid="signal-confirm" autoFocus>
+            Send SIG{signal} to {node.pid}
+          </button>
+          <button type="button" onClick={() => onClose(null)} data-testid="signal-cancel">
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
   );
 }
 

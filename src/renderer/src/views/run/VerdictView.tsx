@@ -101,9 +101,12 @@ export function VerdictView({ run }: { run: RunResult }) {
           <h3>Memory</h3>
           <dl className="rd-facts">
             <dt>Out-of-memory kill</dt>
-            <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : 'not confirmed'}</dd>
+            <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : run.state === 'ended' ? 'not confirmed' : 'none so far'}</dd>
             <dt>Peak</dt>
-            <dd data-testid="oom-peak">{bytes(peakOf(run))}</dd>
+            <dd data-testid="oom-peak">
+              {bytes(peakOf(run))}
+              {run.state === 'ended' ? '' : ' so far'}
+            </dd>
             <dt>Memory limit</dt>
             <dd>{bytes(run.oom.limitBytes)}</dd>
           </dl>

@@ -156,6 +156,16 @@ export interface LiveExtension {
   atMs: number;
 }
 
+/**
+ * A signal a person sent to one process from the Process tree: the engine
+ * writes it "SIGTERM to pid 1234 (sleep 30)" (teardown's have no command).
+ */
+export function userSignalEntry(signal: string, atMs: number, live: boolean): TimelineEntry | undefined {
+  const sent = /^(SIG[A-Z0-9]+) to pid (\d+) \((.*)\)$/s.exec(signal);
+  if (!sent) return undefined;
+  return { kind: 'signal-sent', atMs, title: `${sent[1]} sent to ${sent[2]} (${sent[3]})`, detail: 'by hand, from the Process tree', live };
+}
+
 const ORDER: Record<string, number> = { queued: 0, started: 1, limit: 2, 'limit-extended': 3, 'stop-requested': 4, 'force-kill': 4.5, 'signal-sent': 5, exit: 6, teardown: 7, ended: 8 };
 
 /** A force kill asked for with the stop itself (not later, while the stop sequence ran). */
@@ -225,7 +235,7 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
           else entries.push({ kind: 'signal-sent', atMs, title, detail: `to ${target[2]}`, live: false });
           break;
         }
-        entries.push({ kind: 'signal-sent', atMs, title: `Sent ${signal}`, detail: signalDetail(step, signal), live: false });
+        entries.push(userSignalEntry(signal, atMs, false) ?? { kind: 'signal-sent', atMs, title: `Sent ${signal}`, detail: signalDetail(step, signal), live: false });
         break;
       }
       case 'exit':
@@ -290,7 +300,7 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
   for (const signal of [...liveSignals, ...(run.stop?.signals ?? [])]) {
     if (known.some((k) => k.signal === signal.signal && Math.abs(k.atMs - signal.atMs) <= 1)) continue;
     known.push(signal);
-    entries.push({ kind: 'signal-sent', atMs: signal.atMs, title: `Sent ${signal.signal}`, detail: signalDetail(null, signal.signal), live: true });
+    entries.push(userSignalEntry(signal.signal, signal.atMs, true) ?? { kind: 'signal-sent', atMs: signal.atMs, title: `Sent ${signal.signal}`, detail: signalDetail(null, signal.signal), live: true });
   }
 
   if (run.state === 'ended') {

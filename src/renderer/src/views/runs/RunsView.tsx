@@ -3,9 +3,11 @@
 // ended runs a page at a time; columns sortable. Rows are links to the run's
 // detail; ArrowUp/ArrowDown move the selection, Enter opens.
 //
-// Repaint only what changes: a live row re-renders four times a second on its
-// own clock (its bar moves by transform, no layout), an ended row only when its
-// run changes, the list for relative times every 15 s.
+// Repaint only what changes: a live row's time cell re-renders on the page's
+// shared clock, once a second (four times while a stop counts down), every
+// live row in the same task; its bar moves by transform (no layout); the rest
+// of the row only when its run or the numbers it shows of the tree change; an
+// ended row only when its run changes; the list for relative times every 15 s.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { RunResult, Verdict } from '../../../../shared/result';
@@ -16,7 +18,7 @@ import type { PhaseView } from '../../components/phase';
 import { ago, bytes, commandLine, duration, fullTime } from '../../format';
 import { hrefOf, navigate } from '../../router';
 import { useWarden } from '../../store';
-import { DEFAULT_SORT, ENDED_PAGE, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey } from './model';
+import { DEFAULT_SORT, ENDED_PAGE, escapedIn, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey } from './model';
 import './runs.css';
 
 type StateFilter = 'all' | 'live' | 'ended';
@@ -207,18 +209,18 @@ interface RowProps {
 }
 
 const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: RowProps) {
-  // A live row's own clock: four repaints a second of this row only.
-  const now = useNow(run.state === 'ended' ? null : 250);
-  const tree = useWarden((s) => (run.state === 'ended' ? undefined : s.trees[run.id]));
-  const spark = useWarden((s) => (run.state === 'ended' ? undefined : s.series[run.id]?.points));
-  const { view, elapsedMs } = useLivePhase(run, now);
-  const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
+  // Only what the row shows of the live tree, as numbers: a new sample that
+  // changes none of them renders nothing (two samples a second per run).
   const live = run.state !== 'ended';
+  const escaped = useWarden((s) => (live ? escapedIn(s.trees[run.id]) : 0));
+  const treeRss = useWarden((s) => (live ? (s.trees[run.id]?.peak.rssBytes ?? s.trees[run.id]?.rssBytes) : undefined));
+  const treeProcesses = useWarden((s) => (live ? s.trees[run.id]?.processes : undefined));
+  const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
   const badge = statusBadge(run);
-  const extra = processBadges(run, tree);
-  const peak = peakOf(run, tree);
+  const extra = processBadges(run, escaped);
+  const peak = peakOf(run, treeRss === undefined ? undefined : { peak: { rssBytes: treeRss, processes: 0 }, rssBytes: treeRss });
   const memoryLimit = run.oom?.limitBytes;
-  const processes = live ? tree?.processes : run.peak?.processes;
+  const processes = live ? treeProcesses : run.peak?.processes;
 
   return (
     <a
@@ -267,23 +269,10 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
       <span className="runs-started" title={fullTime(run.startedAt)} data-testid="run-started">
         {ago(run.startedAt, wall)}
       </span>
-      <span className="runs-time">
-        {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={badge.tone} />}
-        <span className="runs-time-text">
-          <span className="runs-elapsed" data-testid="run-duration">
-            {duration(elapsedMs)}
-            <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
-          </span>
-          {live && (
-            <span className={`runs-phase phase-${view.phase}`} data-testid="run-phase" title={view.estimated ? 'Time to SIGKILL estimated from the default grace (a run does not report its own)' : undefined}>
-              {view.label}
-            </span>
-          )}
-        </span>
-      </span>
+      <RunTime run={run} live={live} status={badge.tone} />
       <span className="runs-num runs-memory">
         <span className="runs-peak-line">
-          {spark && <Sparkline points={spark} />}
+          {live && <RowSpark id={run.id} />}
           <span data-testid="run-peak">{bytes(peak)}</span>
         </span>
         <span className="muted">
@@ -301,6 +290,45 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
     </a>
   );
 });
+
+/** A live run's sparkline: re-renders when its series gains a sample, not the row. */
+function RowSpark({ id }: { id: string }) {
+  const spark = useWarden((s) => s.series[id]?.points);
+  return spark ? <Sparkline points={spark} /> : null;
+}
+
+/**
+ * The row's time cell: its bar, elapsed time and stop phase, on the page's
+ * shared clock (hooks.ts useNow), so the rest of the row is not rendered per
+ * tick and all live rows change in one task. Once a second while it just
+ * runs; four times a second while the stop sequence counts down or within
+ * 10 s of the limit, where tenths matter.
+ */
+function RunTime({ run, live, status }: { run: RunResult; live: boolean; status: string }) {
+  const [fast, setFast] = useState(false);
+  const now = useNow(live ? (fast ? 250 : 1000) : null);
+  const { view, elapsedMs } = useLivePhase(run, now);
+  const wantFast = live && (view.phase === 'interrupting' || view.phase === 'grace' || (run.limitMs !== null && run.limitMs - elapsedMs < 10_000));
+  useEffect(() => {
+    if (wantFast !== fast) setFast(wantFast);
+  }, [wantFast, fast]);
+  return (
+    <span className="runs-time">
+      {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={status} />}
+      <span className="runs-time-text">
+        <span className="runs-elapsed" data-testid="run-duration">
+          {duration(elapsedMs)}
+          <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
+        </span>
+        {live && (
+          <span className={`runs-phase phase-${view.phase}`} data-testid="run-phase" title={view.estimated ? 'Time to SIGKILL estimated from the default grace (a run does not report its own)' : undefined}>
+            {view.label}
+          </span>
+        )}
+      </span>
+    </span>
+  );
+}
 
 function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status: string }) {
   const limited = view.percent !== null;

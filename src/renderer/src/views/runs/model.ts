@@ -104,17 +104,24 @@ export function statusBadge(run: Pick<RunResult, 'state' | 'verdict' | 'oom' | '
 }
 
 /** The badges beside the status: processes that escaped the group (live), left behind or surviving the teardown (ended). */
-export function processBadges(run: Pick<RunResult, 'state' | 'teardown'>, tree?: Pick<ProcTreeSnapshot, 'roots'>): Badge[] {
+/** Processes of a live run's sampled tree that left its group or tree. */
+export function escapedIn(tree?: Pick<ProcTreeSnapshot, 'roots'>): number {
+  let escaped = 0;
+  const walk = (nodes: ProcTreeSnapshot['roots']) => {
+    for (const n of nodes) {
+      if (n.escaped) escaped++;
+      walk(n.children);
+    }
+  };
+  walk(tree?.roots ?? []);
+  return escaped;
+}
+
+/** `tree`: a live run's sampled tree, or just how many of its processes escaped. */
+export function processBadges(run: Pick<RunResult, 'state' | 'teardown'>, tree?: Pick<ProcTreeSnapshot, 'roots'> | number): Badge[] {
   const out: Badge[] = [];
   if (run.state !== 'ended') {
-    let escaped = 0;
-    const walk = (nodes: ProcTreeSnapshot['roots']) => {
-      for (const n of nodes) {
-        if (n.escaped) escaped++;
-        walk(n.children);
-      }
-    };
-    walk(tree?.roots ?? []);
+    const escaped = typeof tree === 'number' ? tree : escapedIn(tree);
     if (escaped > 0) out.push({ label: `${escaped} escaped`, tone: 'escaped', title: 'Processes that left the run’s process group or tree; its marker still finds them' });
     return out;
   }

@@ -1,0 +1,32 @@
+// A live run with a memory limit carries the limit in its snapshots (oom:
+// { confirmed: false, limitBytes }), so the Runs list and the detail show it
+// beside the peak so far, not only once the run has ended.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { detectMemoryBackend } from './memory';
+import { Harness } from './proc-testkit';
+
+const detection = detectMemoryBackend();
+if (!detection.ok) console.log(`live-memory-limit tests skipped: ${detection.reason}`);
+
+let harness: Harness;
+afterEach(async () => {
+  await harness?.cleanup();
+});
+
+describe.skipIf(!detection.ok)('a live run with a memory limit', () => {
+  it('shows its limit while it runs, and none when it has no limit', async () => {
+    harness = new Harness();
+    const limited = harness.supervisor.start({ argv: ['sleep', '30'], memory: '96M', limitMs: 30_000 });
+    const unlimited = harness.supervisor.start({ argv: ['sleep', '30'], limitMs: 30_000 });
+    expect(limited.state).toBe('running');
+    expect(harness.supervisor.get(limited.id)!.oom).toEqual({ confirmed: false, limitBytes: 96 * 1024 ** 2 });
+    expect(harness.supervisor.list().find((r) => r.id === limited.id)!.oom?.limitBytes).toBe(96 * 1024 ** 2);
+    expect(harness.supervisor.get(unlimited.id)!.oom).toBeUndefined();
+    harness.supervisor.stop(limited.id);
+    harness.supervisor.stop(unlimited.id);
+    const [ended] = await Promise.all([harness.supervisor.wait(limited.id), harness.supervisor.wait(unlimited.id)]);
+    // Ended: the cgroup's own report, as before.
+    expect(ended.oom).toMatchObject({ confirmed: false, limitBytes: 96 * 1024 ** 2 });
+  });
+});
