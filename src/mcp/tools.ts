@@ -156,7 +156,7 @@ function followProgress(context: ToolContext, id: string, known: { startElapsedM
   const unwatch = context.link.watch(id, (event) => {
     if (event.type === 'output') last = lastLine(event.text) ?? last;
     else if (event.type === 'limit-extended') limitMs = event.limitMs;
-    else if (event.type === 'signal-sent' && event.step !== 'teardown') stopping = `stopping (${event.signal} sent)`;
+    else if (event.type === 'signal-sent' && event.step !== 'teardown' && event.step !== 'user') stopping = `stopping (${event.signal} sent)`;
   });
   const timer = setInterval(() => {
     const waited = performance.now() - began;

@@ -1,4 +1,4 @@
-// Hash routes, so the same page works from a file (Electron) and from
+// Hash routes, so the same page works from the app:// protocol (Electron) and from
 // `warden serve` (web mode): #/runs, #/runs/ID (the tab that fits the run),
 // #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 

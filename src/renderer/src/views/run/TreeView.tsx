@@ -318,7 +318,7 @@ function Teardown({ run }: { run: RunResult }) {
             <dt>Survivors</dt>
             <dd className={t.survivors.length > 0 ? 'rd-fail-text' : undefined}>{t.survivors.length === 0 ? 'none' : t.survivors.length}</dd>
             <dt>Complete</dt>
-            <dd>{t.complete ? 'yes: every step looked everywhere' : 'no: the budget ran out or a step could not look everywhere'}</dd>
+            <dd>{t.complete ? 'yes: every step looked everywhere' : t.unseen ? `no: ${t.unseen}` : 'no: the budget ran out or a step could not look everywhere'}</dd>
           </dl>
           {t.survivors.length > 0 && (
             <>
