@@ -521,7 +521,7 @@ export class CommandRun {
       limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
       // A live run in its memory cgroup carries its limit, so every view shows it beside the peak so far.
-      ...(fields.state === 'ended' ? (this.oom ? { oom: this.oom } : {}) : this.cgroup ? { oom: { confirmed: false, limitBytes: this.options.memoryBytes! } } : {}),
+      ...(fields.state === 'ended' ? (this.oom ? { oom: this.oom } : {}) : this.cgroup && this.options.memoryBytes !== null ? { oom: { confirmed: false, limitBytes: this.options.memoryBytes } } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),
