@@ -121,7 +121,7 @@ describe('startOrAttach', () => {
     // A run that ignores SIGINT and SIGTERM keeps that host's shutdown going until the grace's SIGKILL.
     const stubborn = await other!.start({ argv: ['bash', '-c', "trap '' INT TERM; echo trapped; sleep 60"] });
     // Its traps are set only once bash has started: a SIGINT before that would end it at once.
-    await until('the run to set its traps', async () => (await other!.get(stubborn.id)).stdout.includes('trapped'));
+    await until('the run to set its traps', async () => (await other!.get(stubborn.id))?.stdout.includes('trapped') === true);
     // Not server.kill: execa would follow with SIGKILL after 5 s, before that host records its run.
     process.kill(server.pid!, 'SIGTERM');
     await until('the host to stop taking runs', async () => (await other!.host().catch(() => null))?.accepting === false);

@@ -67,6 +67,15 @@ describe('escapees that drop the marker', () => {
     expect(r.teardown!.unseen).toBeUndefined();
   });
 
+  it.skipIf(!detection.ok)('the command is in its cgroup from its first instruction, and this process is back in its own after the spawn', async () => {
+    const own = readFileSync('/proc/self/cgroup', 'utf8');
+    harness = new Harness();
+    const r = await harness.run({ argv: ['cat', '/proc/self/cgroup'] });
+    const line = r.stdout.split('\n').find((l) => (detection.ok && detection.backend.version === 1 ? /:memory:/.test(l) : l.startsWith('0::')))!;
+    expect(line.endsWith(`-${r.id}`)).toBe(true);
+    expect(readFileSync('/proc/self/cgroup', 'utf8')).toBe(own);
+  });
+
   it.skipIf(reaperOnce() === null)('without a cgroup, are torn down through the subreaper that adopted them, and the report is complete', async () => {
     harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
     const r = await harness.run({ argv: ['bash', '-c', ESCAPE] });

@@ -107,9 +107,9 @@ export function detectMemoryBackend(options: DetectOptions = {}): Detection {
   }
   const isAlive = options.isAlive ?? pidAlive;
   const v2 = findV2(root, self, parentName);
-  if (typeof v2 !== 'string') return { ok: true, backend: new MemoryBackend(2, v2.parent, isAlive) };
+  if (typeof v2 !== 'string') return { ok: true, backend: new MemoryBackend(2, v2.parent, isAlive, v2.mount) };
   const v1 = findV1(root, self, parentName);
-  if (typeof v1 !== 'string') return { ok: true, backend: new MemoryBackend(1, v1.parent, isAlive) };
+  if (typeof v1 !== 'string') return { ok: true, backend: new MemoryBackend(1, v1.parent, isAlive, v1.mount) };
   return { ok: false, reason: `No writable memory cgroup, so a memory limit cannot be enforced: ${v2}, and ${v1}.` };
 }
 
@@ -177,7 +177,7 @@ function words(text: string | undefined): string[] {
   return (text ?? '').split(/\s+/).filter(Boolean);
 }
 
-function findV2(root: string, self: string, parentName: string): { parent: string } | string {
+function findV2(root: string, self: string, parentName: string): { parent: string; mount: string } | string {
   const mount = existsSync(join(root, 'cgroup.controllers')) ? root : existsSync(join(root, 'unified', 'cgroup.controllers')) ? join(root, 'unified') : undefined;
   if (mount === undefined) return `cgroup v2 is not mounted at ${root}`;
   let sawMemory = false;
@@ -191,7 +191,7 @@ function findV2(root: string, self: string, parentName: string): { parent: strin
     try {
       mkdirSync(parent, { recursive: true });
       // The kernel makes memory.max in a run's cgroup only when the parent delegates memory.
-      if (enableMemory(parent)) return { parent };
+      if (enableMemory(parent)) return { parent, mount };
     } catch {
       // not writable after all; look further up
     }
@@ -213,7 +213,7 @@ function enableMemory(dir: string): boolean {
   return words(readText(file)).includes('memory');
 }
 
-function findV1(root: string, self: string, parentName: string): { parent: string } | string {
+function findV1(root: string, self: string, parentName: string): { parent: string; mount: string } | string {
   const mount = join(root, 'memory');
   if (!existsSync(join(mount, 'memory.limit_in_bytes'))) return `cgroup v1's memory controller is not mounted at ${mount}`;
   for (const dir of ancestors(mount, ownCgroupPath(self, 'memory'))) {
@@ -224,7 +224,7 @@ function findV1(root: string, self: string, parentName: string): { parent: strin
     } catch {
       continue;
     }
-    if (writable(join(parent, 'memory.limit_in_bytes'))) return { parent };
+    if (writable(join(parent, 'memory.limit_in_bytes'))) return { parent, mount };
   }
   return `cgroup v1's memory controller at ${mount} is not writable here`;
 }
@@ -296,7 +296,62 @@ export class MemoryBackend {
     /** Warden's parent cgroup: every run's cgroup is made directly under it. */
     readonly parent: string,
     private readonly isAlive: (pid: number) => boolean = pidAlive,
+    /** Where this hierarchy is mounted: this process's own cgroup is found below it. */
+    private readonly mount?: string,
   ) {}
+
+  /** false once moving this process in and out of a run's cgroup failed: the wrapper is used then. */
+  private canMigrate = true;
+  private home?: string;
+
+  /**
+   * Spawns with this process inside the run's cgroup for the moment of the
+   * fork, so the child is born in it, then moves back: the same guarantee as
+   * the wrapper (nothing the command does precedes its joining) without the
+   * wrapper's extra exec of /bin/sh, which was most of a short run's cost
+   * (bench (a)). Only for a cgroup without a limit: for that moment this
+   * process's own allocations are charged to the run's cgroup, which must not
+   * be able to trigger its OOM killer. Node is single-threaded here, so nothing
+   * else of this process forks in that window; all its threads move with it.
+   * Undefined (nothing spawned) when it cannot: the caller uses the wrapper.
+   */
+  spawnBorn<T>(cgroup: RunCgroup, spawn: () => T): T | undefined {
+    if (!this.canMigrate || cgroup.limitBytes > 0 || this.mount === undefined) return undefined;
+    if (this.home === undefined) {
+      const own = ownCgroupPath(readText('/proc/self/cgroup') ?? '', this.version === 2 ? 'v2' : 'memory');
+      const home = own === undefined ? undefined : resolve(this.mount, `.${sep}${own}`);
+      if (home === undefined || relative(this.mount, home).startsWith('..') || !existsSync(join(home, 'cgroup.procs'))) {
+        this.canMigrate = false;
+        return undefined;
+      }
+      this.home = home;
+    }
+    // cgroup v1 moves one thread through `tasks`: the main thread (its id is the pid), the one that
+    // forks, so Node's other threads go on allocating in their own cgroup. v2 moves processes only.
+    const file = this.version === 1 ? 'tasks' : 'cgroup.procs';
+    try {
+      writeFileSync(join(cgroup.path, file), String(process.pid));
+    } catch {
+      this.canMigrate = false;
+      return undefined;
+    }
+    try {
+      return spawn();
+    } finally {
+      const back = () => {
+        try {
+          writeFileSync(join(this.home!, file), String(process.pid));
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (!back() && !back()) {
+        // Stranded in the run's cgroup: its teardown spares this process (killAll), and no later run tries this again.
+        this.canMigrate = false;
+      }
+    }
+  }
 
   /**
    * Makes the run's cgroup and sets its limit (swap cannot hide it); with a
@@ -513,9 +568,10 @@ export class RunCgroup {
     const t0 = performance.now();
     const end = t0 + (options.budgetMs ?? 2_000);
     const killed = new Set<number>();
-    const spare = new Set(options.spare ?? []);
-    // cgroup.kill ends everything in it: not when one process (a session's interpreter) must stay.
-    const useKillFile = this.version === 2 && spare.size === 0 && existsSync(join(this.path, 'cgroup.kill'));
+    // Never this process, whatever happened to it (see MemoryBackend.spawnBorn).
+    const spare = new Set([...(options.spare ?? []), process.pid]);
+    // cgroup.kill ends everything in it: not when one process (a session's interpreter, or this one) must stay.
+    const useKillFile = this.version === 2 && (options.spare ?? []).length === 0 && !this.pids().includes(process.pid) && existsSync(join(this.path, 'cgroup.kill'));
     const freeze = this.version === 2 && !useKillFile && existsSync(join(this.path, 'cgroup.freeze'));
     const alive = () => this.pids().filter((pid) => !spare.has(pid));
     let pids = alive();
