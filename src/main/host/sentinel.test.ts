@@ -95,6 +95,26 @@ const TREE = 'echo "main $$"; env -u WARDEN_SCOPE setsid sleep 301 & echo "esc $
 // A Python script that starts a child and sleeps.
 const SCRIPT = 'import subprocess, time, os\np = subprocess.Popen(["sleep", "304"])\nprint("interp", os.getpid(), flush=True)\nprint("pychild", p.pid, flush=True)\ntime.sleep(300)';
 
+/** An embedded `warden run` of TREE, once it has printed its pids; they are killed after the test if left. */
+async function embeddedTree(dir: string, env: Record<string, string> = {}): Promise<{ cli: ResultPromise; pids: number[] }> {
+  const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', TREE], {
+    reject: false,
+    stdin: 'ignore',
+    buffer: false,
+    env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1', ...env },
+  });
+  let printed = '';
+  await new Promise<void>((done) => {
+    cli.stdout!.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (printed.includes('nomark')) done();
+    });
+  });
+  const pids = [...pidsIn(printed, 'main'), ...pidsIn(printed, 'esc'), ...pidsIn(printed, 'nomark')];
+  spawned.push(...pids);
+  return { cli, pids };
+}
+
 describe('the sentinel', () => {
   it('SIGKILL of a host ends its command runs, escapees, group members without the marker and Python interpreters; the next host records them lost', async () => {
     const dir = stateDir();
@@ -134,21 +154,7 @@ describe('the sentinel', () => {
 
   it('SIGKILL of an embedded warden run ends its run, its escapee and its group member without the marker', async () => {
     const dir = stateDir();
-    const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', TREE], {
-      reject: false,
-      stdin: 'ignore',
-      buffer: false,
-      env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1' },
-    });
-    let printed = '';
-    await new Promise<void>((done) => {
-      cli.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString();
-        if (printed.includes('nomark')) done();
-      });
-    });
-    const pids = [...pidsIn(printed, 'main'), ...pidsIn(printed, 'esc'), ...pidsIn(printed, 'nomark')];
-    spawned.push(...pids);
+    const { cli, pids } = await embeddedTree(dir);
     expect(pids).toHaveLength(3);
     expect(pids.filter(alive)).toEqual(pids);
     // It has run for at least this long when it is killed: the lost run's elapsed time must say so.
@@ -164,22 +170,8 @@ describe('the sentinel', () => {
 
   it('without a cgroup, SIGKILL of an embedded warden run also ends an escapee that dropped the marker (its subreaper does)', async () => {
     const dir = stateDir();
-    const cli = execa(process.execPath, [WARDEN_BIN, 'run', '--', 'bash', '-c', TREE], {
-      reject: false,
-      stdin: 'ignore',
-      buffer: false,
-      env: { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1', WARDEN_CGROUPS: '0' },
-    });
-    let printed = '';
-    await new Promise<void>((done) => {
-      cli.stdout!.on('data', (chunk: Buffer) => {
-        printed += chunk.toString();
-        if (printed.includes('nomark')) done();
-      });
-    });
     // The escapee drops the marker too, and leaves the group: only its adopter knows it.
-    const pids = [...pidsIn(printed, 'main'), ...pidsIn(printed, 'esc'), ...pidsIn(printed, 'nomark')];
-    spawned.push(...pids);
+    const { cli, pids } = await embeddedTree(dir, { WARDEN_CGROUPS: '0' });
     expect(pids.filter(alive)).toEqual(pids);
     cli.kill('SIGKILL');
     await cli.catch(() => undefined);

@@ -54,3 +54,16 @@ export function listProcs(procs: Proc[]): string {
   const shown = procs.slice(0, 5).map((p) => `${p.pid} ${p.command.length > 60 ? `${p.command.slice(0, 57)}...` : p.command}`);
   return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
 }
+
+/** A teardown report with what a cgroup sweep ended added; pids the report did not name are listed by `label`. */
+export function withCgroupSweep(report: TeardownReport, swept: { killed: number[]; survivors: number[]; elapsedMs: number }, label: string): TeardownReport {
+  const known = new Set(report.killed.map((p) => p.pid));
+  const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: label });
+  return {
+    ...report,
+    killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],
+    survivors: [...report.survivors.filter((p) => !swept.killed.includes(p.pid)), ...swept.survivors.map(member)],
+    elapsedMs: report.elapsedMs + swept.elapsedMs,
+    complete: report.complete && swept.survivors.length === 0,
+  };
+}

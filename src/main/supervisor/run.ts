@@ -31,7 +31,7 @@ import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
 import { checkInterpreter, checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
-import { assembleResult, listProcs } from './result-shape';
+import { assembleResult, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree/sampler';
@@ -418,21 +418,11 @@ export class CommandRun {
   private async closeCgroup(report: TeardownReport | undefined): Promise<TeardownReport | undefined> {
     const cgroup = this.cgroup!;
     if (!this.options.keepDescendants) {
-      const started = performance.now();
       const swept = await cgroup.killAll().catch(() => undefined);
-      if (swept && report) {
-        const known = new Set(report.killed.map((p) => p.pid));
-        const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: '(in the run\'s memory cgroup)' });
-        report = {
-          killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],
-          survivors: [...report.survivors.filter((p) => !swept.killed.includes(p.pid)), ...swept.survivors.map(member)],
-          elapsedMs: report.elapsedMs + (performance.now() - started),
-          complete: report.complete && swept.survivors.length === 0,
-        };
-      }
+      if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)");
     }
     if (!(await cgroup.remove())) {
-      this.notes.push(`Its memory cgroup ${cgroup.path} still holds processes; it is removed once they are gone.`);
+      this.notes.push(`Its cgroup ${cgroup.path} still holds processes; it is removed once they are gone.`);
     }
     return report;
   }

@@ -8,21 +8,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PythonRunRequest } from '../../../shared/request';
+import { describe, expect, it } from 'vitest';
 import { Harness, isDead, waitDead } from '../proc-testkit';
+import { pythonHarness, sleep } from './testkit';
 
-let h: Harness;
-beforeEach(() => {
-  h = new Harness();
-});
-afterEach(async () => {
-  await h.cleanup();
-});
-
-const py = (request: PythonRunRequest) => h.run(request);
-const pidOf = (session = 'default') => h.supervisor.sessions().find((s) => s.name === session)?.pid ?? null;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const t = pythonHarness();
+const { py, pidOf } = t;
 
 const TRACEBACK_ADVICE = 'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.';
 const NATIVE_ADVICE = 'Check whether native code the script calls crashes, such as an extension module it uses.';
@@ -62,7 +53,7 @@ describe('ordinary endings', () => {
 
   it('emits live output events for a script', async () => {
     const texts: string[] = [];
-    const unsubscribe = h.supervisor.subscribe((e) => {
+    const unsubscribe = t.h.supervisor.subscribe((e) => {
       if (e.type === 'output' && e.stream === 'stdout') texts.push(e.text);
     });
     const r = await py({ code: 'print("live one")\nprint("live two")' });
@@ -78,7 +69,7 @@ describe('ordinary endings', () => {
       const [cwd, greeting, scope] = r.stdout.trim().split('\n');
       expect(cwd).toBe(dir);
       expect(greeting).toBe('hello');
-      expect(scope).toBe(`${h.supervisor.hostId}.${r.id}`);
+      expect(scope).toBe(`${t.h.supervisor.hostId}.${r.id}`);
       expect(r).toMatchObject({ cwd: dir, session: 'where', kind: 'python' });
       expect(r.argv).toBeUndefined();
       const later = await py({ code: 'pass', cwd: tmpdir(), session: 'where' });
@@ -189,7 +180,7 @@ describe('teardown after each script', () => {
 
     const kept = await py({ code: 'q = subprocess.Popen(["sleep", "300"])\nprint("child", q.pid)', keepDescendants: true });
     const keptChild = Number(/child (\d+)/.exec(kept.stdout)![1]);
-    h.extraPids.push(keptChild);
+    t.h.extraPids.push(keptChild);
     expect(isDead(keptChild)).toBe(false);
     expect(kept.notes.join(' ')).toContain('kept running as asked');
   });

@@ -10,7 +10,7 @@ import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
 import { listScope, teardown, type TeardownTarget } from '../teardown';
-import { assembleResult, listProcs } from '../result-shape';
+import { assembleResult, listProcs, withCgroupSweep } from '../result-shape';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
@@ -382,16 +382,7 @@ export class PythonRun {
     if (interp.cgroup) {
       // The script is the only one in its interpreter's cgroup: everything there but the interpreter is its.
       const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [] }).catch(() => undefined);
-      if (swept) {
-        const known = new Set(report.killed.map((p) => p.pid));
-        const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: "(in the session's cgroup)" });
-        report = {
-          ...report,
-          killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],
-          survivors: [...report.survivors.filter((p) => !swept.killed.includes(p.pid)), ...swept.survivors.map(member)],
-          complete: report.complete && swept.survivors.length === 0,
-        };
-      }
+      if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)");
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);

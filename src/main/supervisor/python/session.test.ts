@@ -9,22 +9,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PythonRunRequest } from '../../../shared/request';
+import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../shared/result';
 import { Harness, isDead, waitDead } from '../proc-testkit';
+import { pythonHarness, sleep } from './testkit';
 
-let h: Harness;
-beforeEach(() => {
-  h = new Harness();
-});
-afterEach(async () => {
-  await h.cleanup();
-});
-
-const py = (request: PythonRunRequest) => h.run(request);
-const pidOf = (session = 'default') => h.supervisor.sessions().find((s) => s.name === session)?.pid ?? null;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const t = pythonHarness();
+const { py, pidOf } = t;
 
 describe('when the interpreter dies between scripts', () => {
   it('records it on the session and tells the next script, with the first step phrased "If it happens again"', async () => {
@@ -32,8 +23,8 @@ describe('when the interpreter dies between scripts', () => {
     expect(r).toMatchObject({ verdict: 'completed', stdout: 'done\n' });
     const pid = r.stdout ? pidOf()! : 0;
     expect(await waitDead([pid])).toEqual([]);
-    for (let i = 0; i < 100 && h.supervisor.sessions()[0]!.state !== 'dead'; i++) await sleep(20);
-    expect(h.supervisor.sessions()[0]).toMatchObject({ state: 'dead', pid: null });
+    for (let i = 0; i < 100 && t.h.supervisor.sessions()[0]!.state !== 'dead'; i++) await sleep(20);
+    expect(t.h.supervisor.sessions()[0]).toMatchObject({ state: 'dead', pid: null });
     const next = await py({ code: 'print(x)' });
     expect(next.verdict).toBe('failed');
     expect(next.stderr).toContain("NameError: name 'x' is not defined");
@@ -59,23 +50,23 @@ describe('when the interpreter dies between scripts', () => {
 
 describe('the queue, refusal and sessions', () => {
   it('a second script waits in the queue with a visible position, or is refused at once', async () => {
-    const first = h.supervisor.start({ code: 'import time\ntime.sleep(1.5)\nprint("first")', session: 'q' });
-    const second = h.supervisor.start({ code: 'print("second")', session: 'q' });
-    const third = h.supervisor.start({ code: 'print("third")', session: 'q' });
+    const first = t.h.supervisor.start({ code: 'import time\ntime.sleep(1.5)\nprint("first")', session: 'q' });
+    const second = t.h.supervisor.start({ code: 'print("second")', session: 'q' });
+    const third = t.h.supervisor.start({ code: 'print("third")', session: 'q' });
     expect(second).toMatchObject({ state: 'queued', queuePosition: 1, elapsedMs: 0 });
     expect(third).toMatchObject({ state: 'queued', queuePosition: 2 });
-    expect(() => h.supervisor.start({ code: 'print("refused")', session: 'q', onBusy: 'refuse' })).toThrow(/session "q" is busy with run [0-9a-f]+ and 2 queued; the script was refused/);
+    expect(() => t.h.supervisor.start({ code: 'print("refused")', session: 'q', onBusy: 'refuse' })).toThrow(/session "q" is busy with run [0-9a-f]+ and 2 queued; the script was refused/);
     // Its interpreter cannot have said ready yet: it was spawned by this very start().
-    expect(h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'starting', queued: 2, running: first.id });
-    for (let i = 0; i < 200 && h.supervisor.sessions().find((s) => s.name === 'q')!.state === 'starting'; i++) await sleep(20);
-    expect(h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'busy', queued: 2, running: first.id });
+    expect(t.h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'starting', queued: 2, running: first.id });
+    for (let i = 0; i < 200 && t.h.supervisor.sessions().find((s) => s.name === 'q')!.state === 'starting'; i++) await sleep(20);
+    expect(t.h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'busy', queued: 2, running: first.id });
     // Stopping a queued script removes it: it never runs, and the next moves up.
-    h.supervisor.stop(second.id);
-    const stopped = await h.result(second.id);
+    t.h.supervisor.stop(second.id);
+    const stopped = await t.h.result(second.id);
     expect(stopped).toMatchObject({ verdict: 'stopped', exitCode: null, signal: null, stdout: '' });
     expect(stopped.notes[0]).toMatch(/queue \(position 1\): it never ran/);
-    expect(h.supervisor.get(third.id)).toMatchObject({ state: 'queued', queuePosition: 1 });
-    const results = [await h.result(first.id), await h.result(third.id)];
+    expect(t.h.supervisor.get(third.id)).toMatchObject({ state: 'queued', queuePosition: 1 });
+    const results = [await t.h.result(first.id), await t.h.result(third.id)];
     expect(results.map((r) => [r.verdict, r.stdout])).toEqual([['completed', 'first\n'], ['completed', 'third\n']]);
     expect(Date.parse(results[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(results[0]!.endedAt!));
     // Idle again: a refusing request runs.
@@ -83,29 +74,29 @@ describe('the queue, refusal and sessions', () => {
   });
 
   it('the session is free when a script\'s end is announced: a refusing script sent then is not refused', async () => {
-    const first = h.supervisor.start({ code: 'print("one")', session: 'free' });
+    const first = t.h.supervisor.start({ code: 'print("one")', session: 'free' });
     let second: RunResult | Error | undefined;
     let stateAtEnd: string | undefined;
-    const unsubscribe = h.supervisor.subscribe((e) => {
+    const unsubscribe = t.h.supervisor.subscribe((e) => {
       if (e.type !== 'ended' || e.runId !== first.id) return;
-      stateAtEnd = h.supervisor.sessions().find((s) => s.name === 'free')?.state;
+      stateAtEnd = t.h.supervisor.sessions().find((s) => s.name === 'free')?.state;
       try {
-        second = h.supervisor.start({ code: 'print("two")', session: 'free', onBusy: 'refuse' });
+        second = t.h.supervisor.start({ code: 'print("two")', session: 'free', onBusy: 'refuse' });
       } catch (error) {
         second = error as Error;
       }
     });
-    await h.result(first.id);
+    await t.h.result(first.id);
     unsubscribe();
     expect(stateAtEnd).toBe('idle');
     expect(second).not.toBeInstanceOf(Error);
-    expect((await h.result((second as RunResult).id)).stdout).toBe('two\n');
+    expect((await t.h.result((second as RunResult).id)).stdout).toBe('two\n');
   });
 
   it('sessions are listed, restarted (variables gone) and closed (scripts stopped, interpreter ended)', async () => {
     await py({ code: 'a = 1', session: 'one' });
     await py({ code: 'b = 2', session: 'two' });
-    const listed = h.supervisor.sessions();
+    const listed = t.h.supervisor.sessions();
     expect(listed.map((s) => s.name).sort()).toEqual(['one', 'two']);
     for (const s of listed) {
       expect(s).toMatchObject({ state: 'idle', scriptsRun: 1, queued: 0, running: null });
@@ -114,7 +105,7 @@ describe('the queue, refusal and sessions', () => {
       expect(new Date(s.startedAt!).toISOString()).toBe(s.startedAt);
     }
     const onePid = pidOf('one')!;
-    await h.supervisor.restartSession('one');
+    await t.h.supervisor.restartSession('one');
     expect(await waitDead([onePid])).toEqual([]);
     const after = await py({ code: 'print(a)', session: 'one' });
     expect(after.stderr).toContain("NameError: name 'a' is not defined");
@@ -122,42 +113,42 @@ describe('the queue, refusal and sessions', () => {
     expect(pidOf('one')).not.toBe(onePid);
 
     const twoPid = pidOf('two')!;
-    const running = h.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'two' });
-    const queued = h.supervisor.start({ code: 'print("never")', session: 'two' });
+    const running = t.h.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'two' });
+    const queued = t.h.supervisor.start({ code: 'print("never")', session: 'two' });
     await sleep(200);
-    const closed = await h.supervisor.closeSession('two');
+    const closed = await t.h.supervisor.closeSession('two');
     expect(closed).toMatchObject({ name: 'two', state: 'closed' });
-    expect(await h.result(running.id)).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', stop: { reason: 'user', endedBy: 'interrupt' } });
-    expect(await h.result(queued.id)).toMatchObject({ verdict: 'stopped', stdout: '' });
+    expect(await t.h.result(running.id)).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', stop: { reason: 'user', endedBy: 'interrupt' } });
+    expect(await t.h.result(queued.id)).toMatchObject({ verdict: 'stopped', stdout: '' });
     expect(await waitDead([twoPid])).toEqual([]);
-    expect(h.supervisor.sessions().map((s) => s.name)).toEqual(['one']);
-    await expect(h.supervisor.restartSession('nope')).rejects.toThrow(/No session named "nope"/);
-    expect(() => h.supervisor.start({ code: '', session: 'bad name' })).toThrow(/session name/);
+    expect(t.h.supervisor.sessions().map((s) => s.name)).toEqual(['one']);
+    await expect(t.h.supervisor.restartSession('nope')).rejects.toThrow(/No session named "nope"/);
+    expect(() => t.h.supervisor.start({ code: '', session: 'bad name' })).toThrow(/session name/);
   });
 
   it('restarting a session while a script runs kills it; shutdown closes every session', async () => {
-    const { id } = h.supervisor.start({ code: 'import time\nprint("run", flush=True)\ntime.sleep(30)', session: 'r' });
-    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('run'); i++) await sleep(20);
+    const { id } = t.h.supervisor.start({ code: 'import time\nprint("run", flush=True)\ntime.sleep(30)', session: 'r' });
+    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('run'); i++) await sleep(20);
     const pid = pidOf('r')!;
-    await h.supervisor.restartSession('r');
-    const r = await h.result(id);
+    await t.h.supervisor.restartSession('r');
+    const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGKILL', stop: { reason: 'user', endedBy: 'kill' } });
     expect(r.notes.some((n) => n.includes('session was restarted'))).toBe(true);
     expect(isDead(pid)).toBe(true);
     await py({ code: 'pass', session: 'r' });
     const live = pidOf('r')!;
-    await h.supervisor.shutdown();
+    await t.h.supervisor.shutdown();
     expect(await waitDead([live])).toEqual([]);
-    expect(h.supervisor.sessions()).toEqual([]);
+    expect(t.h.supervisor.sessions()).toEqual([]);
   });
 });
 
 describe('interleavings (the table in session.ts)', () => {
   it('row 7: a stop while the interpreter starts ends the script unrun; the interpreter serves the next', async () => {
-    const { id } = h.supervisor.start({ code: 'print("never")', session: 'early' });
-    expect(h.supervisor.sessions()[0]).toMatchObject({ name: 'early', state: 'starting' });
-    h.supervisor.stop(id);
-    const r = await h.result(id);
+    const { id } = t.h.supervisor.start({ code: 'print("never")', session: 'early' });
+    expect(t.h.supervisor.sessions()[0]).toMatchObject({ name: 'early', state: 'starting' });
+    t.h.supervisor.stop(id);
+    const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', stdout: '', exitCode: null, signal: null });
     expect(r.notes[0]).toMatch(/while the session's interpreter started: it never ran/);
     const next = await py({ code: 'print("ran")', session: 'early' });
@@ -167,12 +158,12 @@ describe('interleavings (the table in session.ts)', () => {
 
   it('row 8: a client stop during the deadline sequence changes nothing; a forced one kills at once', async () => {
     const code = 'import time\nwhile True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass';
-    const { id } = h.supervisor.start({ code, limitMs: 300, graceMs: 10_000 });
-    for (let i = 0; i < 200 && h.supervisor.get(id)!.state !== 'stopping'; i++) await sleep(20);
-    h.supervisor.stop(id);
-    expect(h.supervisor.get(id)!.stop?.reason).toBe('deadline');
-    h.supervisor.stop(id, { force: true });
-    const r = await h.result(id);
+    const { id } = t.h.supervisor.start({ code, limitMs: 300, graceMs: 10_000 });
+    for (let i = 0; i < 200 && t.h.supervisor.get(id)!.state !== 'stopping'; i++) await sleep(20);
+    t.h.supervisor.stop(id);
+    expect(t.h.supervisor.get(id)!.stop?.reason).toBe('deadline');
+    t.h.supervisor.stop(id, { force: true });
+    const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', stop: { reason: 'deadline', endedBy: 'kill' } });
     const kill = r.stop!.signals.find((s) => s.signal === 'SIGKILL')!;
     expect(kill.atMs - r.stop!.requestedAtMs).toBeLessThan(10_000);

@@ -6,22 +6,13 @@
 // stopwatch (except hang guards).
 
 import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PythonRunRequest } from '../../../shared/request';
+import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../shared/result';
-import { Harness, waitDead } from '../proc-testkit';
+import { waitDead } from '../proc-testkit';
+import { pythonHarness, sleep } from './testkit';
 
-let h: Harness;
-beforeEach(() => {
-  h = new Harness();
-});
-afterEach(async () => {
-  await h.cleanup();
-});
-
-const py = (request: PythonRunRequest) => h.run(request);
-const pidOf = (session = 'default') => h.supervisor.sessions().find((s) => s.name === session)?.pid ?? null;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const t = pythonHarness();
+const { py, pidOf } = t;
 
 /** Asserts a script was stopped at its 1 s limit by the interrupt, at `line`, with `before` kept. */
 function expectStoppedAtLimit(r: RunResult, line: number | string, stdout: string): void {
@@ -51,7 +42,7 @@ describe('stopping a script at its limit', () => {
     const recv = await py({ code: 'import socket\na, b = socket.socketpair()\nprint("before recv")\na.recv(1)\n', limitMs: 1000 });
     expectStoppedAtLimit(recv, 4, 'before recv\n');
     expect(pidOf()).toBe(pid);
-    expect(h.supervisor.sessions()[0]).toMatchObject({ name: 'default', state: 'idle', scriptsRun: 3, queued: 0 });
+    expect(t.h.supervisor.sessions()[0]).toMatchObject({ name: 'default', state: 'idle', scriptsRun: 3, queued: 0 });
   });
 
   it('keeps variables assigned before the interrupt: x = 41, y = 1, then x + y is 42', async () => {
@@ -147,11 +138,11 @@ describe('stopping a script at its limit', () => {
   });
 
   it('a client stop runs the same sequence at once: stopped, SIGINT, line kept', async () => {
-    const { id } = h.supervisor.start({ code: 'import time\nprint("working", flush=True)\ntime.sleep(30)' });
+    const { id } = t.h.supervisor.start({ code: 'import time\nprint("working", flush=True)\ntime.sleep(30)' });
     // Wait for its output so the script is surely running.
-    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('working'); i++) await sleep(20);
-    h.supervisor.stop(id);
-    const r = await h.result(id);
+    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('working'); i++) await sleep(20);
+    t.h.supervisor.stop(id);
+    const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', exitCode: null, stdout: 'working\n' });
     expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'interrupt' });
     expect(r.stderr).toContain('File "<script>", line 3');
@@ -160,10 +151,10 @@ describe('stopping a script at its limit', () => {
   it('a forced client stop kills the interpreter at once; the next script runs in a fresh one', async () => {
     await py({ code: 'x = 1' });
     const pid = pidOf()!;
-    const { id } = h.supervisor.start({ code: 'import time\nprint("busy", flush=True)\ntime.sleep(30)' });
-    for (let i = 0; i < 200 && !h.supervisor.get(id)!.stdout.includes('busy'); i++) await sleep(20);
-    h.supervisor.stop(id, { force: true });
-    const r = await h.result(id);
+    const { id } = t.h.supervisor.start({ code: 'import time\nprint("busy", flush=True)\ntime.sleep(30)' });
+    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('busy'); i++) await sleep(20);
+    t.h.supervisor.stop(id, { force: true });
+    const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGKILL', stdout: 'busy\n', stop: { reason: 'user', endedBy: 'kill', signals: [{ signal: 'SIGKILL' }] } });
     expect(await waitDead([pid])).toEqual([]);
     const next = await py({ code: 'print("x" in globals())' });
