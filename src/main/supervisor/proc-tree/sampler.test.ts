@@ -16,6 +16,7 @@ import type { ProcNode, ProcTreeSnapshot } from '../../../shared/proc-tree';
 import { ProcessSampler } from './sampler';
 import { readAllBounded } from '../procfs';
 import { cannotRunAs } from '../../store/store-testkit';
+import { all, newSampler, only } from './testkit';
 
 // The real readAllBounded, watched: which environ and cmdline files a tick reads.
 vi.mock('../procfs', async (importOriginal) => {
@@ -184,23 +185,6 @@ const PYTHON = HAS_PROC ? execFileSync('python3', ['-c', 'import sys; print(sys.
 /** bash -> python3 -> N sleeps; bash forks python (it has more to do after), so the links are real. */
 const BASH_PYTHON = '"$PYTHON" -c "$1" "$2" & echo "python $!"; wait';
 
-const all = (roots: ProcNode[]): ProcNode[] => roots.flatMap((n) => [n, ...all(n.children)]);
-
-function only(snapshots: ProcTreeSnapshot[], runId: string): ProcTreeSnapshot {
-  const snapshot = snapshots.find((s) => s.runId === runId);
-  if (snapshot === undefined) throw new Error(`no snapshot for ${runId}`);
-  return snapshot;
-}
-
-const samplers: ProcessSampler[] = [];
-function newSampler(options: ConstructorParameters<typeof ProcessSampler>[0] = {}): ProcessSampler {
-  const sampler = new ProcessSampler(options);
-  samplers.push(sampler);
-  return sampler;
-}
-afterEach(() => {
-  for (const s of samplers.splice(0)) s.close();
-});
 
 describe.runIf(HAS_PROC)('ProcessSampler on real processes (/proc)', () => {
   it('reports bash -> python3 -> 3 sleeps with the right parent links, commands and non-zero RSS', async () => {

@@ -8,36 +8,19 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import type { ProcNode, ProcTreeSnapshot } from '../../../shared/proc-tree';
 import { kernelConstants } from './kernel';
-import { ProcessSampler } from './sampler';
 import { scopesIn } from './scan';
 import { parsePs, psTimeSeconds } from '../ps-table';
 import { environHas, parseStatUsage, readAllBounded, TIMED_OUT } from '../procfs';
+import { all, newSampler, only } from './testkit';
 
 const byNumber = (a: number, b: number) => a - b;
 
 const HAS_PROC = existsSync('/proc/self/stat');
 
-const all = (roots: ProcNode[]): ProcNode[] => roots.flatMap((n) => [n, ...all(n.children)]);
-
-function only(snapshots: ProcTreeSnapshot[], runId: string): ProcTreeSnapshot {
-  const snapshot = snapshots.find((s) => s.runId === runId);
-  if (snapshot === undefined) throw new Error(`no snapshot for ${runId}`);
-  return snapshot;
-}
-
-const samplers: ProcessSampler[] = [];
-function newSampler(options: ConstructorParameters<typeof ProcessSampler>[0] = {}): ProcessSampler {
-  const sampler = new ProcessSampler(options);
-  samplers.push(sampler);
-  return sampler;
-}
-afterEach(() => {
-  for (const s of samplers.splice(0)) s.close();
-});
 
 /** A whole stat line (52 fields): start is field 22, rss (pages) field 24, exit signal field 38. */
 function statLine(
