@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { RunResult } from '../../shared/result';
 import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
+import { detectMemoryBackend } from '../supervisor/memory';
 import { startSentinel } from './sentinel';
 
 const servers: ResultPromise[] = [];
@@ -87,13 +88,22 @@ async function waitFor<T>(get: () => T | undefined | Promise<T | undefined>, bou
   }
 }
 
-const pidsIn = (text: string, tag: string) => [...text.matchAll(new RegExp(`${tag} (\\d+)`, 'g'))].map((m) => Number(m[1]));
+const pidsIn = (text: string, tag: string) => [...text.matchAll(new RegExp(`\\b${tag} (\\d+)`, 'g'))].map((m) => Number(m[1]));
 
 // A command whose group leader prints its pid, starts a setsid escapee and a
 // group member without the marker, then sleeps.
 const TREE = 'echo "main $$"; env -u WARDEN_SCOPE setsid sleep 301 & echo "esc $!"; env -u WARDEN_SCOPE sleep 302 & echo "nomark $!"; sleep 303';
 // A Python script that starts a child and sleeps.
-const SCRIPT = 'import subprocess, time, os\np = subprocess.Popen(["sleep", "304"])\nprint("interp", os.getpid(), flush=True)\nprint("pychild", p.pid, flush=True)\ntime.sleep(300)';
+// A Python script that starts a child, and one that drops the marker and leaves the group, then sleeps.
+const SCRIPT = [
+  'import subprocess, time, os',
+  'p = subprocess.Popen(["sleep", "304"])',
+  'q = subprocess.Popen("env -u WARDEN_SCOPE setsid sleep 314 </dev/null >/dev/null 2>&1 & echo $!", shell=True, stdout=subprocess.PIPE, text=True)',
+  'print("interp", os.getpid(), flush=True)',
+  'print("pyesc", q.stdout.read().strip(), flush=True)',
+  'print("pychild", p.pid, flush=True)',
+  'time.sleep(300)',
+].join('\n');
 
 /** An embedded `warden run` of TREE, once it has printed its pids; they are killed after the test if left. */
 async function embeddedTree(dir: string, env: Record<string, string> = {}): Promise<{ cli: ResultPromise; pids: number[] }> {
@@ -130,9 +140,12 @@ describe('the sentinel', () => {
       const b = JSON.parse((await warden(dir, ['show', script.id, '--json'])).stdout) as RunResult;
       return a.stdout.includes('nomark') && b.stdout.includes('pychild') ? a.stdout + b.stdout : undefined;
     });
-    const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark'), ...pidsIn(out, 'interp'), ...pidsIn(out, 'pychild')];
+    // (The script's escapee is found only through its interpreter's cgroup, where there is one.)
+    const pyesc = detectMemoryBackend().ok && process.env.WARDEN_CGROUPS !== '0' ? pidsIn(out, 'pyesc') : [];
+    spawned.push(...pidsIn(out, 'pyesc'));
+    const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark'), ...pidsIn(out, 'interp'), ...pidsIn(out, 'pychild'), ...pyesc];
     spawned.push(...pids);
-    expect(pids).toHaveLength(5);
+    expect(pids).toHaveLength(5 + pyesc.length);
     expect(pids.filter(alive)).toEqual(pids);
     const scope = readFileSync(`/proc/${pids[0]}/environ`, 'latin1').split('\0').find((e) => e.startsWith('WARDEN_SCOPE='))!;
     const hostId = scope.slice('WARDEN_SCOPE='.length).split('.')[0]!;

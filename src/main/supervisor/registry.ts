@@ -184,6 +184,7 @@ export class Supervisor {
       emit: (event) => this.events.emit('event', event),
       memoryBackend: () => this.memoryBackend(),
       sampler: () => this.processSampler(),
+      ...(options.watch ? { watch: options.watch } : {}),
     };
   }
 

@@ -220,12 +220,14 @@ export class PythonSession {
       interp.owner?.addNote(`The Python runtime warned: ${text}`);
     }, cgroup);
     if (cgroup) {
+      this.settings.watch?.cgroup(cgroup.path, true);
       // Nothing of the interpreter's cgroup outlives it.
       void interp.exited.then(async () => {
         // Kept for the judgement of the script it died under, which comes after the cgroup is gone.
         interp.countersAtExit = { oomKills: cgroup.readOomKills(), peakBytes: cgroup.readPeakBytes() ?? null };
         await cgroup.killAll().catch(() => undefined);
         await cgroup.remove();
+        this.settings.watch?.cgroup(cgroup.path, false);
       });
     }
     void interp.exited.then((exit) => {

@@ -4,6 +4,7 @@
 import type { RunEvent } from '../../../shared/events';
 import type { MemoryBackend } from '../memory';
 import type { ProcessSampler } from '../proc-tree/sampler';
+import type { ScopeWatch } from '../scope-watch';
 
 export interface SessionSettings {
   hostId: string;
@@ -21,6 +22,8 @@ export interface SessionSettings {
   emit: (event: RunEvent) => void;
   /** The memory cgroup backend, for interpreters with a memory limit; throws MemoryLimitUnavailable where there is none. */
   memoryBackend?: () => MemoryBackend;
+  /** Told of each interpreter's cgroup, so that it is ended if this process dies (the host's sentinel). */
+  watch?: ScopeWatch;
   /** The process sampler for script trees (the interpreter and what the script starts); none when sampling is off. */
   sampler?: () => ProcessSampler | undefined;
 }
