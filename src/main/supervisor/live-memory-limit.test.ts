@@ -29,4 +29,15 @@ describe.skipIf(!detection.ok)('a live run with a memory limit', () => {
     // Ended: the cgroup's own report, as before.
     expect(ended.oom).toMatchObject({ confirmed: false, limitBytes: 96 * 1024 ** 2 });
   });
+
+  it('a live Python script with a memory limit shows it too, and one without none', async () => {
+    harness = new Harness();
+    const limited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'limited', memory: '128M', limitMs: 30_000 });
+    const unlimited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'free', limitMs: 30_000 });
+    expect(harness.supervisor.get(limited.id)!.oom).toEqual({ confirmed: false, limitBytes: 128 * 1024 ** 2 });
+    expect(harness.supervisor.get(unlimited.id)!.oom).toBeUndefined();
+    harness.supervisor.stop(limited.id);
+    harness.supervisor.stop(unlimited.id);
+    await Promise.all([harness.supervisor.wait(limited.id), harness.supervisor.wait(unlimited.id)]);
+  });
 });

@@ -421,7 +421,8 @@ export class PythonRun {
       elapsedMs: fields.elapsedMs,
       limitMs: this.limitMs,
       ...(stop ? { stop } : {}),
-      ...(this.oom && fields.state === 'ended' ? { oom: this.oom } : {}),
+      // As for a command: a live script with a memory limit carries it, so every view shows it beside the peak so far.
+      ...(fields.state === 'ended' ? (this.oom ? { oom: this.oom } : {}) : this.options.memoryBytes !== null ? { oom: { confirmed: false, limitBytes: this.options.memoryBytes } } : {}),
       advice: fields.advice ?? null,
       notes: fields.notes ?? [...this.notes],
       stdout: fields.stdout ?? this.out.stdout.text(),
