@@ -296,62 +296,9 @@ export class MemoryBackend {
     /** Warden's parent cgroup: every run's cgroup is made directly under it. */
     readonly parent: string,
     private readonly isAlive: (pid: number) => boolean = pidAlive,
-    /** Where this hierarchy is mounted: this process's own cgroup is found below it. */
-    private readonly mount?: string,
+    /** Where this hierarchy is mounted. */
+    readonly mount?: string,
   ) {}
-
-  /** false once moving this process in and out of a run's cgroup failed: the wrapper is used then. */
-  private canMigrate = true;
-  private home?: string;
-
-  /**
-   * Spawns with this process inside the run's cgroup for the moment of the
-   * fork, so the child is born in it, then moves back: the same guarantee as
-   * the wrapper (nothing the command does precedes its joining) without the
-   * wrapper's extra exec of /bin/sh, which was most of a short run's cost
-   * (bench (a)). Only for a cgroup without a limit: for that moment this
-   * process's own allocations are charged to the run's cgroup, which must not
-   * be able to trigger its OOM killer. Node is single-threaded here, so nothing
-   * else of this process forks in that window; all its threads move with it.
-   * Undefined (nothing spawned) when it cannot: the caller uses the wrapper.
-   */
-  spawnBorn<T>(cgroup: RunCgroup, spawn: () => T): T | undefined {
-    if (!this.canMigrate || cgroup.limitBytes > 0 || this.mount === undefined) return undefined;
-    if (this.home === undefined) {
-      const own = ownCgroupPath(readText('/proc/self/cgroup') ?? '', this.version === 2 ? 'v2' : 'memory');
-      const home = own === undefined ? undefined : resolve(this.mount, `.${sep}${own}`);
-      if (home === undefined || relative(this.mount, home).startsWith('..') || !existsSync(join(home, 'cgroup.procs'))) {
-        this.canMigrate = false;
-        return undefined;
-      }
-      this.home = home;
-    }
-    // cgroup v1 moves one thread through `tasks`: the main thread (its id is the pid), the one that
-    // forks, so Node's other threads go on allocating in their own cgroup. v2 moves processes only.
-    const file = this.version === 1 ? 'tasks' : 'cgroup.procs';
-    try {
-      writeFileSync(join(cgroup.path, file), String(process.pid));
-    } catch {
-      this.canMigrate = false;
-      return undefined;
-    }
-    try {
-      return spawn();
-    } finally {
-      const back = () => {
-        try {
-          writeFileSync(join(this.home!, file), String(process.pid));
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      if (!back() && !back()) {
-        // Stranded in the run's cgroup: its teardown spares this process (killAll), and no later run tries this again.
-        this.canMigrate = false;
-      }
-    }
-  }
 
   /**
    * Makes the run's cgroup and sets its limit (swap cannot hide it); with a
@@ -568,7 +515,7 @@ export class RunCgroup {
     const t0 = performance.now();
     const end = t0 + (options.budgetMs ?? 2_000);
     const killed = new Set<number>();
-    // Never this process, whatever happened to it (see MemoryBackend.spawnBorn).
+    // Never this process, should it ever be found in a run's cgroup.
     const spare = new Set([...(options.spare ?? []), process.pid]);
     // cgroup.kill ends everything in it: not when one process (a session's interpreter, or this one) must stay.
     const useKillFile = this.version === 2 && (options.spare ?? []).length === 0 && !this.pids().includes(process.pid) && existsSync(join(this.path, 'cgroup.kill'));

@@ -155,9 +155,7 @@ export class CommandRun {
     try {
       // The cgroup's wrapper joins the cgroup and then execs the command: same pid, same group.
       // The subreaper forks the command into a group of its own and says its pid on fd 3.
-      // A cgroup without a limit: born in it, with no wrapper (MemoryBackend.spawnBorn), where this process may move.
-      const born = this.cgroup && this.memory ? this.memory.spawnBorn(this.cgroup, () => spawnCommand(this.options)) : undefined;
-      subprocess = born ?? spawnCommand(
+      subprocess = spawnCommand(
         this.cgroup
           ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false }
           : shim
