@@ -68,12 +68,12 @@ export function readDeathNote(dir: string, hostId: string): number | undefined {
 export function forgetDeathNotes(db: Database, dir: string): void {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => name.startsWith('died-'));
+    names = readdirSync(dir).filter((name) => name.startsWith(deathNoteName('')));
   } catch {
     return;
   }
   for (const name of names) {
-    const hostId = name.slice('died-'.length);
+    const hostId = name.slice(deathNoteName('').length);
     if (one(db, `SELECT 1 AS x FROM runs WHERE host_id = ? AND state != 'ended' LIMIT 1`, hostId)) continue;
     rmSync(join(dir, name), { force: true });
   }
@@ -202,7 +202,8 @@ function recoverOne(
   const report: TeardownReport | undefined = reports.length === 0 ? undefined : {
     killed: reports.flatMap((r) => r.killed),
     survivors: reports.flatMap((r) => r.survivors),
-    elapsedMs: reports.reduce((sum, r) => sum + r.elapsedMs, 0),
+    // One teardown per gone host: each scope's share carries its whole time.
+    elapsedMs: Math.max(...reports.map((r) => r.elapsedMs)),
     complete: reports.every((r) => r.complete),
   };
 

@@ -29,7 +29,7 @@ import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
-import { checkInterpreter, checkSpawnable, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
+import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
@@ -97,7 +97,7 @@ export class CommandRun {
   private peak?: PeakFigures;
   private trackTimer?: NodeJS.Timeout;
   /** The subreaper the command runs under, and its status pipe. */
-  private shim?: { pid: number; pipe: Duplex };
+  private shim?: { pid: number; pipe: Duplex; adopting: boolean };
   private readonly shimPending: NodeJS.Signals[] = [];
   private trackedRoot?: number;
 
@@ -129,7 +129,7 @@ export class CommandRun {
   start(): void {
     if (this.memory || this.reaperShim) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
-      const failure = checkSpawnable(this.options) ?? checkInterpreter(this.options);
+      const failure = checkSpawnableWrapped(this.options);
       if (failure) return this.failSpawn(failure);
     }
     if (this.memory) {
@@ -175,7 +175,8 @@ export class CommandRun {
       return;
     }
     this.pgid = subprocess.pid;
-    this.watch?.group(this.pgid, true);
+    // Under the subreaper the run's group is the command's, told when it says its pid (listenToShim).
+    if (!shim) this.watch?.group(this.pgid, true);
     if (this.cgroup) this.watch?.cgroup(this.cgroup.path, true);
     // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
     subprocess.on('error', () => undefined);
@@ -207,7 +208,7 @@ export class CommandRun {
   private listenToShim(subprocess: Subprocess, notBeforeTicks: number | undefined): void {
     const pipe = subprocess.stdio[3] as Duplex | null | undefined;
     if (!pipe) return;
-    this.shim = { pid: subprocess.pid!, pipe };
+    this.shim = { pid: subprocess.pid!, pipe, adopting: true };
     pipe.on('error', () => undefined);
     const lines = createInterface({ input: pipe });
     lines.on('line', (line) => {
@@ -224,6 +225,9 @@ export class CommandRun {
         }
       } else if (message?.type === 'exit') {
         void this.onExit(message.exitCode, message.signal, notBeforeTicks);
+      } else if (message?.type === 'error' && this.shim) {
+        // It could not become a subreaper after all: orphans go to init, as without it.
+        this.shim.adopting = false;
       }
     });
   }
@@ -377,7 +381,8 @@ export class CommandRun {
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
       // With the subreaper, what it adopted is found by parentage; it is never signalled itself.
-      ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : this.cgroup ? {} : { blindSpot: NO_CGROUP }),
+      ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : {}),
+      ...(this.cgroup || this.shim?.adopting ? {} : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };

@@ -20,7 +20,7 @@
 // 1.08-1.28x with node:child_process in the same half hour. An earlier
 // measurement (execa 1.5x a spawn) had kept this file on node:child_process.
 
-import { constants, accessSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, accessSync, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Duplex, Readable, Writable } from 'node:stream';
@@ -75,6 +75,30 @@ export function isShell(argv: string[]): boolean {
 
 /** Checks what can be checked before spawning, so the reader gets the real cause. */
 export function checkSpawnable(spec: SpawnSpec): SpawnFailure | undefined {
+  const found = locate(spec);
+  return 'cause' in found ? found : undefined;
+}
+
+/**
+ * checkSpawnable, and for a command run through a wrapper (a cgroup's or the
+ * subreaper's) its #! interpreter too: there a missing interpreter would read
+ * as the wrapper's own exit 127 instead of the exact cause. One PATH walk.
+ */
+export function checkSpawnableWrapped(spec: SpawnSpec): SpawnFailure | undefined {
+  const found = locate(spec);
+  if ('cause' in found) return found;
+  const interpreter = shebangOf(found.path);
+  if (interpreter === undefined || !interpreter.startsWith('/')) return undefined;
+  try {
+    accessSync(interpreter, constants.X_OK);
+    return undefined;
+  } catch {
+    return { cause: `${effectiveArgv(spec)[0]} names the interpreter ${interpreter} in its #! line, and it was not found.`, status: 126 };
+  }
+}
+
+/** The file the command runs, or why it cannot run. */
+function locate(spec: SpawnSpec): SpawnFailure | { path: string } {
   try {
     if (!statSync(spec.cwd).isDirectory()) {
       return { cause: `The working directory ${spec.cwd} is not a directory.`, status: 126 };
@@ -84,13 +108,16 @@ export function checkSpawnable(spec: SpawnSpec): SpawnFailure | undefined {
   }
   const command = effectiveArgv(spec)[0];
   if (command === undefined || command === '') return { cause: 'No command was given.', status: 127 };
-  if (command.includes('/')) return checkFile(isAbsolute(command) ? command : resolve(spec.cwd, command), command);
+  if (command.includes('/')) {
+    const path = isAbsolute(command) ? command : resolve(spec.cwd, command);
+    return checkFile(path, command) ?? { path };
+  }
   const dirs = (spec.env.PATH ?? '').split(delimiter).filter(Boolean);
   let notExecutable: SpawnFailure | undefined;
   for (const dir of dirs) {
     const candidate = resolve(spec.cwd, join(dir, command));
     const failure = checkFile(candidate, command);
-    if (failure === undefined) return undefined;
+    if (failure === undefined) return { path: candidate };
     if (failure.status === 126) notExecutable ??= failure;
   }
   return notExecutable ?? { cause: `${command} not found on PATH.`, status: 127 };
@@ -125,13 +152,19 @@ export function describeSpawnError(error: { code?: string; message?: string }, s
   return { cause: `${command} could not be started: ${error.code ?? error.message ?? 'unknown error'}.`, status: 126 };
 }
 
+/** The interpreter a #! line names; only the first 256 bytes are read (a command may be a large binary). */
 function shebangOf(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    const head = readFileSync(path, { encoding: 'latin1', flag: 'r' }).slice(0, 256);
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(256);
+    const head = buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0));
     if (!head.startsWith('#!')) return undefined;
     return head.slice(2).split('\n')[0]!.trim().split(/\s+/)[0];
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -150,34 +183,6 @@ export function spawnCommand(spec: SpawnSpec): Subprocess {
   return child;
 }
 
-/**
- * Checks a script's #! interpreter before it is run through a wrapper (a
- * cgroup's or the subreaper's), where a missing interpreter would read as the
- * wrapper's own exit 127 instead of the exact cause.
- */
-export function checkInterpreter(spec: SpawnSpec): SpawnFailure | undefined {
-  const command = effectiveArgv(spec)[0] ?? '';
-  let path: string | undefined;
-  if (command.includes('/')) path = isAbsolute(command) ? command : resolve(spec.cwd, command);
-  else {
-    for (const dir of (spec.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-      const candidate = resolve(spec.cwd, join(dir, command));
-      if (checkFile(candidate, command) === undefined) {
-        path = candidate;
-        break;
-      }
-    }
-  }
-  if (path === undefined) return undefined;
-  const interpreter = shebangOf(path);
-  if (interpreter === undefined || !interpreter.startsWith('/')) return undefined;
-  try {
-    accessSync(interpreter, constants.X_OK);
-    return undefined;
-  } catch {
-    return { cause: `${command} names the interpreter ${interpreter} in its #! line, and it was not found.`, status: 126 };
-  }
-}
 
 export interface ProcessOptions {
   cwd: string;
