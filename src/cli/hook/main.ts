@@ -1,0 +1,37 @@
+// The entry of the hook's own bundle (out/cli/*/hook.mjs): bin/warden.mjs
+// loads it for `warden hook` without the rest of the CLI, so a call costs
+// about what starting Node does.
+
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultHookEnv, HOOK_HELP, parseHookArgs, runHook } from './hook';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function hookMain(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${HOOK_HELP}\n`);
+    return 0;
+  }
+  const parsed = parseHookArgs(args);
+  if (typeof parsed === 'string') {
+    process.stderr.write(`warden: ${parsed}\n`);
+    return 125;
+  }
+  try {
+    const answer = runHook(parsed.harness, parsed, await readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));
+    if (answer.stdout) process.stdout.write(answer.stdout);
+    return answer.exitCode;
+  } catch (error) {
+    // Never block the agent on Warden's own failure: the command goes on as it was, and the user is told.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stdout.write(`${JSON.stringify({ systemMessage: `warden: the hook failed (${message}); the command runs as it was, without Warden.` })}\n`);
+    return 0;
+  }
+}
+
+export const main = hookMain;
