@@ -9,6 +9,8 @@
 // picks some.
 
 import { execa } from 'execa';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
 import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
@@ -77,6 +79,47 @@ function excerpt(text: string): string {
 function sees(text: string, what: string | RegExp, info: string, present = true): void {
   const found = typeof what === 'string' ? text.includes(what) : what.test(text);
   expect(found, `${present ? 'expected' : 'did not expect'} ${String(what)} in what the model saw:\n${excerpt(text)}\n---\n${info}`).toBe(present);
+}
+
+/** The user's config files setup may change, relative to HOME. */
+function userFiles(name: HarnessName): string[] {
+  if (name === 'claude-code') return ['.claude.json', '.claude/settings.json'];
+  if (name === 'codex') return ['.codex/config.toml', '.codex/hooks.json'];
+  return ['.gemini/settings.json'];
+}
+
+function readIfAny(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Settings of the user's own beside the harness's: another hook, a permission rule, comments. */
+function addUserSettings(name: HarnessName, box: Sandbox): void {
+  if (name === 'claude-code') {
+    const settings = { permissions: { allow: ['Bash(ls:*)'], deny: ['Bash(rm -rf /:*)'] }, hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'true' }] }] }, env: { MY_SETTING: '1' } };
+    writeFileSync(join(box.home, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  } else if (name === 'codex') {
+    appendFileSync(join(box.home, '.codex', 'config.toml'), '# my own notes stay\n[tui]\nnotifications = false\n');
+  } else {
+    const file = join(box.home, '.gemini', 'settings.json');
+    const text = readFileSync(file, 'utf8').replace(/\n}\s*$/, ',\n  // my own comment\n  "context": { "fileName": "NOTES.md" }\n}\n');
+    writeFileSync(file, text);
+  }
+}
+
+/** The user's own settings (addUserSettings), by file: what setup --remove must leave as they were. */
+function userSettingKeys(name: HarnessName): [string, string[]][] {
+  if (name === 'claude-code') return [['.claude/settings.json', ['permissions', 'hooks', 'env']], ['.claude.json', ['hasCompletedOnboarding']]];
+  if (name === 'codex') return [];
+  return [['.gemini/settings.json', ['context', 'security', 'telemetry', 'ui', 'privacy']]];
+}
+
+/** JSON with // comments and trailing commas (Gemini CLI's settings). */
+function parseJsonc(text: string): Record<string, unknown> {
+  return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '').replace(/,(\s*[}\]])/g, '$1')) as Record<string, unknown>;
 }
 
 /** Each harness's own marks of a result it cut or moved to a file. */
@@ -211,6 +254,80 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.verdict).toBe('stopped');
       expect(run.notes.join('\n')).toMatch(/agent|client|session/i);
     }, CASE_MS);
+
+    it('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {
+      const { box, results, info } = await play(context, [{ shell: 'echo out-line; echo "bad-$((6*7))" >&2; exit $((4+5))' }, { text: 'It failed.' }], { shell: true });
+      const seen = mcpResult(results, 0).text;
+      sees(seen, 'bad-42', info);
+      sees(seen, /\b9\b/, info);
+      const runs = await history(box);
+      expect(runs.length, `no run in Warden's history: the hook did not route the command\n${excerpt(seen)}\n${info}`).toBe(1);
+      const run = await showRun(box, runs[0]!.id);
+      expect(run.verdict).toBe('failed');
+      expect(run.exitCode).toBe(9);
+      expect(run.stderr).toBe('bad-42\n');
+      // Warden's own answer, not the harness's plain one.
+      sees(seen, 'failed', info);
+    }, CASE_MS);
+
+    // Only Claude Code's shell tool takes a timeout (Bash's timeout, in ms); Codex's exec_command and Gemini's run_shell_command have none.
+    it.runIf(name === 'claude-code')("the shell hook: the harness's own 2 s timeout becomes Warden's limit", async (context) => {
+      const { box, results, info } = await play(context, [{ shell: 'echo begun; sleep 30', timeoutMs: 2000 }, { text: 'It timed out.' }], { shell: true });
+      const seen = mcpResult(results, 0).text;
+      sees(seen, 'timed-out', info);
+      sees(seen, 'begun', info);
+      const runs = await history(box);
+      expect(runs.length, `no run in Warden's history: the hook did not route the command\n${info}`).toBe(1);
+      const run = await showRun(box, runs[0]!.id);
+      expect(run.verdict).toBe('timed-out');
+      expect(run.limitMs).toBe(2000);
+      expect(run.stdout).toBe('begun\n');
+    }, CASE_MS);
+
+    it("setup --remove leaves the user's other settings as they were, and the harness without Warden", async (context) => {
+      if (!script) return context.skip(skipReason);
+      const files = userFiles(name);
+      const box = makeSandbox(name, server.url);
+      boxes.push(box);
+      configureHarness(name, box, server.url);
+      addUserSettings(name, box);
+      const read = () => new Map(files.map((f) => [f, readIfAny(join(box.home, f))]));
+      const remove = async () => {
+        const removed = await execa(process.execPath, [WARDEN_BIN, 'setup', name, '--remove'], { cwd: box.project, env: box.env, extendEnv: false, reject: false, timeout: 60_000 });
+        expect(removed.exitCode, removed.stderr).toBe(0);
+      };
+      // Setup (with the shell hook), then --remove: every file byte for byte as it was.
+      const before = read();
+      await registerWarden(name, box, { shell: true });
+      await remove();
+      for (const [file, text] of read()) expect(text, `${file} after setup --shell, then setup --remove`).toBe(before.get(file));
+
+      // Again, with the harness using Warden in between (it rewrites its own files: Claude Code's
+      // ~/.claude.json, Gemini CLI's settings.json): the user's settings stay, nothing of Warden does.
+      await registerWarden(name, box, { shell: true });
+      server.play([{ mcp: 'run', args: { shell: 'echo registered' } }, { text: 'Fine.' }]);
+      const first = await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      expect(server.results[0]?.text ?? `no result: ${first.stderr.slice(-1000)}`).toContain('registered');
+      await remove();
+      const after = read();
+      for (const [file, text] of after) {
+        if (text !== null) expect(text, `${file} still names Warden after setup --remove`).not.toMatch(/warden/i);
+        if (before.get(file) === null) expect(text, `${file} was created by setup and left by --remove`).toBeNull();
+      }
+      for (const [file, keys] of userSettingKeys(name)) {
+        const was = parseJsonc(before.get(file) ?? '{}');
+        const now = parseJsonc(after.get(file) ?? '{}');
+        for (const key of keys) expect(now[key], `${file} ${key} after setup --remove`).toEqual(was[key]);
+      }
+      if (name === 'codex') expect(after.get('.codex/config.toml')).toBe(before.get('.codex/config.toml'));
+      if (name === 'gemini') expect(after.get('.gemini/settings.json')).toContain('// my own comment');
+
+      server.play([{ shell: 'echo unrouted' }, { text: 'Done.' }]);
+      await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      expect(server.toolNames.some((t) => t.includes('warden')), `warden tools still offered: ${server.toolNames.join(', ')}`).toBe(false);
+      expect(server.results[0]?.text ?? '', 'the shell tool still goes through Warden').toContain('unrouted');
+      expect(await history(box), 'the shell tool still goes through Warden').toHaveLength(1);
+    }, CASE_MS * 2);
 
     it.runIf(name === 'gemini')("Gemini's wait_for_previous is accepted", async (context) => {
       const { results, info, toolNames } = await play(context, [{ mcp: 'run', args: { shell: 'echo in-order', wait_for_previous: true } }, { text: 'Fine.' }]);

@@ -182,7 +182,8 @@ export async function driveHarness(name: HarnessName, script: string, box: Sandb
     name === 'claude-code'
       ? [script, '-p', prompt, '--model', 'claude-sonnet-4-5', '--allowedTools', 'mcp__warden', 'Bash', '--output-format', 'text']
       : name === 'codex'
-        ? [script, 'exec', '--skip-git-repo-check', '--color', 'never', prompt]
+        ? // Codex runs a hook only once the user trusted it (its /hooks review); the tests vet Warden's hook themselves.
+          [script, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--color', 'never', prompt]
         : [script, '-p', prompt, '--model', 'gemini-2.5-pro', '--approval-mode', 'yolo'];
   // A bin is a Node script (Codex, Gemini CLI) or a native executable (Claude Code 2.1.x).
   const native = !/\.(c|m)?js$/.test(script) && !readFileSync(script).subarray(0, 64).toString('latin1').startsWith('#!/usr/bin/env node');

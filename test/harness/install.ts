@@ -27,9 +27,13 @@ export function cacheRoot(): string {
   return join(base, 'warden-test', 'harnesses');
 }
 
-function run(file: string, args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
+function run(file: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  // Not the settings of an npm this runs under (`npm test` passes this project's, e.g. ignore-scripts=true,
+  // which would leave Claude Code without its native binary): npm runs outside the project, with its defaults.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
+  Object.assign(env, { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' });
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, timeout: timeoutMs, maxBuffer: 16 << 20, env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, out: `${stdout}${stderr}`.trim() });
     });
@@ -65,15 +69,17 @@ export async function ensureHarness(pinned: Pinned): Promise<{ script: string } 
   const npmArgs = (args: string[]): [string, string[]] => (npm ? [npm, args] : [process.execPath, [process.env.npm_execpath!, ...args]]);
   const spec = `${pinned.pkg}@${pinned.version}`;
   const [viewFile, viewArgs] = npmArgs(['view', spec, 'version', '--fetch-timeout=20000', '--fetch-retries=1']);
-  const view = await run(viewFile, viewArgs, 60_000);
+  mkdirSync(cacheRoot(), { recursive: true });
+  const view = await run(viewFile, viewArgs, cacheRoot(), 60_000);
   if (view.code !== 0 || view.out.trim().split('\n').pop() !== pinned.version) {
     return { skip: `${spec}: the npm registry could not be reached or has no such version (${view.out.split('\n').slice(-2).join(' ') || `exit ${view.code}`})` };
   }
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const [file, args] = npmArgs(['install', '--prefix', tmp, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', spec]);
-  const install = await run(file, args, 600_000);
+  // Install scripts on: Claude Code's puts its native binary in place.
+  const [file, args] = npmArgs(['install', '--prefix', tmp, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts=false', '--loglevel=error', spec]);
+  const install = await run(file, args, cacheRoot(), 600_000);
   if (install.code !== 0 || !binScript(tmp, pinned)) {
     rmSync(tmp, { recursive: true, force: true });
     return { skip: `${spec}: npm install failed (${install.out.split('\n').slice(-3).join(' ') || `exit ${install.code}`})` };
