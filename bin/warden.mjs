@@ -18,8 +18,8 @@ const entry = process.argv[2] === 'hook' ? 'hook' : 'warden';
 /** Whether the bundle exists and no input it was built from changed since. */
 function fresh() {
   try {
-    const { builtMs, inputs } = JSON.parse(readFileSync(join(current, 'stamp.json'), 'utf8'));
-    for (const input of inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
+    const { builtMs, inputs, hookInputs } = JSON.parse(readFileSync(join(current, 'stamp.json'), 'utf8'));
+    for (const input of entry === 'hook' ? hookInputs : inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
     return true;
   } catch {
     return false;
