@@ -18,8 +18,8 @@ const entry = process.argv[2] === 'hook' ? 'hook' : 'warden';
 /** Whether the bundle exists and no input it was built from changed since. */
 function fresh() {
   try {
-    const { builtMs, inputs } = JSON.parse(readFileSync(join(current, 'stamp.json'), 'utf8'));
-    for (const input of inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
+    const { builtMs, inputs, hookInputs } = JSON.parse(readFileSync(join(current, 'stamp.json'), 'utf8'));
+    for (const input of entry === 'hook' ? hookInputs : inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
     return true;
   } catch {
     return false;
@@ -27,7 +27,14 @@ function fresh() {
 }
 
 async function load() {
-  if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) return import(pathToFileURL(join(root, 'out', 'cli', 'dist', `${entry}.mjs`)).href);
+  if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
+    const bundle = join(root, 'out', 'cli', 'dist', `${entry}.mjs`);
+    if (!existsSync(bundle)) {
+      process.stderr.write(`warden: this package has no CLI bundle (${bundle}): it was packed without its prepack step (npm pack --ignore-scripts=false runs it).\n`);
+      process.exit(125);
+    }
+    return import(pathToFileURL(bundle).href);
+  }
   if (process.env.WARDEN_CLI_SOURCE !== '1') {
     if (!fresh()) {
       process.stderr.write('warden: building the CLI (first run after install or a change)...\n');

@@ -65,7 +65,18 @@ export async function buildCli({ dist = false } = {}) {
     throw new Error(`${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`);
   }
   const inputs = [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
-  writeFileSync(join(dir, 'stamp.json'), `${JSON.stringify({ builtMs: startedMs, inputs })}\n`);
+  // The hook's own inputs (its entry and the chunks it imports): a hook call checks only these.
+  const outputs = result.metafile.outputs;
+  const hookInputs = new Set(['scripts/build-cli.mjs', 'package.json']);
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file) || !outputs[file]) return;
+    seen.add(file);
+    for (const input of Object.keys(outputs[file].inputs)) hookInputs.add(input);
+    for (const imported of outputs[file].imports) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(Object.keys(outputs).find((file) => outputs[file].entryPoint === 'src/cli/hook/main.ts'));
+  writeFileSync(join(dir, 'stamp.json'), `${JSON.stringify({ builtMs: startedMs, inputs, hookInputs: [...hookInputs] })}\n`);
   if (dist) {
     rmSync(DIST, { recursive: true, force: true });
     renameSync(dir, DIST);

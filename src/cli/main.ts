@@ -203,7 +203,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const startTime = processStartTime(command.ownerPid);
     if (startTime === null) throw new UsageError(`--owner-pid ${command.ownerPid}: no such process is running.`);
     const name = processName(command.ownerPid);
-    ownerPid = { pid: command.ownerPid, startTime, label: `process ${command.ownerPid}${name ? ` (${name})` : ''}` };
+    ownerPid = { pid: command.ownerPid, startTime, label: name ?? `process ${command.ownerPid}` };
     // An agent's run is never unbounded by accident: WARDEN_DEFAULT_LIMIT (10m) unless --limit says otherwise.
     if (request.limitMs === undefined) {
       const limit = defaultLimitFrom();

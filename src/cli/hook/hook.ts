@@ -126,6 +126,7 @@ export function whyUnusable(bin: string | null, env: NodeJS.ProcessEnv): string 
       return null;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') return `its state dir ${stateDir} cannot be made: a file stands in its path`;
       if (code !== 'ENOENT') return `its state dir ${stateDir} is not writable (${code ?? 'error'})`;
     }
     const up = dirname(dir);
