@@ -6,10 +6,11 @@
 //
 // Skips, with the reason printed, when the registry cannot be reached or a
 // CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
-// picks some.
+// picks some. WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
+// model got back.
 
 import { execa } from 'execa';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
@@ -168,6 +169,13 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       const results = [...server.results];
       const calls = [...server.calls];
       const info = `${name} exit ${drive.exitCode}${drive.timedOut ? ' (timed out)' : ''}\nstdout: ${drive.stdout.slice(-1500)}\nstderr: ${drive.stderr.slice(-1500)}\ncalls: ${JSON.stringify(calls)}\nresults: ${results.length}`;
+      const record = process.env.WARDEN_HARNESS_RECORD;
+      if (record) {
+        // What the model was given and got back, for the README's excerpts.
+        mkdirSync(record, { recursive: true });
+        const slug = `${name}-${context.task.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
+        writeFileSync(join(record, `${slug}.json`), JSON.stringify({ calls, results: results.map((r) => ({ tool: r.tool, text: r.text })) }, null, 2));
+      }
       expect(drive.timedOut, info).toBe(false);
       expect(results.length, info).toBe(steps.length - 1);
       return { box, drive, results, calls, info, endedAt, toolNames: server.toolNames };

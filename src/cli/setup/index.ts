@@ -199,6 +199,9 @@ function codexChange(path: string, paths: SetupPaths, limit: string): Change {
     `env_vars = [${PASSED_SETTINGS.map(tomlString).join(', ')}]`,
     `tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
     'startup_timeout_sec = 30',
+    // Without it codex exec (0.169) starts the first turn without waiting for an optional server: seen in
+    // test/harness/ under load, the model was offered no Warden tool.
+    'required = true',
     '',
     '[mcp_servers.warden.env]',
     `WARDEN_DEFAULT_LIMIT = ${tomlString(limit)}`,
