@@ -65,9 +65,9 @@ function runIdIn(text: string): string | undefined {
   return /"id"\s*:\s*"([0-9a-f]{12})"/.exec(text)?.[1] ?? /\b([0-9a-f]{12})\b/.exec(text)?.[1];
 }
 
-/** The exit code as the model reads it: `"exitCode":N` (JSON) or `<exit_code>N</exit_code>` (text). */
+/** The exit code as the model reads it: `"exitCode":N` (JSON), `<exit_code>N</exit_code>` (text) or a harness's `Exit code N`. */
 function exitCodeIn(text: string): number | undefined {
-  const m = /exit_?code\W{1,4}(\d+)/i.exec(text);
+  const m = /exit[_ ]?code\W{1,4}(\d+)/i.exec(text);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -264,17 +264,17 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
     }, CASE_MS);
 
     it('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {
-      const { box, results, info } = await play(context, [{ shell: 'echo out-line; echo "bad-$((6*7))" >&2; exit $((4+5))' }, { text: 'It failed.' }], { shell: true });
+      const { box, results, info } = await play(context, [{ shell: 'echo out-line; ls /nonexistent-dir-42' }, { text: 'It failed.' }], { shell: true });
       const seen = mcpResult(results, 0).text;
-      sees(seen, 'bad-42', info);
-      sees(seen, /\b9\b/, info);
+      sees(seen, 'No such file or directory', info);
+      expect(exitCodeIn(seen), excerpt(seen)).toBe(2);
       const runs = await history(box);
       expect(runs.length, `no run in Warden's history: the hook did not route the command\n${excerpt(seen)}\n${info}`).toBe(1);
       const run = await showRun(box, runs[0]!.id);
       expect(run.verdict).toBe('failed');
-      expect(run.exitCode).toBe(9);
-      expect(run.stderr).toBe('bad-42\n');
-      // Warden's own answer, not the harness's plain one.
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain('No such file or directory');
+      // Warden's answer (verdict and advice), not only the harness's own.
       sees(seen, 'failed', info);
     }, CASE_MS);
 
