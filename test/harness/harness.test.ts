@@ -113,7 +113,8 @@ function addUserSettings(name: HarnessName, box: Sandbox): void {
 
 /** The user's own settings (addUserSettings), by file: what setup --remove must leave as they were. */
 function userSettingKeys(name: HarnessName): [string, string[]][] {
-  if (name === 'claude-code') return [['.claude/settings.json', ['permissions', 'hooks', 'env']], ['.claude.json', ['hasCompletedOnboarding']]];
+  // (Not env: Claude Code adds DISABLE_AUTOUPDATER to it itself.)
+  if (name === 'claude-code') return [['.claude/settings.json', ['permissions', 'hooks']], ['.claude.json', ['hasCompletedOnboarding']]];
   if (name === 'codex') return [];
   return [['.gemini/settings.json', ['context', 'security', 'telemetry', 'ui', 'privacy']]];
 }

@@ -28,9 +28,10 @@ export function cacheRoot(): string {
 }
 
 function run(file: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  // Not the settings of an npm this runs under (`npm test` passes this project's, e.g. ignore-scripts=true,
-  // which would leave Claude Code without its native binary): npm runs outside the project, with its defaults.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
+  // Not this project's settings that `npm test` passes down (ignore-scripts=true would leave Claude Code
+  // without its native binary; its prefix and package); the user's registry, proxy and cache stay.
+  const own = /^npm_(config_(ignore_scripts|prefix|local_prefix|global_prefix)$|package_|lifecycle_)/i;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !own.test(key)));
   Object.assign(env, { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' });
   return new Promise((resolve) => {
     execFile(file, args, { cwd, timeout: timeoutMs, maxBuffer: 16 << 20, env }, (error, stdout, stderr) => {
@@ -38,6 +39,12 @@ function run(file: string, args: string[], cwd: string, timeoutMs: number): Prom
       resolve({ code, out: `${stdout}${stderr}`.trim() });
     });
   });
+}
+
+/** npm's own account of a failure: its error code and first message line. */
+function npmError(out: string): string {
+  const lines = out.split('\n').filter((line) => line.startsWith('npm error') && !/complete log|npm help|If you are behind/.test(line));
+  return lines.slice(0, 2).join('; ');
 }
 
 /** The entry script of an installed package's bin, or null. */
@@ -72,7 +79,7 @@ export async function ensureHarness(pinned: Pinned): Promise<{ script: string } 
   mkdirSync(cacheRoot(), { recursive: true });
   const view = await run(viewFile, viewArgs, cacheRoot(), 60_000);
   if (view.code !== 0 || view.out.trim().split('\n').pop() !== pinned.version) {
-    return { skip: `${spec}: the npm registry could not be reached or has no such version (${view.out.split('\n').slice(-2).join(' ') || `exit ${view.code}`})` };
+    return { skip: `${spec}: the npm registry could not be reached or has no such version (${npmError(view.out) || `exit ${view.code}`})` };
   }
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -82,7 +89,7 @@ export async function ensureHarness(pinned: Pinned): Promise<{ script: string } 
   const install = await run(file, args, cacheRoot(), 600_000);
   if (install.code !== 0 || !binScript(tmp, pinned)) {
     rmSync(tmp, { recursive: true, force: true });
-    return { skip: `${spec}: npm install failed (${install.out.split('\n').slice(-3).join(' ') || `exit ${install.code}`})` };
+    return { skip: `${spec}: npm install failed (${npmError(install.out) || `exit ${install.code}`})` };
   }
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);

@@ -239,7 +239,10 @@ function mcpEntry(paths: SetupPaths, limit: string, extra: Record<string, unknow
 }
 
 export function changesFor(options: SetupOptions, paths: SetupPaths): { changes: Change[]; notes: string[] } {
-  const { harness, scope, shell, limit } = options;
+  const { harness, scope, limit } = options;
+  // --remove takes out the shell hook too: a user undoing Warden expects none of it left (with the hook
+  // left in place, the harness's shell still ran through warden run; seen in test/harness/).
+  const shell = options.shell || options.remove;
   const changes: Change[] = [];
   const notes: string[] = [];
   const project = paths.cwd;
@@ -257,7 +260,7 @@ export function changesFor(options: SetupOptions, paths: SetupPaths): { changes:
     changes.push(codexChange(join(codexHome, 'config.toml'), paths, limit));
     if (shell) {
       changes.push(hookChange(join(codexHome, 'hooks.json'), 'PreToolUse', { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, limit), timeout: 30 }] }, harness));
-      notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
+      if (!options.remove) notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
     }
     if (scope === 'project') notes.push('Codex reads a project .codex/ only in a trusted project.');
   } else {
