@@ -275,8 +275,32 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.verdict).toBe('failed');
       expect(run.exitCode).toBe(2);
       expect(run.stderr).toContain('No such file or directory');
-      // Warden's answer (verdict and advice), not only the harness's own.
+      // Warden's answer (verdict and advice), not only the harness's own, and nothing of Warden's own chatter.
       sees(seen, 'failed', info);
+      sees(seen, /starting a background Warden host/, info, false);
+    }, CASE_MS);
+
+    // Codex's hook yields after 8 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
+    it.runIf(name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
+      const nextOf = (text: string) => /<next>(.*)<\/next>/.exec(text)?.[1] ?? 'echo no-next-line-seen';
+      const { box, results, info } = await play(
+        context,
+        [{ shell: 'echo first-part; sleep 12; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
+        { shell: true },
+      );
+      const first = mcpResult(results, 0).text;
+      sees(first, 'running', info);
+      sees(first, 'first-part', info);
+      // Codex shows the exit status first: a yield is not an error.
+      sees(first, 'Process exited with code 0', info);
+      sees(first, /<next>"[^"]+" "[^"]+warden\.mjs" wait [0-9a-f]{12} --format shell-results/, info);
+      const second = mcpResult(results, 1).text;
+      sees(second, 'second-part', info);
+      sees(second, 'failed', info);
+      sees(second, /<exit_code>3<\/exit_code>/, info);
+      const runs = await history(box);
+      expect(runs.length, info).toBe(1);
+      expect((await showRun(box, runs[0]!.id)).stdout).toBe('first-part\nsecond-part\n');
     }, CASE_MS);
 
     // Only Claude Code's shell tool takes a timeout (Bash's timeout, in ms); Codex's exec_command and Gemini's run_shell_command have none.
