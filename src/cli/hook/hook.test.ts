@@ -152,6 +152,27 @@ describe('warden hook gemini', () => {
   });
 });
 
+describe('warden hook gemini and Gemini\'s own rules', () => {
+  const input = (command: string, cwd: string) => ({ session_id: 's', cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+
+  it('leaves a command that a tools.exclude entry, a deny or ask_user policy rule, or a tools.core list is about to Gemini, which checks its policy on the rewritten call', async () => {
+    const dir = home({
+      '.gemini/settings.json': '{\n  // mine\n  "tools": {"exclude": ["run_shell_command(rm)"]},\n}\n',
+      '.gemini/policies/mine.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git push", "npm publish"]\ndecision = "deny"\npriority = 500\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git status"\ndecision = "allow"\npriority = 100\n',
+      'project/.gemini/policies/ask.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "docker"\ndecision = "ask_user"\npriority = 200\n',
+    });
+    const project = join(dir, 'project');
+    for (const command of ['rm -rf build', 'cd x && sudo rm y', 'git push origin main', 'make && npm publish --dry-run', 'docker ps']) {
+      expect((await hook('gemini', input(command, project), dir)).raw, command).toBe('');
+    }
+    for (const command of ['git status', 'ls -la', 'npm test']) {
+      expect((await hook('gemini', input(command, project), dir)).out?.hookSpecificOutput?.tool_input?.command, command).toContain(' run --format shell-results ');
+    }
+    const core = home({ '.gemini/settings.json': JSON.stringify({ tools: { core: ['run_shell_command(git)', 'read_file'] } }) });
+    expect((await hook('gemini', input('ls', core), core)).raw).toBe('');
+  });
+});
+
 describe('warden hook codex', () => {
   const input = (command: string) => ({ session_id: 's', turn_id: 't', transcript_path: null, cwd: '/tmp', hook_event_name: 'PreToolUse', model: 'm', permission_mode: 'bypassPermissions', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c1' });
 
