@@ -110,6 +110,13 @@ describe('warden hook claude-code', () => {
     expect((await decide('npm test', 'dontAsk')).permissionDecision).toBe('allow');
   });
 
+  it('leaves commands to Claude Code\'s own sandbox when it is on (the host would run them outside it)', async () => {
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'] }, sandbox: { enabled: true } } });
+    expect((await hook('claude-code', claudeInput('make'), dir)).raw).toBe('');
+    const unsandboxed = await hook('claude-code', claudeInput('make', { dangerouslyDisableSandbox: true }), dir);
+    expect(unsandboxed.out!.hookSpecificOutput!.permissionDecision).toBe('allow');
+  });
+
   it('asks when a settings file cannot be read', async () => {
     const dir = home({ '.claude/settings.json': '{ not json', 'project/.claude/settings.json': { permissions: { allow: ['Bash'] } } });
     const { out } = await hook('claude-code', claudeInput('ls'), dir);

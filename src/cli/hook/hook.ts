@@ -44,7 +44,8 @@ reads, and --allowedTools / --disallowedTools), and "ask" when it cannot tell.
 Gemini CLI and Codex check their own rules on the rewritten call, so a command
 one of their deny rules (Gemini: tools.exclude, deny or ask_user policies;
 Codex: exec-policy rules) is about is left to them, unchanged; so is every
-command of a sandboxed Codex (a Warden host would run it outside the sandbox).
+command of a sandboxed Codex, or of Claude Code with its sandbox on (a Warden
+host would run it outside the sandbox).
 Warden's own commands pass through untouched; if Warden cannot run here, the
 original command runs as it was, and the hook says so.
 
@@ -239,7 +240,10 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     const configDir = context.env.CLAUDE_CONFIG_DIR || join(context.home, '.claude');
     const projectDir = context.env.CLAUDE_PROJECT_DIR || (typeof input.cwd === 'string' ? input.cwd : process.cwd());
     const agent = context.agent();
-    const verdict = decideClaude(command, claudeRules({ configDir, projectDir, managedDir: context.env.WARDEN_CLAUDE_MANAGED_DIR || '/etc/claude-code', agentArgv: agent?.argv ?? [] }), typeof input.permission_mode === 'string' ? input.permission_mode : undefined);
+    const rules = claudeRules({ configDir, projectDir, managedDir: context.env.WARDEN_CLAUDE_MANAGED_DIR || '/etc/claude-code', agentArgv: agent?.argv ?? [] });
+    // Claude Code's own sandbox would hold the warden client, not the command the host runs for it: leave sandboxed commands to Claude Code.
+    if (rules.sandboxed === true && toolInput.dangerouslyDisableSandbox !== true) return PASS;
+    const verdict = decideClaude(command, rules, typeof input.permission_mode === 'string' ? input.permission_mode : undefined);
     ({ decision, reason } = verdict);
     if (decision === 'deny') {
       return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`, exitCode: 0 };

@@ -27,6 +27,8 @@ export interface RuleSet {
   /** A settings file that exists but could not be read: its rules are unknown. */
   unreadable: string[];
   defaultMode?: string;
+  /** Claude Code's own sandbox (settings sandbox.enabled) is on for Bash commands. */
+  sandboxed?: boolean;
 }
 
 export function emptyRules(): RuleSet {
@@ -50,7 +52,8 @@ function readJson(path: string, into: RuleSet): unknown {
 }
 
 function addSettings(path: string, into: RuleSet): void {
-  const settings = readJson(path, into) as { permissions?: { allow?: unknown; ask?: unknown; deny?: unknown; defaultMode?: unknown } } | undefined;
+  const settings = readJson(path, into) as { permissions?: { allow?: unknown; ask?: unknown; deny?: unknown; defaultMode?: unknown }; sandbox?: { enabled?: unknown } } | undefined;
+  if (typeof settings?.sandbox?.enabled === 'boolean') into.sandboxed = settings.sandbox.enabled;
   const permissions = settings?.permissions;
   if (!permissions || typeof permissions !== 'object') return;
   for (const kind of ['allow', 'ask', 'deny'] as const) {
