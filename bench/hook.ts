@@ -1,4 +1,4 @@
-// (q) What `warden hook` costs per shell command an agent runs: the hook as
+// (r) What `warden hook` costs per shell command an agent runs: the hook as
 // the harness calls it (a process reading Claude Code's PreToolUse JSON on
 // stdin, with the user's settings holding permission rules), against
 // `node -e 0` with the same stdin, interleaved call by call (which side goes
@@ -47,7 +47,7 @@ export async function benchHook(options: { calls: number }): Promise<Figure> {
     const n = median(times.node);
     const h = median(times.hook);
     return {
-      title: `(q) warden hook per call (${options.calls} calls per side, interleaved)`,
+      title: `(r) warden hook per call (${options.calls} calls per side, interleaved)`,
       lines: [
         `median node -e 0 ${ms(n)} (p90 ${ms(quantile(times.node, 0.9))}), warden hook claude-code ${ms(h)} (p90 ${ms(quantile(times.hook, 0.9))}): ${ratio(h, n)}`,
         `answer: ${first.stdout.length} bytes of JSON (permissionDecision allow, the command rewritten into warden run)`,

@@ -39,13 +39,10 @@ export async function buildCli({ dist = false } = {}) {
   const name = `${dist ? '.dist' : 'build'}-${Date.now().toString(36)}-${process.pid}`;
   const dir = join(outRoot, name);
   const startedMs = Date.now();
-  const result = await build({
+  const shared = {
     absWorkingDir: root,
-    entryPoints: { warden: 'src/cli/main.ts', hook: 'src/cli/hook/main.ts' },
     outdir: dir,
     bundle: true,
-    // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -56,27 +53,23 @@ export async function buildCli({ dist = false } = {}) {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-  });
+  };
+  // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
+  const result = await build({ ...shared, entryPoints: { warden: 'src/cli/main.ts' }, splitting: true });
+  // The hook is one file of its own: a harness calls it before every shell command, and each module loaded costs.
+  const hook = await build({ ...shared, entryPoints: { hook: 'src/cli/hook/main.ts' }, splitting: false });
   // A warning is an import esbuild could not follow (a module that does not exist yet, say): a bundle
   // built past it would fail at run time, long after this check said it was fresh.
-  if (result.warnings.length > 0) {
+  const warnings = [...result.warnings, ...hook.warnings];
+  if (warnings.length > 0) {
     rmSync(dir, { recursive: true, force: true });
-    const first = result.warnings[0];
+    const first = warnings[0];
     throw new Error(`${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`);
   }
-  const inputs = [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
-  // The hook's own inputs (its entry and the chunks it imports): a hook call checks only these.
-  const outputs = result.metafile.outputs;
-  const hookInputs = new Set(['scripts/build-cli.mjs', 'package.json']);
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file) || !outputs[file]) return;
-    seen.add(file);
-    for (const input of Object.keys(outputs[file].inputs)) hookInputs.add(input);
-    for (const imported of outputs[file].imports) if (imported.kind === 'import-statement') visit(imported.path);
-  };
-  visit(Object.keys(outputs).find((file) => outputs[file].entryPoint === 'src/cli/hook/main.ts'));
-  writeFileSync(join(dir, 'stamp.json'), `${JSON.stringify({ builtMs: startedMs, inputs, hookInputs: [...hookInputs] })}\n`);
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'])];
+  // A hook call checks only the hook's own inputs for freshness.
+  const hookInputs = [...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
+  writeFileSync(join(dir, 'stamp.json'), `${JSON.stringify({ builtMs: startedMs, inputs, hookInputs })}\n`);
   if (dist) {
     rmSync(DIST, { recursive: true, force: true });
     renameSync(dir, DIST);

@@ -4,12 +4,13 @@
 // command through a background host, `warden mcp`'s initialize, and
 // `warden hook`, as root and as `nobody`; and the install directory holds
 // the same files afterwards (nothing is written into it at run time). Also
-// `npm install -g .` from the checkout. The dependencies come from npm's
+// `npm install -g .` from the checkout. All of it on a copy of the checkout
+// (prepack rebuilds out/). The dependencies come from npm's
 // cache (--prefer-offline); where neither the cache nor the registry has
 // them, the install part is skipped with the reason printed.
 
 import { execa } from 'execa';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,8 +46,13 @@ function stateDir(owner?: number): string {
   return dir;
 }
 
+/** A copy of the checkout to pack, so prepack's builds never touch this checkout's out/ while other tests read it. */
+const checkout = join(work, 'checkout');
+
 beforeAll(async () => {
-  const packed = await execa('npm', ['pack', '--ignore-scripts=false', '--pack-destination', work], { cwd: ROOT, reject: false, all: true });
+  for (const part of ['package.json', 'package-lock.json', '.npmrc', 'README.md', 'tsconfig.json', 'electron.vite.config.ts', 'bin', 'scripts', 'src', 'runtime']) cpSync(join(ROOT, part), join(checkout, part), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+  const packed = await execa('npm', ['pack', '--ignore-scripts=false', '--pack-destination', work], { cwd: checkout, reject: false, all: true });
   if (packed.exitCode !== 0) throw new Error(`npm pack failed: ${packed.all}`);
   const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
   prefix = join(work, 'prefix');
@@ -125,7 +131,7 @@ describe('npm pack + npm install -g', () => {
   it('installs from the checkout with npm install -g . the same way', async (context) => {
     if (skipped) return context.skip(skipped);
     const linked = join(work, 'prefix-link');
-    const installed = await execa('npm', ['install', '-g', '--prefix', linked, '--prefer-offline', '--no-audit', '--no-fund', '.'], { cwd: ROOT, reject: false, all: true });
+    const installed = await execa('npm', ['install', '-g', '--prefix', linked, '--prefer-offline', '--no-audit', '--no-fund', '.'], { cwd: checkout, reject: false, all: true });
     expect(installed.exitCode, installed.all).toBe(0);
     const run = await execa(join(linked, 'bin', 'warden'), ['run', '--', 'echo', 'hi'], { reject: false, env: { WARDEN_STATE_DIR: stateDir() } });
     expect(run.exitCode, run.stderr).toBe(0);

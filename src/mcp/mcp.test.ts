@@ -533,6 +533,7 @@ describe('warden mcp over raw stdio', { timeout: 60_000 }, () => {
       waiters.splice(0).forEach((w) => w());
     });
     child.stderr.resume();
+    child.stdin.on('error', () => undefined); // a server that died is seen by the assertions, not as EPIPE
     const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number; message: string } });
     const next = async (count: number) => {
       const until = Date.now() + 30_000;

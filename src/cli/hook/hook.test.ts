@@ -110,6 +110,13 @@ describe('warden hook claude-code', () => {
     expect((await decide('npm test', 'dontAsk')).permissionDecision).toBe('allow');
   });
 
+  it('leaves commands to Claude Code\'s own sandbox when it is on (the host would run them outside it)', async () => {
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'] }, sandbox: { enabled: true } } });
+    expect((await hook('claude-code', claudeInput('make'), dir)).raw).toBe('');
+    const unsandboxed = await hook('claude-code', claudeInput('make', { dangerouslyDisableSandbox: true }), dir);
+    expect(unsandboxed.out!.hookSpecificOutput!.permissionDecision).toBe('allow');
+  });
+
   it('asks when a settings file cannot be read', async () => {
     const dir = home({ '.claude/settings.json': '{ not json', 'project/.claude/settings.json': { permissions: { allow: ['Bash'] } } });
     const { out } = await hook('claude-code', claudeInput('ls'), dir);
@@ -149,6 +156,27 @@ describe('warden hook gemini', () => {
     const background = await hook('gemini', { ...input, tool_input: { command: 'sleep 100', is_background: true } }, dir);
     expect(background.out!.hookSpecificOutput!.tool_input).toEqual({ command: `${PREFIX} --owner-pid ${process.pid} --limit 10m -- bash -c 'sleep 100'`, is_background: true });
     expect((await hook('gemini', { ...input, tool_name: 'read_file', tool_input: { path: 'x' } }, dir)).raw).toBe('');
+  });
+});
+
+describe('warden hook gemini and Gemini\'s own rules', () => {
+  const input = (command: string, cwd: string) => ({ session_id: 's', cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+
+  it('leaves a command that a tools.exclude entry, a deny or ask_user policy rule, or a tools.core list is about to Gemini, which checks its policy on the rewritten call', async () => {
+    const dir = home({
+      '.gemini/settings.json': '{\n  // mine\n  "tools": {"exclude": ["run_shell_command(rm)"]},\n}\n',
+      '.gemini/policies/mine.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git push", "npm publish"]\ndecision = "deny"\npriority = 500\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "git status"\ndecision = "allow"\npriority = 100\n',
+      'project/.gemini/policies/ask.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "docker"\ndecision = "ask_user"\npriority = 200\n',
+    });
+    const project = join(dir, 'project');
+    for (const command of ['rm -rf build', 'cd x && sudo rm y', 'git push origin main', 'make && npm publish --dry-run', 'docker ps']) {
+      expect((await hook('gemini', input(command, project), dir)).raw, command).toBe('');
+    }
+    for (const command of ['git status', 'ls -la', 'npm test']) {
+      expect((await hook('gemini', input(command, project), dir)).out?.hookSpecificOutput?.tool_input?.command, command).toContain(' run --format shell-results ');
+    }
+    const core = home({ '.gemini/settings.json': JSON.stringify({ tools: { core: ['run_shell_command(git)', 'read_file'] } }) });
+    expect((await hook('gemini', input('ls', core), core)).raw).toBe('');
   });
 });
 

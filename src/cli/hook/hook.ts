@@ -19,7 +19,8 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseDuration } from '../../shared/duration';
 import { resolveStateDir } from '../../main/store/state-dir';
-import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, type Decision } from './rules';
+import { parseJsonc, valueOf } from '../setup/jsonc';
+import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, geminiRestriction, type Decision } from './rules';
 import { shQuote, splitCommand, wordsOf } from './shell';
 
 export const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
@@ -40,6 +41,11 @@ run_in_background / is_background commands are not yielded.
 It answers with the decision the user's own rules give the original command
 (Claude Code: permissions.allow, ask and deny from every settings file it
 reads, and --allowedTools / --disallowedTools), and "ask" when it cannot tell.
+Gemini CLI and Codex check their own rules on the rewritten call, so a command
+one of their deny rules (Gemini: tools.exclude, deny or ask_user policies;
+Codex: exec-policy rules) is about is left to them, unchanged; so is every
+command of a sandboxed Codex, or of Claude Code with its sandbox on (a Warden
+host would run it outside the sandbox).
 Warden's own commands pass through untouched; if Warden cannot run here, the
 original command runs as it was, and the hook says so.
 
@@ -234,7 +240,10 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     const configDir = context.env.CLAUDE_CONFIG_DIR || join(context.home, '.claude');
     const projectDir = context.env.CLAUDE_PROJECT_DIR || (typeof input.cwd === 'string' ? input.cwd : process.cwd());
     const agent = context.agent();
-    const verdict = decideClaude(command, claudeRules({ configDir, projectDir, managedDir: context.env.WARDEN_CLAUDE_MANAGED_DIR || '/etc/claude-code', agentArgv: agent?.argv ?? [] }), typeof input.permission_mode === 'string' ? input.permission_mode : undefined);
+    const rules = claudeRules({ configDir, projectDir, managedDir: context.env.WARDEN_CLAUDE_MANAGED_DIR || '/etc/claude-code', agentArgv: agent?.argv ?? [] });
+    // Claude Code's own sandbox would hold the warden client, not the command the host runs for it: leave sandboxed commands to Claude Code.
+    if (rules.sandboxed === true && toolInput.dangerouslyDisableSandbox !== true) return PASS;
+    const verdict = decideClaude(command, rules, typeof input.permission_mode === 'string' ? input.permission_mode : undefined);
     ({ decision, reason } = verdict);
     if (decision === 'deny') {
       return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`, exitCode: 0 };
@@ -249,6 +258,23 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     if (prefixes === null || codexRulesTouch(command, prefixes)) return PASS;
     decision = 'allow';
     reason = 'Codex checks its own approval policy on the rewritten command';
+  }
+
+  if (harness === 'gemini') {
+    const projectDir = typeof input.cwd === 'string' ? input.cwd : process.cwd();
+    const geminiHome = join(context.env.GEMINI_CLI_HOME || context.home, '.gemini');
+    const systemSettings = context.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH || '/etc/gemini-cli/settings.json';
+    const restriction = geminiRestriction(
+      command,
+      [join(geminiHome, 'settings.json'), join(projectDir, '.gemini', 'settings.json'), systemSettings],
+      [join(geminiHome, 'policies'), join(projectDir, '.gemini', 'policies'), join(dirname(systemSettings), 'policies')],
+      (text) => {
+        const root = parseJsonc(text);
+        return root === null ? {} : valueOf(text, root);
+      },
+    );
+    // Gemini checks its policy on the call as the hook leaves it: a rule about the original must see the original.
+    if (restriction !== null) return PASS;
   }
 
   const why = context.unusable();

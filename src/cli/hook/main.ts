@@ -2,17 +2,23 @@
 // loads it for `warden hook` without the rest of the CLI, so a call costs
 // about what starting Node does.
 
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultHookEnv, HOOK_HELP, parseHookArgs, runHook } from './hook';
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** All of stdin, read at once (a hook's input is one small JSON document). */
+function readStdin(): string {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    // No stdin at all (closed): an empty input, which the hook says is not JSON.
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return readFileSync('/dev/stdin', 'utf8');
+    return '';
+  }
 }
 
-export async function hookMain(args: string[]): Promise<number> {
+export function hookMain(args: string[]): number {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${HOOK_HELP}\n`);
     return 0;
@@ -23,7 +29,7 @@ export async function hookMain(args: string[]): Promise<number> {
     return 125;
   }
   try {
-    const answer = runHook(parsed.harness, parsed, await readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));
+    const answer = runHook(parsed.harness, parsed, readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));
     if (answer.stdout) process.stdout.write(answer.stdout);
     return answer.exitCode;
   } catch (error) {

@@ -27,6 +27,8 @@ export interface RuleSet {
   /** A settings file that exists but could not be read: its rules are unknown. */
   unreadable: string[];
   defaultMode?: string;
+  /** Claude Code's own sandbox (settings sandbox.enabled) is on for Bash commands. */
+  sandboxed?: boolean;
 }
 
 export function emptyRules(): RuleSet {
@@ -50,7 +52,8 @@ function readJson(path: string, into: RuleSet): unknown {
 }
 
 function addSettings(path: string, into: RuleSet): void {
-  const settings = readJson(path, into) as { permissions?: { allow?: unknown; ask?: unknown; deny?: unknown; defaultMode?: unknown } } | undefined;
+  const settings = readJson(path, into) as { permissions?: { allow?: unknown; ask?: unknown; deny?: unknown; defaultMode?: unknown }; sandbox?: { enabled?: unknown } } | undefined;
+  if (typeof settings?.sandbox?.enabled === 'boolean') into.sandboxed = settings.sandbox.enabled;
   const permissions = settings?.permissions;
   if (!permissions || typeof permissions !== 'object') return;
   for (const kind of ['allow', 'ask', 'deny'] as const) {
@@ -250,4 +253,76 @@ export function codexRulesTouch(command: string, prefixes: string[][]): boolean 
   const firsts = new Set<string>();
   for (const part of [command, ...parts]) for (const v of variants(part)) firsts.add(wordsOf(v)[0] ?? '');
   return prefixes.some((p) => firsts.has(p[0] ?? '') || firsts.has((p[0] ?? '').split('/').pop() ?? ''));
+}
+
+/** Whether one of the original command's simple commands (as written, or with assignments and wrappers taken off) starts with prefix as whole words. */
+function startsWithWords(command: string, prefix: string): boolean {
+  const { parts } = splitCommand(command);
+  const want = wordsOf(prefix).join(' ');
+  if (want === '') return true;
+  return [command, ...parts].some((part) => variants(part).some((v) => v === want || v.startsWith(`${want} `)));
+}
+
+function readLoose(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Strings of a TOML value: "x", 'x' or an array of them. */
+function tomlStrings(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return [...value.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)].map((m) => (m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : (m[2] ?? '')));
+}
+
+/**
+ * Why Gemini CLI's own rules may stop or question this command, or null.
+ * Gemini checks its policy on the call as the hook left it, so a deny rule
+ * about `rm` would not see `rm` in `warden run ... -- bash -c 'rm ...'`: the
+ * hook leaves such commands alone and Gemini judges them itself. Read: the
+ * settings' tools.exclude and tools.core (user, project, system), and the
+ * policy files' [[rule]]s with decision deny or ask_user (user, project,
+ * system policies directories).
+ */
+export function geminiRestriction(command: string, settingsFiles: string[], policyDirs: string[], parseSettings: (text: string) => unknown): string | null {
+  for (const file of settingsFiles) {
+    const text = readLoose(file);
+    if (text === null) continue;
+    let settings: { tools?: { exclude?: unknown; core?: unknown } };
+    try {
+      settings = parseSettings(text) as typeof settings;
+    } catch {
+      return `${file} cannot be read`;
+    }
+    const list = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+    for (const entry of list(settings?.tools?.exclude)) {
+      const m = /^(run_shell_command|ShellTool)\s*(?:\((.*)\))?$/.exec(entry.trim());
+      if (m && (m[2] === undefined || startsWithWords(command, m[2]))) return `tools.exclude ${entry} in ${file}`;
+    }
+    if (list(settings?.tools?.core).some((entry) => /^(run_shell_command|ShellTool)\s*\(/.test(entry.trim()))) return `tools.core limits shell commands in ${file}`;
+  }
+  for (const dir of policyDirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((name) => name.endsWith('.toml'));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const text = readLoose(join(dir, name));
+      if (text === null) return `${join(dir, name)} cannot be read`;
+      for (const block of text.split(/^\s*\[\[\s*rule\s*\]\]\s*$/m).slice(1)) {
+        const field = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*(.+)$`, 'm').exec(block.split(/^\s*\[/m)[0] ?? '')?.[1];
+        const decision = tomlStrings(field('decision'))[0];
+        if (decision !== 'deny' && decision !== 'ask_user') continue;
+        const tools = tomlStrings(field('toolName'));
+        if (tools.length > 0 && !tools.some((t) => t === 'run_shell_command' || t === '*')) continue;
+        const prefixes = tomlStrings(field('commandPrefix'));
+        if (prefixes.length > 0 ? prefixes.some((p) => startsWithWords(command, p)) : true) return `a ${decision} rule in ${join(dir, name)}`;
+      }
+    }
+  }
+  return null;
 }

@@ -260,7 +260,10 @@ export function changesFor(options: SetupOptions, paths: SetupPaths): { changes:
     changes.push(codexChange(join(codexHome, 'config.toml'), paths, limit));
     if (shell) {
       changes.push(hookChange(join(codexHome, 'hooks.json'), 'PreToolUse', { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, limit), timeout: 30 }] }, harness));
-      if (!options.remove) notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
+      if (!options.remove) {
+        notes.push('Codex runs a new hook only once you have reviewed and trusted it: open Codex and trust it in /hooks.');
+        notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
+      }
     }
     if (scope === 'project') notes.push('Codex reads a project .codex/ only in a trusted project.');
   } else {
