@@ -48,7 +48,7 @@ Options:
   --limit D             the default limit of the agent's runs (default 10m;
                         WARDEN_DEFAULT_LIMIT of the server, --limit of the hook)
   --dry-run             print the change as a diff; write nothing
-  --remove              take out what setup added
+  --remove              take out what setup added (the server and the hook)
   --help                show this help`;
 
 const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
@@ -236,7 +236,9 @@ function mcpEntry(paths: SetupPaths, limit: string, extra: Record<string, unknow
 }
 
 export function changesFor(options: SetupOptions, paths: SetupPaths): { changes: Change[]; notes: string[] } {
-  const { harness, scope, shell, limit } = options;
+  const { harness, scope, limit } = options;
+  // --remove takes out the hook too, whether or not it is asked with --shell.
+  const shell = options.shell || options.remove;
   const changes: Change[] = [];
   const notes: string[] = [];
   const project = paths.cwd;
