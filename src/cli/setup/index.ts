@@ -371,6 +371,6 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
   if (root === null || !existsSync(join(root, 'bin', 'warden.mjs'))) throw new UsageError('cannot find this package\'s bin/warden.mjs to register.');
   const bin = join(root, 'bin', 'warden.mjs');
   // npx runs packages from a cache it may clear: the paths written would stop working.
-  if (!options.remove && bin.includes(`${'/'}_npx${'/'}`)) io.err(`warden setup: this warden runs from npx's cache (${root}), which npm may clear; install it (npm install -g) and run warden setup again so the paths last.\n`);
+  if (!options.remove && bin.includes('/_npx/')) io.err(`warden setup: this warden runs from npx's cache (${root}), which npm may clear; install it (npm install -g) and run warden setup again so the paths last.\n`);
   return runSetup(options, { node: process.execPath, bin, home: process.env.HOME || homedir(), cwd: process.cwd(), env: process.env }, io);
 }
