@@ -100,6 +100,7 @@ describe('warden hook claude-code', () => {
     expect(denied.permissionDecisionReason).toContain('Bash(rm:*)');
     expect(denied.updatedInput).toBeUndefined();
     expect((await decide('curl https://example.com')).permissionDecision).toBe('deny');
+    expect((await decide('/bin/rm -rf build')).permissionDecision).toBe('deny');
     // A deny rule's words inside something it cannot judge: not allowed without asking.
     expect((await decide('bash -c "rm -rf /"')).permissionDecision).toBe('ask');
     // Modes: bypassPermissions allows what no deny or ask rule caught; dontAsk denies what no rule allowed.
