@@ -199,6 +199,9 @@ function codexChange(path: string, paths: SetupPaths, limit: string): Change {
     `env_vars = [${PASSED_SETTINGS.map(tomlString).join(', ')}]`,
     `tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
     'startup_timeout_sec = 30',
+    // Without it codex exec (0.169) starts the first turn without waiting for an optional server: seen in
+    // test/harness/ under load, the model was offered no Warden tool.
+    'required = true',
     '',
     '[mcp_servers.warden.env]',
     `WARDEN_DEFAULT_LIMIT = ${tomlString(limit)}`,
@@ -237,7 +240,8 @@ function mcpEntry(paths: SetupPaths, limit: string, extra: Record<string, unknow
 
 export function changesFor(options: SetupOptions, paths: SetupPaths): { changes: Change[]; notes: string[] } {
   const { harness, scope, limit } = options;
-  // --remove takes out the hook too, whether or not it is asked with --shell.
+  // --remove takes out the shell hook too: a user undoing Warden expects none of it left (with the hook
+  // left in place, the harness's shell still ran through warden run; seen in test/harness/).
   const shell = options.shell || options.remove;
   const changes: Change[] = [];
   const notes: string[] = [];
@@ -256,8 +260,10 @@ export function changesFor(options: SetupOptions, paths: SetupPaths): { changes:
     changes.push(codexChange(join(codexHome, 'config.toml'), paths, limit));
     if (shell) {
       changes.push(hookChange(join(codexHome, 'hooks.json'), 'PreToolUse', { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, limit), timeout: 30 }] }, harness));
-      notes.push('Codex runs a new hook only once you have reviewed and trusted it: open Codex and trust it in /hooks.');
-      notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
+      if (!options.remove) {
+        notes.push('Codex runs a new hook only once you have reviewed and trusted it: open Codex and trust it in /hooks.');
+        notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
+      }
     }
     if (scope === 'project') notes.push('Codex reads a project .codex/ only in a trusted project.');
   } else {
