@@ -55,7 +55,7 @@ const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
 type Harness = (typeof HARNESSES)[number];
 
 /** Warden's settings a Codex MCP server must be passed by name (Codex passes only a short allowlist of the environment). */
-export const PASSED_SETTINGS = ['WARDEN_STATE_DIR', 'WARDEN_HOST_IDLE', 'WARDEN_EMBEDDED', 'WARDEN_CGROUPS', 'XDG_STATE_HOME'];
+export const PASSED_SETTINGS = ['WARDEN_STATE_DIR', 'WARDEN_HOST_IDLE', 'WARDEN_EMBEDDED', 'WARDEN_CGROUPS', 'WARDEN_MODEL_STREAM_CHARS', 'XDG_STATE_HOME'];
 /** Longer than the longest a Warden tool call blocks (a yield of at most 50 s, plus the stop sequence and the answer). */
 export const CODEX_TOOL_TIMEOUT_SEC = 120;
 
