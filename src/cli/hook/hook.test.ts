@@ -100,6 +100,7 @@ describe('warden hook claude-code', () => {
     expect(denied.permissionDecisionReason).toContain('Bash(rm:*)');
     expect(denied.updatedInput).toBeUndefined();
     expect((await decide('curl https://example.com')).permissionDecision).toBe('deny');
+    expect((await decide('/bin/rm -rf build')).permissionDecision).toBe('deny');
     // A deny rule's words inside something it cannot judge: not allowed without asking.
     expect((await decide('bash -c "rm -rf /"')).permissionDecision).toBe('ask');
     // Modes: bypassPermissions allows what no deny or ask rule caught; dontAsk denies what no rule allowed.
@@ -193,7 +194,7 @@ describe('warden hook codex', () => {
   it('rewrites with permissionDecision allow (Codex takes updatedInput only with it) when Codex runs unsandboxed, unless its exec-policy rules name the command', async () => {
     const dir = home({ '.codex/config.toml': 'sandbox_mode = "danger-full-access"\n\n[mcp_servers.x]\nsandbox_mode = "read-only"\n', '.codex/rules/default.rules': 'prefix_rule(\n  pattern = ["git", "push"],\n  decision = "forbidden",\n)\n' });
     const { out } = await hook('codex', input('cargo build 2>&1 | tail -5'), dir);
-    expect(out).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: `${PREFIX} --yield 8000ms --owner-pid ${process.pid} --limit 10m -- bash -c 'cargo build 2>&1 | tail -5'` } } });
+    expect(out).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: `${PREFIX} --yield 6000ms --owner-pid ${process.pid} --limit 10m -- bash -c 'cargo build 2>&1 | tail -5'` } } });
     expect((await hook('codex', input('cd x && git push --force'), dir)).raw).toBe('');
   });
 });

@@ -33,9 +33,10 @@ hook's JSON on stdin and rewrites the harness's own shell tool call into
   NODE BIN run --format shell-results --yield D --owner-pid AGENT [--limit L] -- bash -c COMMAND
 so every command the agent runs is supervised, recorded and shown live, and
 ends with the agent. The harness's timeout (ms) becomes --limit (else --limit D,
-default 10m); --yield (default 50s, 8s for Codex, whose shell tool stops a
-command after 10 s unless told otherwise) returns a running command's output
-so far with exit status 0 and the exact command that continues it.
+default 10m); --yield (default 50s; 6s for Codex, whose shell tool hands a
+command still running after 10 s to a background session, leaving room for
+Node's start and the host on a loaded machine) returns a running command's
+output so far with exit status 0 and the exact command that continues it.
 run_in_background / is_background commands are not yielded.
 
 It answers with the decision the user's own rules give the original command
@@ -180,7 +181,8 @@ const SHELL_TOOLS: Record<Harness, string[]> = {
   gemini: ['run_shell_command'],
 };
 
-const DEFAULT_YIELD_MS: Record<Harness, number> = { 'claude-code': 50_000, codex: 8_000, gemini: 50_000 };
+// Codex: at 8 s, a loaded machine (load 15) took 10.2 s to answer, past Codex's 10 s (seen in test/harness/).
+const DEFAULT_YIELD_MS: Record<Harness, number> = { 'claude-code': 50_000, codex: 6_000, gemini: 50_000 };
 /** Claude Code stops a Bash call at its timeout; the client must outlast the yield, the stop sequence and the answer. */
 const CLAUDE_MIN_TIMEOUT_MS = 90_000;
 const CLAUDE_MAX_TIMEOUT_MS = 600_000;

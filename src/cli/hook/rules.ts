@@ -170,6 +170,11 @@ function variants(part: string): string[] {
     } else break;
     out.add(words.join(' '));
   }
+  // And the command by its name alone (/bin/rm as rm).
+  for (const v of [...out]) {
+    const w = wordsOf(v);
+    if (w[0]?.includes('/')) out.add([w[0].split('/').pop() ?? '', ...w.slice(1)].join(' '));
+  }
   return [...out].filter((v) => v !== '');
 }
 

@@ -48,14 +48,14 @@ Options:
   --limit D             the default limit of the agent's runs (default 10m;
                         WARDEN_DEFAULT_LIMIT of the server, --limit of the hook)
   --dry-run             print the change as a diff; write nothing
-  --remove              take out what setup added
+  --remove              take out what setup added (the server and the hook)
   --help                show this help`;
 
 const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
 type Harness = (typeof HARNESSES)[number];
 
 /** Warden's settings a Codex MCP server must be passed by name (Codex passes only a short allowlist of the environment). */
-export const PASSED_SETTINGS = ['WARDEN_STATE_DIR', 'WARDEN_HOST_IDLE', 'WARDEN_EMBEDDED', 'WARDEN_CGROUPS', 'XDG_STATE_HOME'];
+export const PASSED_SETTINGS = ['WARDEN_STATE_DIR', 'WARDEN_HOST_IDLE', 'WARDEN_EMBEDDED', 'WARDEN_CGROUPS', 'WARDEN_MODEL_STREAM_CHARS', 'XDG_STATE_HOME'];
 /** Longer than the longest a Warden tool call blocks (a yield of at most 50 s, plus the stop sequence and the answer). */
 export const CODEX_TOOL_TIMEOUT_SEC = 120;
 
@@ -375,5 +375,8 @@ export async function setupCommand(args: string[], io: CliIo): Promise<number> {
   }
   const root = packageRoot();
   if (root === null || !existsSync(join(root, 'bin', 'warden.mjs'))) throw new UsageError('cannot find this package\'s bin/warden.mjs to register.');
-  return runSetup(options, { node: process.execPath, bin: join(root, 'bin', 'warden.mjs'), home: process.env.HOME || homedir(), cwd: process.cwd(), env: process.env }, io);
+  const bin = join(root, 'bin', 'warden.mjs');
+  // npx runs packages from a cache it may clear: the paths written would stop working.
+  if (!options.remove && bin.includes('/_npx/')) io.err(`warden setup: this warden runs from npx's cache (${root}), which npm may clear; install it (npm install -g) and run warden setup again so the paths last.\n`);
+  return runSetup(options, { node: process.execPath, bin, home: process.env.HOME || homedir(), cwd: process.cwd(), env: process.env }, io);
 }

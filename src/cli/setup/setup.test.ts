@@ -116,7 +116,7 @@ describe('warden setup claude-code', () => {
     expect(second.stdout).toContain('already set up');
     expect(snapshot(dir)).toEqual(afterFirst);
 
-    const removed = await setup(dir, ['claude-code', '--shell', '--remove']);
+    const removed = await setup(dir, ['claude-code', '--remove']);
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(snapshot(dir)).toEqual(before);
   });
