@@ -280,12 +280,12 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       sees(seen, /starting a background Warden host/, info, false);
     }, CASE_MS);
 
-    // Codex's hook yields after 8 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
+    // Codex's hook yields after 6 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
     it.runIf(name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
       const nextOf = (text: string) => /<next>(.*)<\/next>/.exec(text)?.[1] ?? 'echo no-next-line-seen';
       const { box, results, info } = await play(
         context,
-        [{ shell: 'echo first-part; sleep 12; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
+        [{ shell: 'echo first-part; sleep 9; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
         { shell: true },
       );
       const first = mcpResult(results, 0).text;
