@@ -7,11 +7,12 @@
 // Skips, with the reason printed, when the registry cannot be reached or a
 // CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
 // picks some. WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
-// model got back.
+// model got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and
+// state dir.
 
 import { execa } from 'execa';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
 import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
@@ -150,6 +151,8 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
 
     afterEach(async () => {
       await stopBackgroundHosts(boxes.map((b) => b.stateDir));
+      // The sandboxes (HOME, state dir, project) go; WARDEN_HARNESS_KEEP=1 keeps them to look into.
+      if (process.env.WARDEN_HARNESS_KEEP !== '1') for (const box of boxes) rmSync(dirname(box.home), { recursive: true, force: true });
       boxes.length = 0;
     }, 60_000);
 
