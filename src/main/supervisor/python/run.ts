@@ -386,7 +386,8 @@ export class PythonRun {
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-    else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    else if (!report.complete && report.unseen === undefined && report.unchecked === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    if (report.unchecked !== undefined) this.notes.push(`Teardown ${report.unchecked}.`);
     return report;
   }
 
