@@ -302,6 +302,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     historyOff,
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
+    uncovered: sentinel ? sentinel.uncovered() : 'WARDEN_SENTINEL=0: runs will not be ended if this host is killed (the next host records them lost and ends what is left)',
+    sentinel: sentinel ? { pid: sentinel.pid ?? null, restarts: sentinel.restarts } : null,
+    descriptors: supervisor.descriptorFigures(),
   });
   const savedSettings = settingsFile(stateDir, log);
   const settings = {
