@@ -3,6 +3,7 @@
 // the end markers), its start until `ready`, its signals and its exit
 // (runtime/PROTOCOL.md is the protocol, followed exactly).
 
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,7 +92,9 @@ export class Interpreter {
   leftoverBytes = 0;
   leftoverDropped = 0;
   private readonly startupStderr: Buffer[] = [];
-  private readonly waiters = new Map<string, (message: ResultMessage) => void>();
+  private readonly waiters = new Map<string, { key: string; resolve: (message: ResultMessage) => void }>();
+  /** Per script sent and not reported on: the key its result and end markers are sealed with (PROTOCOL.md). */
+  private readonly keys = new Map<string, string>();
   private readonly splitters: Partial<Record<OutputStream, MarkerSplitter>> = {};
   private readonly pending: Record<OutputStream, Buffer[]> = { stdout: [], stderr: [] };
   private messageBuffer = '';
@@ -195,9 +198,14 @@ export class Interpreter {
     return true;
   }
 
-  /** The result message for one script. */
-  resultFor(id: string): Promise<ResultMessage> {
-    return new Promise((r) => this.waiters.set(id, r));
+  /**
+   * The result message for one script: only one sealed with `key`, the
+   * secret sent on its exec op, which the script's code cannot read; a result
+   * the script wrote to fd 4 itself is ignored (and noted).
+   */
+  resultFor(id: string, key: string): Promise<ResultMessage> {
+    this.keys.set(id, key);
+    return new Promise((resolve) => this.waiters.set(id, { key, resolve }));
   }
 
   signal(signal: NodeJS.Signals): boolean {
@@ -283,28 +291,75 @@ export class Interpreter {
       }
       this.isReady = true;
       this.resolveReady({ ok: true });
-    } else if (message.type === 'result' && typeof message.id === 'string') {
+    } else if (message.type === 'sealed' && typeof message.id === 'string' && typeof message.body === 'string' && typeof message.mac === 'string') {
       const waiter = this.waiters.get(message.id);
+      if (!waiter || !sealedBy(waiter.key, message.body, message.mac)) return this.forged(message.id, 'a result');
+      let inner: { type?: unknown; [key: string]: unknown };
+      try {
+        inner = JSON.parse(message.body) as typeof inner;
+      } catch {
+        return this.forged(message.id, 'a result');
+      }
+      if (inner.type !== 'result' || inner.id !== message.id) return this.forged(message.id, 'a result');
       this.waiters.delete(message.id);
-      const status = message.status as ScriptStatus;
-      waiter?.({
+      const status = inner.status as ScriptStatus;
+      waiter.resolve({
         type: 'result',
         id: message.id,
         status: ['ok', 'error', 'interrupted', 'cancelled'].includes(status) ? status : 'error',
-        line: typeof message.line === 'number' ? message.line : null,
-        error: typeof message.error === 'string' ? message.error : null,
+        line: typeof inner.line === 'number' ? inner.line : null,
+        error: typeof inner.error === 'string' ? inner.error : null,
       });
+    } else if (message.type === 'result') {
+      this.forged(typeof message.id === 'string' ? message.id : '?', 'a result');
     } else if (message.type === 'log' && typeof message.text === 'string') {
       this.onLog(message.text);
     }
   }
 
-  private onMarker(stream: OutputStream, id: string): void {
+  /** Something on the runtime's channels the runtime did not seal: the script's own code wrote it. Ignored, and said once per script. */
+  private forged(id: string, what: string): void {
+    const owner = this.owner;
+    const line = `${what[0]!.toUpperCase()}${what.slice(1)} for run ${id} that the runtime did not seal was ignored: the script's own code wrote it (to fd 4 or as an end marker), and the run went on under its limit.`;
+    if (owner && !this.forgeries.has(`${owner.id}\0${what}`)) {
+      this.forgeries.add(`${owner.id}\0${what}`);
+      owner.addNote(line);
+    }
+    this.onLog(line);
+  }
+
+  private readonly forgeries = new Set<string>();
+
+  private onMarker(stream: OutputStream, sealed: string): void {
     const owner = this.owners[stream];
-    if (owner?.id === id) {
+    // The marker names the run and carries a tag only the runtime can make (PROTOCOL.md).
+    const [id, tag] = sealed.split(':');
+    const key = id === undefined ? undefined : this.keys.get(id);
+    // A marker of a script already reported on (late, after the bound) is passed over as before.
+    if (key === undefined) return;
+    if (tag === undefined || tag !== markerTag(key, id!)) return this.forged(id!, 'an end marker');
+    if (owner && owner.id === id) {
       // What follows the marker is not this script's.
       this.owners[stream] = undefined;
       owner.markerSeen(stream);
     }
   }
+
+  /** The script's result and markers are in: its key is no longer needed. */
+  forget(id: string): void {
+    this.keys.delete(id);
+    this.waiters.delete(id);
+  }
+}
+
+/** True when `mac` is the HMAC-SHA256 of `body` under `key` (hex), compared in constant time. */
+function sealedBy(key: string, body: string, mac: string): boolean {
+  const expected = createHmac('sha256', key).update(body, 'utf8').digest();
+  const given = Buffer.from(mac, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The tag a script's end markers carry: the first 16 hex digits of HMAC-SHA256(key, "end:" + id). */
+export function markerTag(key: string, id: string): string {
+  return createHmac('sha256', key).update(`end:${id}`, 'utf8').digest('hex').slice(0, 16);
 }

@@ -1,6 +1,7 @@
 // One script in a session: queued, then run (the exec op, its deadline, its
 // output), then its result, after teardown of what it started.
 
+import { randomBytes } from 'node:crypto';
 import type { OutputStream, RunEvent } from '../../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, StopReason, StopRecord, TeardownReport } from '../../../shared/result';
 import { extendedLimit, extensionNote, timerDelay } from '../deadline';
@@ -44,6 +45,8 @@ export class PythonRun {
   /** The limit now: the request's, moved by extensions. */
   private limitMs: number | null;
   private readonly markers = new Set<OutputStream>();
+  /** Seals the runtime's result and end markers for this script (sent on the exec op only; never in its environment). */
+  readonly key = randomBytes(16).toString('hex');
   private markerWaiter?: () => void;
   private result?: RunResult;
   private resolveDone!: (result: RunResult) => void;
@@ -124,7 +127,7 @@ export class PythonRun {
     interp.underScript = this.id;
     interp.lastRunId = this.id;
     this.oomKillsBefore = interp.cgroup?.readOomKills() ?? null;
-    interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope });
+    interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope, key: this.key });
     const sampler = this.session.sampler();
     const rootPid = interp.pid;
     if (sampler && rootPid !== undefined) {
