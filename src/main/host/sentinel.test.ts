@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
 import { detectMemoryBackend } from '../supervisor/memory';
+import { reaperOnce } from '../supervisor/reaper';
 import { startSentinel } from './sentinel';
 
 const servers: ResultPromise[] = [];
@@ -140,8 +141,8 @@ describe('the sentinel', () => {
       const b = JSON.parse((await warden(dir, ['show', script.id, '--json'])).stdout) as RunResult;
       return a.stdout.includes('nomark') && b.stdout.includes('pychild') ? a.stdout + b.stdout : undefined;
     });
-    // (The script's escapee is found only through its interpreter's cgroup, where there is one.)
-    const pyesc = detectMemoryBackend().ok && process.env.WARDEN_CGROUPS !== '0' ? pidsIn(out, 'pyesc') : [];
+    // (The script's escapee is found only through its interpreter's cgroup, or the subreaper it runs under without one.)
+    const pyesc = (detectMemoryBackend().ok && process.env.WARDEN_CGROUPS !== '0') || reaperOnce() !== null ? pidsIn(out, 'pyesc') : [];
     spawned.push(...pidsIn(out, 'pyesc'));
     const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark'), ...pidsIn(out, 'interp'), ...pidsIn(out, 'pychild'), ...pyesc];
     spawned.push(...pids);

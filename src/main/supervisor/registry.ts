@@ -201,6 +201,7 @@ export class Supervisor {
       emit: (event) => this.events.emit('event', event),
       memoryBackend: () => this.memoryBackend(),
       sampler: () => this.processSampler(),
+      reaper: () => (this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null),
       ...(options.watch ? { watch: options.watch } : {}),
     };
   }

@@ -212,13 +212,20 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
   if (target.adopter !== undefined) {
     // Everything below the subreaper, by parentage: it adopts every orphan of the tree.
     const parent = new Map([...procs.values(), ...candidates].map((s) => [s.pid, s.ppid]));
+    // A spared process (the session's interpreter) is below the adopter too, though outside a short pid range.
     const below = (pid: number): boolean => {
       for (let at = parent.get(pid), hops = 0; at !== undefined && hops < 256; at = parent.get(at), hops++) {
-        if (at === target.adopter) return true;
+        if (at === target.adopter || target.sparePids?.includes(at)) return true;
       }
       return false;
     };
-    for (const stat of candidates) if (below(stat.pid)) procs.set(stat.pid, stat);
+    // What carries another run's marker is that run's (an earlier script's descendants, kept as asked).
+    const another = (pid: number): boolean => {
+      const environ = snapshot.environs.get(pid);
+      const value = environ instanceof Buffer ? environValue(environ, 'WARDEN_SCOPE') : undefined;
+      return value !== undefined && (target.scopePrefix ? !value.startsWith(target.scope) : value !== target.scope);
+    };
+    for (const stat of candidates) if (below(stat.pid) && !another(stat.pid)) procs.set(stat.pid, stat);
   }
   let complete = snapshot.unchecked === 0;
   let unchecked = snapshot.unchecked;

@@ -7,13 +7,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Readable, Writable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { constants } from 'node:os';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import type { OutputStream } from '../../../shared/events';
 import { seconds } from '../format';
 import { MarkerSplitter } from '../marker';
 import type { RunCgroup } from '../memory';
 import { readStat } from '../procfs';
 import { checkSpawnable, describeSpawnError, spawnProcess, type Subprocess } from '../spawn';
+import { parseReaperLine, reaperArgv } from '../reaper';
 import type { PythonRun } from './run';
 import type { SessionSettings } from './settings';
 
@@ -54,10 +57,23 @@ export function describeExit(exit: Exit): string {
 
 const LEFTOVER_CAP_BYTES = 1_000_000;
 
+/** A signal's name from its number, as Node reports signals. */
+function signalName(n: number): string | null {
+  for (const [name, value] of Object.entries(constants.signals)) if (value === n) return name;
+  return null;
+}
+
 /** One interpreter process and its pipes. */
 export class Interpreter {
   readonly child: Subprocess;
-  readonly pid: number | undefined;
+  /** The interpreter's pid: under the subreaper, told by it (or by the runtime's ready) a moment after the spawn. */
+  pid: number | undefined;
+  /**
+   * The subreaper the interpreter runs under where no cgroup holds it
+   * (reaper.ts): what a script starts and orphans is re-parented to it, so
+   * teardown finds it by parentage, and it ends them if Warden dies.
+   */
+  shim?: { pid: number; pipe: Duplex; adopting: boolean };
   readonly startedWallMs = Date.now();
   /** Processes started before this (clock ticks after boot) cannot carry a script's marker. */
   startTicks?: number;
@@ -120,16 +136,25 @@ export class Interpreter {
     } else {
       try {
         const argv = [settings.pythonCommand, '-X', 'faulthandler', '-u', runtime];
-        // The wrapper joins the cgroup and execs the interpreter: same pid, same group.
-        const [file, ...args] = cgroup ? cgroup.wrap(argv) : argv;
-        child = spawnProcess(file!, args, { cwd, env, stdin: 'ignore', extraPipes: 2 });
+        // Without a cgroup, the subreaper forks the interpreter into a group of its own and says its pid on fd 5.
+        const reaper = cgroup || env.WARDEN_SCOPE === undefined || checkSpawnable({ argv: [settings.pythonCommand], shell: false, cwd, env }) ? null : (settings.reaper?.() ?? null);
+        if (reaper) {
+          const { WARDEN_SCOPE: scope, ...rest } = env;
+          const [file, ...args] = reaperArgv(reaper, argv, scope!, 5);
+          child = spawnProcess(file!, args, { cwd, env: rest, stdin: 'ignore', extraPipes: 3 });
+        } else {
+          // The wrapper joins the cgroup and execs the interpreter: same pid, same group.
+          const [file, ...args] = cgroup ? cgroup.wrap(argv) : argv;
+          child = spawnProcess(file!, args, { cwd, env, stdin: 'ignore', extraPipes: 2 });
+        }
       } catch (error) {
         failure = this.spawnFailure(error as NodeJS.ErrnoException, env);
       }
     }
     this.child = child ?? (undefined as unknown as Subprocess);
-    this.pid = child?.pid;
-    if (!child || this.pid === undefined) {
+    const status = child?.pid !== undefined ? (child.stdio[5] as Duplex | null | undefined) : undefined;
+    this.pid = status ? undefined : child?.pid;
+    if (!child || child.pid === undefined) {
       let resolveExit!: (exit: Exit) => void;
       this.exited = new Promise((r) => (resolveExit = r));
       this.outputEnded = Promise.resolve();
@@ -140,7 +165,7 @@ export class Interpreter {
       return;
     }
     child.on('error', () => undefined);
-    if (settings.procRoot !== null) this.startTicks = readStat(settings.procRoot, this.pid)?.startTicks;
+    if (settings.procRoot !== null && this.pid !== undefined) this.startTicks = readStat(settings.procRoot, this.pid)?.startTicks;
     this.ops = child.stdio[3] as Writable;
     this.ops.on('error', () => undefined);
     const messages = child.stdio[4] as Readable;
@@ -156,12 +181,18 @@ export class Interpreter {
     this.outputEnded = Promise.all(ends).then(() => {
       for (const stream of ['stdout', 'stderr'] as const) this.splitters[stream]?.flush();
     });
-    this.exited = new Promise((r) =>
-      child.once('exit', (code, signal) => {
-        this.exit = { exitCode: code, signal };
-        r(this.exit);
-      }),
-    );
+    this.exited = new Promise((r) => {
+      const exited = (exit: Exit) => {
+        if (this.exit !== undefined) return;
+        this.exit = exit;
+        r(exit);
+      };
+      // Under the subreaper its exit is the interpreter's as the shim tells it (or the shim's own, if it died first).
+      if (status) this.listenToShim(child.pid!, status, exited);
+      child.once('exit', (code, signal) => exited({ exitCode: code, signal }));
+    });
+    // Once the interpreter is gone the shim ends what it still holds (orphans of its scripts) and exits.
+    if (this.shim) void this.exited.then(() => this.releaseShim());
     const timer = setTimeout(() => {
       this.kill();
       this.resolveReady({ ok: false, cause: `The Python runtime did not report ready within ${seconds(settings.readyTimeoutMs)}; it was killed.`, status: 126 });
@@ -179,6 +210,40 @@ export class Interpreter {
       });
     });
     void this.ready.then(() => clearTimeout(timer));
+  }
+
+  private listenToShim(shimPid: number, pipe: Duplex, exited: (exit: Exit) => void): void {
+    this.shim = { pid: shimPid, pipe, adopting: true };
+    pipe.on('error', () => undefined);
+    createInterface({ input: pipe }).on('line', (line) => {
+      const message = parseReaperLine(line, signalName);
+      if (message?.type === 'pid' && this.pid === undefined) this.takePid(message.pid);
+      else if (message?.type === 'exit') exited({ exitCode: message.exitCode, signal: message.signal });
+      else if (message?.type === 'error' && this.shim) this.shim.adopting = false;
+    });
+  }
+
+  private takePid(pid: number): void {
+    this.pid = pid;
+    if (this.settings.procRoot !== null) this.startTicks = readStat(this.settings.procRoot, pid)?.startTicks;
+  }
+
+  /** Scripts of this interpreter kept their descendants as asked: its shim leaves what it adopted alone. */
+  keepAdopted = false;
+
+  private releaseShim(): void {
+    const shim = this.shim;
+    if (!shim) return;
+    shim.pipe.end(this.keepAdopted ? 'keep\n' : undefined);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(shim.pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }, 2_000);
+    timer.unref();
+    this.child.once('exit', () => clearTimeout(timer));
   }
 
   private spawnFailure(error: NodeJS.ErrnoException, env: Record<string, string | undefined>): Ready {
@@ -279,6 +344,7 @@ export class Interpreter {
     }
     if (message.type === 'ready' && !this.isReady && typeof message.nonce === 'string') {
       this.nonce = message.nonce;
+      if (this.pid === undefined && typeof message.pid === 'number' && Number.isSafeInteger(message.pid) && message.pid > 1) this.takePid(message.pid);
       this.python = typeof message.python === 'string' ? message.python : undefined;
       for (const stream of ['stdout', 'stderr'] as const) {
         const splitter = new MarkerSplitter(

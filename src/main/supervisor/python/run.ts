@@ -371,11 +371,14 @@ export class PythonRun {
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
       // The interpreter's cgroup holds what the script started; without one a process that drops the marker could escape.
-      ...(interp.cgroup ? {} : { blindSpot: NO_CGROUP }),
+      // Without one, the subreaper it runs under adopts every orphan of its scripts: found by parentage.
+      ...(interp.cgroup ? {} : interp.shim?.adopting ? { adopter: interp.shim.pid } : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
     if (this.options.keepDescendants) {
+      // What the shim adopted from it stays when the interpreter goes.
+      interp.keepAdopted = true;
       const kept = await listScope(target).catch(() => [] as Proc[]);
       if (kept.length > 0) this.notes.push(`${kept.length} process${kept.length === 1 ? ' the script started was' : 'es the script started were'} kept running as asked: ${listProcs(kept)}.`);
       return undefined;
