@@ -15,7 +15,8 @@ async function underFullTable(request: object, env: Record<string, string>) {
   const code = [
     `import { Supervisor } from ${JSON.stringify(join(__dirname, 'registry.ts'))};`,
     "import { closeSync, openSync } from 'node:fs';",
-    'const supervisor = new Supervisor({ sampleRateHz: 0 });',
+    // No reserve: this is about what a spawn does when the table is full, which the reserve otherwise keeps from happening.
+    'const supervisor = new Supervisor({ sampleRateHz: 0, descriptorReserve: null });',
     `const request = ${JSON.stringify(request)};`,
     // Once with descriptors, so what loads lazily (the reaper probe, the cgroup backend, modules) has loaded.
     "const warm = await supervisor.wait(supervisor.start({ ...request, session: request.session ? 'warm' : undefined }).id);",
@@ -83,7 +84,7 @@ describe('many runs ending together on the marker-only path', () => {
     const runs = 300;
     const code = [
       `import { Supervisor } from ${JSON.stringify(join(__dirname, 'registry.ts'))};`,
-      `const supervisor = new Supervisor({ sampleRateHz: 0, hostId: ${JSON.stringify(hostId)} });`,
+      `const supervisor = new Supervisor({ sampleRateHz: 0, hostId: ${JSON.stringify(hostId)}, descriptorReserve: null });`,
       // Each leaves an escapee in a session of its own (the marker kept), and all end about 1 s after their start.
       `const ids = Array.from({ length: ${runs} }, () => supervisor.start({ argv: ['sh', '-c', 'setsid sleep 120 </dev/null >/dev/null 2>&1 & sleep 1'] }).id);`,
       'const results = await Promise.all(ids.map((id) => supervisor.wait(id)));',
