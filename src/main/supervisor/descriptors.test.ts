@@ -138,3 +138,24 @@ describe('a teardown with no descriptor left', () => {
     expect(report.unchecked).toMatch(/^could not check/);
   });
 });
+
+describe('a live host judged with no descriptor left', () => {
+  it('is taken as alive, never as gone (its runs are not swept on a guess)', async () => {
+    const code = [
+      `import { liveness, startTicksOf, currentBootId } from ${JSON.stringify(join(__dirname, '..', 'store', 'hosts.ts'))};`,
+      "import { closeSync, openSync } from 'node:fs';",
+      "const row = { host_id: 'h', pid: process.pid, start_ticks: startTicksOf('/proc', process.pid), boot_id: currentBootId('/proc'), started_at: Date.now(), heartbeat_at: Date.now(), ended_at: null };",
+      "const before = liveness(row, '/proc');",
+      'const held = [];',
+      "try { for (;;) held.push(openSync('/dev/null', 'r')); } catch {}",
+      "const full = liveness(row, '/proc');",
+      'for (const fd of held) closeSync(fd);',
+      'process.stdout.write(JSON.stringify({ before, full }));',
+    ].join('\n');
+    const child = await execa('prlimit', ['--nofile=128:128', process.execPath, '--import', 'tsx', '--input-type=module', '-e', code], { reject: false, timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    const r = JSON.parse(child.stdout) as { before: { alive: boolean }; full: { alive: boolean; why: string } };
+    expect(r.before.alive).toBe(true);
+    expect(r.full).toMatchObject({ alive: true });
+  });
+});
