@@ -223,8 +223,11 @@ export class Interpreter {
     });
   }
 
+  private killPending = false;
+
   private takePid(pid: number): void {
     this.pid = pid;
+    if (this.killPending) this.signal('SIGKILL');
     if (this.settings.procRoot !== null) this.startTicks = readStat(this.settings.procRoot, pid)?.startTicks;
   }
 
@@ -274,6 +277,11 @@ export class Interpreter {
   }
 
   signal(signal: NodeJS.Signals): boolean {
+    if (this.pid === undefined && this.shim && this.exit === undefined && signal === 'SIGKILL') {
+      // Under the subreaper before it said the pid: the kill lands as soon as it does.
+      this.killPending = true;
+      return true;
+    }
     if (this.pid === undefined || this.exit !== undefined) return false;
     try {
       process.kill(this.pid, signal); // the interpreter only, never its group
