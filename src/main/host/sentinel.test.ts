@@ -301,3 +301,24 @@ describe('a sentinel that cannot be lost quietly', () => {
     expect(marked(first.hostId)).toEqual([]);
   });
 });
+
+describe('a sentinel that keeps dying', () => {
+  it('is replaced 5 times in a minute, then its supervisor says runs are not covered', async () => {
+    const logged: string[] = [];
+    const sentinel = startSentinel(`t${Date.now().toString(16)}`, { onError: (line) => logged.push(line) });
+    try {
+      for (let i = 1; i <= 6; i++) {
+        const pid = sentinel.pid!;
+        expect(alive(pid)).toBe(true);
+        process.kill(pid, 'SIGKILL');
+        await waitFor(() => (sentinel.pid !== pid ? true : undefined));
+      }
+      expect(sentinel.restarts).toBe(5);
+      expect(sentinel.pid).toBeUndefined();
+      expect(sentinel.uncovered()).toMatch(/was killed by SIGKILL, the 6th time in a minute; no other is started, so runs will not be ended/);
+      expect(logged.filter((l) => l.includes('started another'))).toHaveLength(5);
+    } finally {
+      sentinel.close();
+    }
+  });
+});
