@@ -397,6 +397,14 @@ const rows: Row[] = [
     notes: ['Stopped on request after 2 s: it ended at the kill step (SIGKILL) after 2.01 s.'],
   },
   {
+    name: 'stopped: its owner went away (the host adds whose note)',
+    o: obs({ exitCode: null, signal: 'SIGINT', elapsedMs: 2_010, stop: { reason: 'owner', requestedAtMs: 2_000, endedBy: 'interrupt' } }),
+    verdict: 'stopped',
+    advice: null,
+    notes: ['It ended at the interrupt step (SIGINT) after 2.01 s.'],
+    notesLack: ['on request'],
+  },
+  {
     name: 'stopped: by shutdown',
     o: obs({ exitCode: 0, signal: null, elapsedMs: 4_200, stop: { reason: 'shutdown', requestedAtMs: 4_000, endedBy: 'interrupt' } }),
     verdict: 'stopped',

@@ -85,6 +85,8 @@ function judgeStopped(o: Observations, stop: NonNullable<Observations['stop']>):
   }
   const requested = `after ${seconds(stop.requestedAtMs)}${o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : ''}`;
   const who = stop.reason === 'shutdown' ? `Stopped because Warden shut down ${requested}` : `Stopped on request ${requested}`;
+  // The host's note says whose going away stopped it; "on request" would be false.
+  if (stop.reason === 'owner') return { verdict: 'stopped', advice: null, notes: [`It ${how.replace(/^it /, '')}.`] };
   return { verdict: 'stopped', advice: null, notes: [`${who}: ${how}.`] };
 }
 
