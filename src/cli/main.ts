@@ -16,7 +16,7 @@ import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';

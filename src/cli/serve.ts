@@ -8,7 +8,7 @@ import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { HostError, HostRunningError, shutdownLine, startHost } from '../main/host/host';
 import { NodeTransport, socketPathFor } from '../client/transport';
 import { LOGIN_LINK_ROUTE } from '../main/host/server';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from '../client/state-dir';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 

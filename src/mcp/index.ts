@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CliIo } from '../cli/io';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from '../client/state-dir';
 import { embeddedFromEnv } from '../client/autostart';
 import { HostLink } from './host-link';
 import { createMcpServer } from './server';
