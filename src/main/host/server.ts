@@ -16,7 +16,7 @@ import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { WardenInputError } from '../supervisor/errors';
-import { CONTENT_SECURITY_POLICY } from '../window';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
