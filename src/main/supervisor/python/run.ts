@@ -14,7 +14,7 @@ import { assembleResult, listProcs, withCgroupSweep } from '../result-shape';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
-import type { PythonSession } from './session';
+import type { ProcessSampler } from '../proc-tree/sampler';
 import { PythonStop } from './stop';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
@@ -25,6 +25,13 @@ type Outcome =
   | { type: 'exit'; exit: Exit; atMs: number; wallMs: number }
   | { type: 'spawn-failed'; cause: string; status: 126 | 127 }
   | { type: 'not-run'; reason: StopReason; queuePosition?: number };
+
+/** What a script asks of its session (session.ts), named here so the two files do not import each other. */
+export interface RunSession {
+  stopRun(run: PythonRun, reason: StopReason, force: boolean): void;
+  sampler(): ProcessSampler | undefined;
+  release(run: PythonRun): void;
+}
 
 /** One script in a session: queued, then run, then its result. */
 export class PythonRun {
@@ -51,7 +58,7 @@ export class PythonRun {
 
   constructor(
     readonly options: PythonRunOptions,
-    private readonly session: PythonSession,
+    private readonly session: RunSession,
     private readonly emit: (event: RunEvent) => void,
   ) {
     this.id = options.id;
