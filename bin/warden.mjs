@@ -42,7 +42,7 @@ async function load() {
 async function fromSources() {
   const { register } = await import('tsx/esm/api');
   register();
-  return import('../src/cli/main.ts');
+  return import('../src/warden.ts');
 }
 
 const { main } = await load();

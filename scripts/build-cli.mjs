@@ -1,4 +1,4 @@
-// Bundles the `warden` command (src/cli/main.ts and everything it loads
+// Bundles the `warden` command (src/warden.ts, src/cli/main.ts and everything it loads
 // lazily: the embedded engine, the host of `warden serve`, `warden mcp`) into
 // out/cli/ with esbuild, so a call costs about as much as starting Node
 // instead of transpiling TypeScript through tsx every time.
@@ -31,7 +31,7 @@ export async function buildCli() {
   const startedMs = Date.now();
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { warden: 'src/cli/main.ts' },
+    entryPoints: { warden: 'src/warden.ts' },
     outdir: dir,
     bundle: true,
     // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
