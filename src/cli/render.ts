@@ -5,7 +5,7 @@ import type { RunResult } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
 import { signalNumber } from '../main/supervisor/signals';
 
-/** ARCHITECTURE.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
+/** docs/architecture.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
 export function exitStatusFor(result: RunResult): number {
   if (result.verdict === 'timed-out') return 124;
   if (result.signal !== null) return 128 + (signalNumber(result.signal) ?? 0);

@@ -16,7 +16,7 @@ const VERDICTS = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'cras
 
 const proc = z.looseObject({ pid: z.number(), ppid: z.number(), pgid: z.number(), command: z.string() });
 
-/** The result contract of ARCHITECTURE.md (src/shared/result.ts RunResult), as `warden run --json` prints it. */
+/** The result contract of docs/architecture.md (src/shared/result.ts RunResult), as `warden run --json` prints it. */
 export const runResultSchema = z
   .looseObject({
     id: z.string().describe('The run id: pass it to wait, stop, extend and show.'),

@@ -421,7 +421,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       await body();
       return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
     }
-    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see ARCHITECTURE.md, "Host, API and persistence").`);
+    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see docs/architecture.md, "The host and its API").`);
     servePage(req, res, path, method);
   }
 

@@ -1,4 +1,4 @@
-// The "Verdicts" table of ARCHITECTURE.md as rows: one per verdict and advice case.
+// The "Verdicts" table of docs/architecture.md as rows: one per verdict and advice case.
 // judge() is pure, so every row is an Observations object and what it must give.
 
 import { describe, expect, it } from 'vitest';
