@@ -10,7 +10,7 @@ import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
 import { listScope, teardown, type TeardownTarget } from '../teardown';
-import { assembleResult, listProcs, withCgroupSweep } from '../result-shape';
+import { assembleResult, describePids, listProcs, withCgroupSweep } from '../result-shape';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
@@ -388,8 +388,9 @@ export class PythonRun {
     let report = await teardown(target);
     if (interp.cgroup) {
       // The script is the only one in its interpreter's cgroup: everything there but the interpreter is its.
+      const described = await describePids(this.options.procRoot, interp.cgroup.pids().filter((pid) => pid !== interp.pid));
       const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [] }).catch(() => undefined);
-      if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)");
+      if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)", described);
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
