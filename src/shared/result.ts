@@ -1,4 +1,4 @@
-// The result contract of ARCHITECTURE.md. Field names are fixed: tests and
+// The result contract (docs/architecture.md, "The result contract"). Field names are fixed: tests and
 // agents outside the project read them.
 
 export type RunKind = 'command' | 'python';

@@ -1,5 +1,5 @@
 // One pure function from what was observed to the verdict, its advice and its
-// notes (ARCHITECTURE.md, "Verdicts"). Every row of that table is a test row
+// notes (docs/architecture.md, "Verdicts"). Every row of that table is a test row
 // (verdict.test.ts). Notes are complete sentences that name the numbers.
 
 import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
