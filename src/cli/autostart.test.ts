@@ -129,8 +129,9 @@ describe('a host that is always there', () => {
     client.kill('SIGKILL');
     await client;
     const result = await api.wait(live.id, { timeoutMs: 30_000 });
-    expect(result).toMatchObject({ state: 'ended', verdict: 'stopped', stop: { reason: 'user' } });
+    expect(result).toMatchObject({ state: 'ended', verdict: 'stopped', stop: { reason: 'owner' } });
     expect(result.notes.join(' ')).toMatch(/client .* went away before the end/);
+    expect(result.notes.join(' ')).not.toMatch(/on request/);
     // And the history says so too.
     const stored = await warden(dir, ['show', '--json', live.id]);
     expect(json(stored.stdout).notes.join(' ')).toMatch(/went away before the end/);
