@@ -84,7 +84,8 @@ export function durationOption(flag: string, text: string): number {
 
 export function parseYield(text: string): number {
   const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--yield takes a duration such as 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
+  // 0 (0s, 0ms) is "return at once": the run is started and its snapshot printed.
+  if (ms === undefined) throw new UsageError(`--yield takes a duration such as 0s (return at once), 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
   return ms;
 }
 
