@@ -3,11 +3,12 @@
 // HTTP/1.1 of wire.ts (why: see there). HttpWardenApi
 // (src/shared/http-api.ts) turns this transport into a WardenApi.
 
+import { lstatSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RunEvent } from '../shared/events';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir, unsafeDirReason } from '../main/store/state-dir';
 import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
 
 export type { Endpoint };
@@ -21,6 +22,49 @@ export class HostUnreachableError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The host at a unix socket is not one to trust: the socket file, or the
+ * directories it is in, belong to someone else or can be written by others.
+ * Nothing is sent to it, the environment least of all.
+ */
+export class UntrustedHostError extends Error {
+  override name = 'UntrustedHostError';
+}
+
+/**
+ * Why the listener at `socketPath` may be someone else's; null when it can
+ * only be this user's (or root's). Node has no SO_PEERCRED, so this reads
+ * what decides who could have bound it: the socket file's owner (the uid
+ * that bound it), and that its directory and the state dir above it are this
+ * user's (or root's) and writable by no one else, so no one else could have
+ * put a socket there. A missing socket is not a reason (no host).
+ */
+export function untrustedSocketReason(socketPath: string): string | null {
+  if (typeof process.getuid !== 'function') return null;
+  const uid = process.getuid();
+  let stat;
+  try {
+    stat = lstatSync(socketPath);
+  } catch {
+    return null;
+  }
+  const refuse = (why: string) => `Warden will not talk to the host at ${socketPath}: ${why} Set WARDEN_STATE_DIR to a directory of yours.`;
+  if (!stat.isSocket()) return refuse('it is not a socket.');
+  if (stat.uid !== uid && stat.uid !== 0) return refuse(`the socket belongs to uid ${stat.uid}, not to you (uid ${uid}) or root, so the process listening there is someone else's.`);
+  const runDir = dirname(socketPath);
+  let dirStat;
+  try {
+    dirStat = lstatSync(runDir);
+  } catch {
+    return null;
+  }
+  if (dirStat.isSymbolicLink() || !dirStat.isDirectory()) return refuse(`${runDir} is not a plain directory.`);
+  if (dirStat.uid !== uid && dirStat.uid !== 0) return refuse(`${runDir} belongs to uid ${dirStat.uid}, not to you (uid ${uid}) or root.`);
+  if ((dirStat.mode & 0o022) !== 0) return refuse(`${runDir} can be written by others (mode ${(dirStat.mode & 0o7777).toString(8).padStart(4, '0')}), so the socket in it may be theirs.`);
+  const above = unsafeDirReason(dirname(runDir));
+  return above === null ? null : refuse(above.replace(/ Set WARDEN_STATE_DIR to a directory of yours\.$/, ''));
 }
 
 /** Reads text/event-stream frames; calls back per event with its id and name. */
@@ -77,7 +121,15 @@ export class NodeTransport implements HttpTransport {
     this.pool.close();
   }
 
+  /** Throws UntrustedHostError before anything is sent to a listener that may be someone else's. */
+  private checkPeer(): void {
+    if (!('socketPath' in this.endpoint)) return;
+    const why = untrustedSocketReason(this.endpoint.socketPath);
+    if (why !== null) throw new UntrustedHostError(why);
+  }
+
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply> {
+    this.checkPeer();
     const payload = body === undefined ? undefined : JSON.stringify(body);
     let reply: WireReply;
     try {
@@ -104,6 +156,11 @@ export class NodeTransport implements HttpTransport {
     let retry: NodeJS.Timeout | undefined;
     const connect = () => {
       if (closed) return;
+      if ('socketPath' in this.endpoint && untrustedSocketReason(this.endpoint.socketPath) !== null) {
+        // Nothing is sent; the stream stays down (a request says why).
+        handlers.onDisconnect?.();
+        return;
+      }
       const socket = openSocket(this.endpoint);
       current = socket;
       let head: ReturnType<typeof parseHead> = null;

@@ -12,14 +12,15 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, linkSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
 import { deathNoteName } from '../store/recovery';
-import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
+import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
+import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
 import { engineApi } from '../supervisor/api';
 import { newId, Supervisor, type SupervisorOptions } from '../supervisor/registry';
 import { packageRoot } from '../../client/package-root';
@@ -162,12 +163,14 @@ export function lockName(stateDir: string): string {
 
 function lockKey(stateDir: string): string {
   const path = join(runDirOf(stateDir), 'lock-key');
+  const planted = notPlainFile(path);
+  if (planted !== null) throw new HostError(`The host lock's key ${planted}`);
   try {
     return readFileSync(path, 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new HostError(`Cannot read the host lock's key ${path}: ${(error as Error).message}`);
   }
-  mkdirSync(runDirOf(stateDir), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(runDirOf(stateDir));
   const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(draft, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   try {
@@ -235,9 +238,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
   const runDir = runDirOf(stateDir);
   try {
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    chmodSync(runDir, 0o700);
+    ensurePrivateDir(runDir);
+    accessSync(runDir, constants.W_OK); // the socket and the lock's key are made in it
   } catch (error) {
+    if (error instanceof StoreOpenError) throw new HostError(error.message);
     // A read-only or foreign state dir: no socket can be made there, so no host can serve it.
     let why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     try {
@@ -354,6 +358,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     // The lock is ours: whatever is at the socket path is a dead host's.
     rmSync(socketPath, { force: true });
     await listenNet(unixServer, socketPath);
+    // Never through a link: the socket just made, checked for what it is first.
+    if (!lstatSync(socketPath).isSocket()) throw new Error(`${socketPath} was replaced by something else than the socket just made`);
     chmodSync(socketPath, 0o600);
   } catch (error) {
     lock.close();
@@ -374,7 +380,14 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     tcpServer.headersTimeout = limits.headersTimeoutMs;
     tcpServer.requestTimeout = limits.requestTimeoutMs;
     tcpServer.on('clientError', (_error, socket) => socket.destroy());
+    const tokenPath = tokenPathOf(stateDir);
     try {
+      // A fresh file (O_EXCL) renamed into place: never written through a link planted at the name.
+      try {
+        writePrivateFile(tokenPath, `${token}\n`);
+      } catch (error) {
+        throw new HostError(`Cannot write the TCP token: ${(error as Error).message}`);
+      }
       await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
     } catch (error) {
       unixServer.close();
@@ -385,6 +398,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     sentinel?.close();
       await recorder?.close();
       store?.close();
+      if (error instanceof HostError) throw error;
+      rmSync(tokenPath, { force: true });
       const code = (error as NodeJS.ErrnoException).code;
       throw new HostError(
         code === 'EADDRINUSE' ? `Port ${options.port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}`,
@@ -393,9 +408,6 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     servers.push(tcpServer);
     const address = tcpServer.address();
     tcpPort = typeof address === 'object' && address !== null ? address.port : options.port;
-    const tokenPath = tokenPathOf(stateDir);
-    writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
-    chmodSync(tokenPath, 0o600);
     tcp = { port: tcpPort, url: `http://127.0.0.1:${tcpPort}`, tokenPath, token };
   }
 

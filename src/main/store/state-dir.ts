@@ -3,9 +3,10 @@
 // ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
 // The app, `warden serve` and the CLI all resolve it here, so they share it.
 
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { StoreOpenError } from './errors';
 
 export interface StateDirEnv {
@@ -57,6 +58,8 @@ export function ensureStateDir(dir: string, notice: (line: string) => void = (li
   if (!stat.isDirectory()) {
     throw new StoreOpenError(dir, 'unusable', `Warden's state directory ${dir} is not a directory. Move that file away, or set WARDEN_STATE_DIR to another directory.`);
   }
+  const unsafe = unsafeDirReason(dir);
+  if (unsafe !== null) throw new StoreOpenError(dir, 'unsafe', unsafe);
   const mode = stat.mode & 0o777;
   const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
   if ((mode & 0o077) !== 0 && mine) {
@@ -70,18 +73,156 @@ export function ensureStateDir(dir: string, notice: (line: string) => void = (li
   return dir;
 }
 
-/** Creates the file 0600 if it is missing and makes it 0600 if it is not (SQLite gives its -wal and -shm the database's mode). */
-export function makePrivateFile(path: string): void {
+function me(): { uid: number; gid: number } | null {
+  return typeof process.getuid === 'function' && typeof process.getgid === 'function' ? { uid: process.getuid(), gid: process.getgid() } : null;
+}
+
+function owner(uid: number): string {
+  return uid === 0 ? 'root' : `uid ${uid}`;
+}
+
+/**
+ * Why a state dir (or a dir in it) is not safe to keep private files in, as
+ * ssh judges ~/.ssh: it, and every directory above it, must belong to this
+ * user or root, and none may be writable by others (a sticky one such as
+ * /tmp is fine: others cannot rename what is ours in it; a group-writable
+ * one only when it is this user's own, with its own group). Otherwise
+ * whoever owns or can write it can swap the files Warden trusts (the
+ * socket, the token, the history) for links or listeners of theirs. null
+ * when safe, and where ownership means nothing (no getuid).
+ */
+export function unsafeDirReason(dir: string): string | null {
+  const user = me();
+  if (user === null) return null;
+  let real: string;
   try {
-    closeSync(openSync(path, 'a', 0o600));
+    real = realpathSync(dir);
+  } catch {
+    return null; // not there: whoever creates it says why it cannot be
+  }
+  for (let path = real, leaf = true; ; leaf = false) {
+    let stat: Stats;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      return null;
+    }
+    const what = leaf ? `Warden's state directory ${dir}` : `${path}, above Warden's state directory ${dir},`;
+    if (stat.uid !== user.uid && stat.uid !== 0) {
+      return `${what} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root, so its owner could put their own files in Warden's place; Warden will not use it. Set WARDEN_STATE_DIR to a directory of yours.`;
+    }
+    const sticky = (stat.mode & 0o1000) !== 0;
+    const othersWrite = (stat.mode & 0o002) !== 0;
+    const groupWrite = (stat.mode & 0o020) !== 0 && !(stat.uid === user.uid && stat.gid === user.gid);
+    // The leaf, when it is ours, is made 0700 by ensureStateDir.
+    if (!sticky && (othersWrite || groupWrite) && !(leaf && stat.uid === user.uid)) {
+      return `${what} is writable by ${othersWrite ? 'every user' : 'its group'} (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}), so they could put their own files in Warden's place; Warden will not use it. Remove that write permission (chmod go-w ${path}), or set WARDEN_STATE_DIR to a directory of yours.`;
+    }
+    const up = dirname(path);
+    if (up === path) return null;
+    path = up;
+  }
+}
+
+/**
+ * A directory inside the state dir (run/): created 0700 if missing; an
+ * existing one must be a real directory (not a link) of this user's, and is
+ * tightened to 0700 through its own descriptor, never through a link.
+ * Throws StoreOpenError with one line.
+ */
+export function ensurePrivateDir(path: string): string {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const stat = fstatSync(fd);
+    const user = me();
+    if (user !== null && stat.uid !== user.uid && stat.uid !== 0) {
+      throw new StoreOpenError(path, 'unsafe', `Warden's directory ${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root; Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`);
+    }
+    if (stat.uid !== user?.uid && (stat.mode & 0o022) !== 0) {
+      throw new StoreOpenError(path, 'unsafe', `Warden's directory ${path} belongs to root and others can write it (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}); Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`);
+    }
+    if (stat.uid === user?.uid && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o700);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** One line when `path` is something Warden must not write through: a link, or not a regular file; null when absent or a plain file. */
+export function notPlainFile(path: string): string | null {
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return null;
+  }
+  if (stat.isSymbolicLink()) return `${path} is a symbolic link; Warden never opens its private files through one (someone may have planted it). Remove it and start again.`;
+  if (!stat.isFile()) return `${path} is not a regular file; remove it and start again.`;
+  const user = me();
+  if (user !== null && stat.uid !== user.uid && stat.uid !== 0) return `${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root; remove it and start again.`;
+  return null;
+}
+
+/**
+ * Writes a private file (0600) whole: a fresh temp file created with
+ * O_EXCL (which never follows a link), then renamed over `path`. A link or
+ * anything but a plain file of this user's at `path` is refused, with one
+ * line (an Error), and left as it is.
+ */
+export function writePrivateFile(path: string, content: string): void {
+  const problem = notPlainFile(path);
+  if (problem !== null) throw new Error(problem);
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    fchmodSync(fd, 0o600); // whatever the umask
+    writeSync(fd, content);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * The history file, created 0600 if it is missing, and it, its -wal and
+ * -shm made 0600 (SQLite gives them the database's mode): each opened with
+ * O_NOFOLLOW and changed through that descriptor, so a link planted in
+ * their place is refused (StoreOpenError 'unsafe', one line) and its target
+ * never touched.
+ */
+export function makePrivateFile(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    const problem = notPlainFile(file);
+    if (problem !== null) throw new StoreOpenError(file, 'unsafe', `Warden's history file ${problem}`);
+  }
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   } catch {
     // Not writable (a read-only history): opening it says what is wrong.
   }
   for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let own = file === path ? fd : null;
     try {
-      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+      own ??= openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      if ((fstatSync(own).mode & 0o077) !== 0) fchmodSync(own, 0o600);
     } catch {
       // Not there, or not ours to change.
+    } finally {
+      if (own !== null) closeSync(own);
     }
   }
 }

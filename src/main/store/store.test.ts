@@ -1,6 +1,6 @@
 // Opening the history: pragmas, migrations, and every way the file can be bad.
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from './errors';
@@ -139,13 +139,12 @@ describe('openStore', () => {
     // A read-only state dir (for this user), no database yet.
     const readOnlyDir = join(dir, 'ro');
     mkdirSync(readOnlyDir, { mode: 0o755 });
-    // A database file of another user's, mode 0600.
+    // A database file of root's, mode 0600, in nobody's own state dir (a dir others may write is refused whole: hostile-state-dir.test.ts).
     const theirs = join(dir, 'theirs');
-    mkdirSync(theirs, { mode: 0o777 });
-    chmodSync(theirs, 0o777);
+    mkdirSync(theirs, { mode: 0o700 });
     openStore({ dir: theirs }).close();
-    chmodSync(theirs, 0o777); // opening made the state dir private; this case is a dir others may write
     chmodSync(join(theirs, DB_FILE), 0o600);
+    chownSync(theirs, NOBODY, NOBODY);
 
     const ro = startChild(['open', readOnlyDir], { uid: NOBODY });
     const roOut = await ro.nextJson<{ error: string; problem: string }>();
