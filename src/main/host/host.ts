@@ -122,12 +122,15 @@ export interface ShutdownReport {
   cutCount: number;
   /** Runs whose end is not in the history, and why. */
   unrecorded: { id: string; why: string }[];
+  /** The history's file was deleted or replaced and could not be mended: where its runs are instead. */
+  fileProblem?: string;
 }
 
 /** One line for a person: exactly what was and was not recorded. */
 export function shutdownLine(report: ShutdownReport): string {
   if (report.historyOff !== null) return `host stopped; its history was not written (${report.historyOff}), so none of its runs is recorded`;
   let line = `host stopped; ${report.recorded} run(s) recorded in the history`;
+  if (report.fileProblem) return `${line}, but NOT in the history file others read: ${report.fileProblem}`;
   if (report.cutCount > 0) line += `, ${report.cutCount} with output cut to fit the disk (${report.cut.join(', ')})`;
   if (report.unrecorded.length === 0) return `${line}; none missing`;
   const byWhy = new Map<string, string[]>();
@@ -266,7 +269,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   let historyOff: string | null = options.history === false ? 'turned off' : null;
   if (options.history !== false) {
     try {
-      store = openStore({ dir: stateDir });
+      store = openStore({ dir: stateDir, notice: (line) => log(`history: ${line}`) });
       if (store.movedAside) log(store.movedAside.message);
       // Ended results the history holds whole may leave memory: they are read back from it.
       supervisor.keepEndedIn(store);
@@ -444,7 +447,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       supervisor.keepEndedIn(null);
       store?.close();
       hub.close();
+      const fileProblem = store?.fileProblem ?? null;
       const report: ShutdownReport = {
+        ...(fileProblem !== null ? { fileProblem } : {}),
         historyOff,
         recorded: status?.endsWritten ?? 0,
         cut: status?.cutEnds ?? [],

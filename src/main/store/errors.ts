@@ -38,6 +38,8 @@ export interface MovedAside {
   to: string;
   /** SQLite's description of the damage. */
   reason: string;
+  /** What was saved from it into the fresh history, when anything could be read. */
+  salvage?: import('./salvage').SalvageReport;
   /** One line to show the person. */
   message: string;
 }
