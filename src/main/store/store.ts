@@ -86,6 +86,8 @@ export class HistoryStore {
   fileProblem: string | null = null;
   /** The lines given to `notice` so far. */
   readonly notices: string[] = [];
+  /** Why this store was opened for reading only (openStoreReadOnly), else null: nothing is written, checked or salvaged. */
+  readOnly: string | null = null;
 
   /** @internal Use openStore. */
   constructor(
@@ -119,7 +121,7 @@ export class HistoryStore {
    * what was done, or null when nothing was needed.
    */
   checkFile(): string | null {
-    if (this.closed || this.rebuilding || this.identity === null) return null;
+    if (this.closed || this.rebuilding || this.identity === null || this.readOnly !== null) return null;
     const now = identityOf(this.path);
     if (now !== null && now.dev === this.identity.dev && now.ino === this.identity.ino) return null;
     this.rebuilding = true;
@@ -236,7 +238,7 @@ export class HistoryStore {
    * when done.
    */
   private salvageInUse(reason: string): boolean {
-    if (this.closed || this.rebuilding) return false;
+    if (this.closed || this.rebuilding || this.readOnly !== null) return false;
     this.rebuilding = true;
     const temp = tempBeside(this.path, 'salvage');
     try {
@@ -386,6 +388,11 @@ export class HistoryStore {
     if (this.closed) return;
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     clearInterval(this.fileTimer);
+    if (this.readOnly !== null) {
+      this.closed = true;
+      this.conn.close();
+      return;
+    }
     // Never leave a history that is only in an unlinked file: put it back first.
     this.checkFile();
     if (this.hostId !== null) {
@@ -497,6 +504,41 @@ export function openStore(options: OpenStoreOptions = {}): HistoryStore {
     }
   }
   return new HistoryStore(db, path, movedAside, busyTimeoutMs, procRoot, options.notice);
+}
+
+/**
+ * The history for reading only, where it cannot be written (a read-only
+ * disk or file): `list` and `show` still answer from it. SQLite's `mode=ro`,
+ * else `immutable=1` where not even the WAL index can be made (then writes
+ * still in a -wal file are not seen, and `readOnly` says so). Throws the
+ * StoreOpenError of `cause` when it cannot be read either.
+ */
+export function openStoreReadOnly(cause: StoreOpenError, options: OpenStoreOptions = {}): HistoryStore {
+  const dir = options.dir ?? resolveStateDir();
+  const path = join(dir, options.fileName ?? DB_FILE);
+  const uri = `file:${path.replace(/[?#%]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}`;
+  let unseenWal = 0;
+  try {
+    unseenWal = statSync(`${path}-wal`).size;
+  } catch {
+    // no WAL
+  }
+  for (const [query, why] of [
+    ['mode=ro', ''],
+    ['mode=ro&immutable=1', unseenWal > 0 ? `; the last writes, ${unseenWal} bytes in ${path}-wal, cannot be read without writing` : ''],
+  ] as const) {
+    let db: Database | null = null;
+    try {
+      db = openDatabase(`${uri}?${query}`);
+      value(db, 'SELECT max(n) FROM runs');
+      const store = new HistoryStore(db, path, null, options.busyTimeoutMs ?? 250, null, options.notice);
+      store.readOnly = `${cause.message.replace(/\.$/, '')}${why}`;
+      return store;
+    } catch {
+      if (db) closeQuietly(db, false);
+    }
+  }
+  throw cause;
 }
 
 /**
