@@ -83,13 +83,16 @@ export interface HostOptions {
 
 /**
  * The TCP listener is reachable by every local user: at most this many
- * connections at once (more are closed as they come), and a request's
- * headers must arrive within headersTimeoutMs, the whole request within
- * requestTimeoutMs (answers may take as long as they need: a wait or an
- * event stream). The unix socket is a listener of its own, so nothing on TCP
+ * connections at once (more are closed as they come), at most
+ * perPeerPending of them from one peer address without a whole request head
+ * yet (more from it are closed as they come, so one source holding
+ * half-open connections never fills the listener for the others: the
+ * owner's browser still gets in), and a request's headers must arrive
+ * within headersTimeoutMs, the whole request within requestTimeoutMs
+ * (answers may take as long as they need: a wait or an event stream). The unix socket is a listener of its own, so nothing on TCP
  * takes its descriptors or its turns.
  */
-export const TCP_LIMITS = { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+export const TCP_LIMITS = { maxConnections: 256, perPeerPending: 32, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000 };
 
 /** How often an idle-exit host looks whether it is idle. */
 const IDLE_CHECK_MS = 500;
@@ -383,6 +386,29 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     tcpServer.headersTimeout = limits.headersTimeoutMs;
     tcpServer.requestTimeout = limits.requestTimeoutMs;
     tcpServer.on('clientError', (_error, socket) => socket.destroy());
+    // Connections without a whole request head yet, per peer address.
+    const pending = new Map<string, number>();
+    const settle = new WeakMap<object, () => void>();
+    tcpServer.on('connection', (socket) => {
+      const peer = socket.remoteAddress ?? 'unknown';
+      const count = (pending.get(peer) ?? 0) + 1;
+      if (count > limits.perPeerPending) {
+        socket.destroy();
+        return;
+      }
+      pending.set(peer, count);
+      let counted = true;
+      const done = () => {
+        if (!counted) return;
+        counted = false;
+        const left = (pending.get(peer) ?? 1) - 1;
+        if (left > 0) pending.set(peer, left);
+        else pending.delete(peer);
+      };
+      settle.set(socket, done);
+      socket.once('close', done);
+    });
+    tcpServer.on('request', (req) => settle.get(req.socket)?.());
     const tokenPath = tokenPathOf(stateDir);
     try {
       // A fresh file (O_EXCL) renamed into place: never written through a link planted at the name.
