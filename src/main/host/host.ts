@@ -94,6 +94,9 @@ export interface HostOptions {
  */
 export const TCP_LIMITS = { maxConnections: 256, perPeerPending: 32, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000 };
 
+/** How often a host looks for live runs in its history whose process went away (an embedded `warden run` killed). */
+const LOST_CHECK_MS = 2000;
+
 /** How often an idle-exit host looks whether it is idle. */
 const IDLE_CHECK_MS = 500;
 
@@ -270,6 +273,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
   let historyOff: string | null = options.history === false ? 'turned off' : null;
+  let lostTimer: NodeJS.Timeout | undefined;
+  let lostLook: Promise<void> | null = null;
   if (options.history !== false) {
     try {
       store = openStore({ dir: stateDir, notice: (line) => log(`history: ${line}`) });
@@ -287,9 +292,24 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
       // And the cgroups of those runs, which no sentinel removed.
       supervisor.sweepStaleCgroups();
+      // Runs of other processes recording here (an embedded `warden run`) that die while this host is up: found
+      // within LOST_CHECK_MS and recorded lost, as a start would (one indexed query while there are none).
+      const watched = store;
+      lostTimer = setInterval(() => {
+        if (lostLook !== null || watched.isClosed) return;
+        lostLook = watched
+          .recoverLostRuns({ tearDown: true })
+          .then((found) => {
+            if (found.recovered.length > 0) log(`recovered ${found.recovered.length} run(s) of a Warden process that went away while this host ran (${found.recovered.map((r) => r.id).join(', ')}).`);
+          })
+          .catch((error: unknown) => log(`history: looking for runs of Warden processes that went away failed: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => (lostLook = null));
+      }, LOST_CHECK_MS);
+      lostTimer.unref();
     } catch (error) {
       historyOff = error instanceof Error ? error.message : String(error);
       log(`history is off: ${historyOff}`);
+      clearInterval(lostTimer);
       await recorder?.close().catch(() => undefined);
       supervisor.keepEndedIn(null);
       store?.close();
@@ -466,6 +486,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     shuttingDown ??= (async () => {
       accepting = false;
       clearInterval(idleTimer);
+      clearInterval(lostTimer);
+      await lostLook;
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
       sentinel?.close();
