@@ -301,8 +301,8 @@ Options:
   --on-busy queue|refuse  with --python: wait behind a running script (default) or refuse
   --json                  print the result as one JSON object
   --format shell-results  print a block for a model to read
-  --yield DURATION        return when it ends or after DURATION, whichever is first; a run still
-                          going is left running in the host (exit 75; continue with warden wait ID)
+  --yield DURATION        return when it ends or after DURATION, whichever is first (0s: at once); a run
+                          still going is left running in the host (exit 75; continue with warden wait ID)
   --embedded              supervise in this process instead of the host (also WARDEN_EMBEDDED=1);
                           no --yield then
 

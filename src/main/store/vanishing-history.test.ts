@@ -6,7 +6,7 @@
 
 import { execa, type ResultPromise } from 'execa';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
@@ -109,6 +109,32 @@ describe('history.db deleted under a running host', () => {
     const shown = await warden(dir, ['show', ids[5]!, '--json']);
     expect(JSON.parse(shown.stdout)).toMatchObject({ id: ids[5], stdout: 'after 2\n', verdict: 'completed' });
   }, 120_000);
+});
+
+describe('history.db replaced under an open store (another file moved to its name)', () => {
+  it('the new file is used from then on, the runs it lacked are re-recorded into it, and a notice says so', () => {
+    const dir = tempStateDir();
+    const other = tempStateDir();
+    const notices: string[] = [];
+    const store = openStore({ dir, notice: (line) => notices.push(line) });
+    const mine = [fakeResult(), fakeResult(), fakeResult()];
+    for (const r of mine) store.recordResult(r);
+    // Another history, with one run of its own, takes the name (its WAL folded in, as a closed store leaves it).
+    const theirs = openStore({ dir: other });
+    const their = fakeResult();
+    theirs.recordResult(their);
+    theirs.close();
+    renameSync(join(other, 'history.db'), join(dir, 'history.db'));
+    const line = store.checkFile();
+    expect(line).toMatch(/history\.db was replaced by another file while in use; that file is used from now on, and the runs it lacked were re-recorded into it: 3 run\(s\) saved/);
+    expect(notices).toEqual([line]);
+    const after = fakeResult();
+    store.recordResult(after);
+    store.close();
+    const reopened = openStore({ dir });
+    expect(reopened.list({ limit: 100 }).runs.map((r) => r.id).sort()).toEqual([...mine, their, after].map((r) => r.id).sort());
+    reopened.close();
+  });
 });
 
 describe('a 300-run history with four damaged pages', () => {
