@@ -274,11 +274,17 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   let recorder: Recorder | null = null;
   let historyOff: string | null = options.history === false ? 'turned off' : null;
   let lostTimer: NodeJS.Timeout | undefined;
+  const historyNotices: { at: string; line: string }[] = [];
+  const historyNotice = (line: string) => {
+    historyNotices.push({ at: new Date().toISOString(), line });
+    if (historyNotices.length > 20) historyNotices.shift();
+    log(`history: ${line}`);
+  };
   let lostLook: Promise<void> | null = null;
   if (options.history !== false) {
     try {
-      store = openStore({ dir: stateDir, notice: (line) => log(`history: ${line}`) });
-      if (store.movedAside) log(store.movedAside.message);
+      store = openStore({ dir: stateDir, notice: historyNotice });
+      if (store.movedAside) historyNotice(store.movedAside.message);
       // Ended results the history holds whole may leave memory: they are read back from it.
       supervisor.keepEndedIn(store);
       recorder = attachRecorder(store, supervisor, {
@@ -330,6 +336,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     accepting,
     history: store !== null,
     historyOff,
+    historyNotices: [...historyNotices],
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
   });

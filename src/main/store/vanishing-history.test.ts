@@ -182,6 +182,9 @@ describe('a 300-run history with four damaged pages', () => {
       statuses.set(reply.status, [...(statuses.get(reply.status) ?? []), id]);
       if (reply.status === 200 && (reply.body as RunResult).notes.some((n) => n.startsWith("Warden's history database was damaged"))) noted++;
     }
+    // Clients of the host (MCP, the UI) are told too: GET /host carries the line.
+    const info = (await transport.request('GET', '/api/v1/host')).body as { historyNotices: { line: string }[] };
+    expect(info.historyNotices.map((n) => n.line).join('\n')).toMatch(/history database .* was (found damaged while in use|damaged) \(/);
     transport.close();
     expect(statuses.has(500)).toBe(false);
     expect(statuses.get(200)!.length).toBeGreaterThanOrEqual(298);
