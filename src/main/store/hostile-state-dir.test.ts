@@ -43,6 +43,35 @@ while True:
     c.close()
 `;
 
+/** A fake host: answers every request 200 with {"pid": PID}, and logs each request head's first line and body to `log`. */
+const RESPONDER = `
+import socket, sys
+path, log, pid = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(16)
+open(log, 'w').close()
+print('listening', flush=True)
+body = ('{"pid": %s, "hostId": "fake", "version": "x", "stateDir": "x", "startedAt": "x", "accepting": true, "history": true, "port": null}' % pid).encode()
+while True:
+    c, _ = s.accept()
+    c.settimeout(2)
+    data = b''
+    try:
+        while True:
+            chunk = c.recv(65536)
+            if not chunk: break
+            data += chunk
+            if b'\\r\\n\\r\\n' in data:
+                head, _, rest = data.partition(b'\\r\\n\\r\\n')
+                open(log, 'a').write(head.split(b'\\r\\n')[0].decode() + ' ' + rest.decode(errors='replace') + '\\n')
+                c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: ' + str(len(body)).encode() + b'\\r\\n\\r\\n' + body)
+                data = b''
+    except Exception:
+        pass
+    c.close()
+`;
+
 async function listen(socketPath: string, count: string, as: 'nobody' | 'root', chownTo?: number): Promise<void> {
   const argv = [existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', '-c', LISTENER, socketPath, count, ...(chownTo !== undefined ? [String(chownTo)] : [])];
   const child = as === 'nobody' ? execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...argv], { reject: false }) : execa(argv[0]!, argv.slice(1), { reject: false });
@@ -119,6 +148,26 @@ describe.skipIf(!isRoot)('a state dir another user controls (as root)', () => {
     // Nothing of root's was made in nobody's dir: no history, no log, no token.
     expect(readdirSync(dir).sort()).toEqual(['run']);
     expect(readdirSync(join(dir, 'run'))).toEqual(['warden.sock']);
+  });
+
+  it("a fake host in root's own dir that claims another process's pid gets the probe only: no run, no environment", async () => {
+    const dir = myStateDir();
+    mkdirSync(join(dir, 'run'), { mode: 0o700 });
+    const log = join(root, `requests-${dirs.length}`);
+    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const child = execa(python, ['-c', RESPONDER, join(dir, 'run', 'warden.sock'), log, String(process.pid)], { reject: false });
+    listeners.push(child);
+    await new Promise<void>((resolvePromise, reject) => {
+      child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && resolvePromise());
+      void child.then((r) => reject(new Error(`the responder exited: ${r.stderr}`)));
+    });
+    const ran = await warden(dir, ['run', '--', 'true'], { SECRET_OF_ROOT: 'hunter2' });
+    expect(ran.exitCode).toBe(125);
+    expect(oneLine(ran.stderr)).toHaveLength(1);
+    expect(ran.stderr).toMatch(new RegExp(`says it is pid ${process.pid}, and that process does not hold the socket`));
+    const requests = readFileSync(log, 'utf8').trim().split('\n');
+    expect(requests.every((line) => line.startsWith('GET /api/v1/host '))).toBe(true);
+    expect(readFileSync(log, 'utf8')).not.toContain('hunter2');
   });
 
   it("a socket of nobody's in root's own dir gets nothing either", async () => {
