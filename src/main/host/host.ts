@@ -29,6 +29,7 @@ import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
 import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
+import { PendingByPeer } from './tcp-peers';
 
 export const TOKEN_NAME = 'token';
 
@@ -84,8 +85,9 @@ export interface HostOptions {
 /**
  * The TCP listener is reachable by every local user: at most this many
  * connections at once (more are closed as they come), at most
- * perPeerPending of them from one peer address without a whole request head
- * yet (more from it are closed as they come, so one source holding
+ * perPeerPending of them from one peer address, or from one local user once
+ * a few are pending (tcp-peers.ts), without a whole request head yet (more
+ * from it are closed as they come, so one source holding
  * half-open connections never fills the listener for the others: the
  * owner's browser still gets in), and a request's headers must arrive
  * within headersTimeoutMs, the whole request within requestTimeoutMs
@@ -413,27 +415,17 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     tcpServer.headersTimeout = limits.headersTimeoutMs;
     tcpServer.requestTimeout = limits.requestTimeoutMs;
     tcpServer.on('clientError', (_error, socket) => socket.destroy());
-    // Connections without a whole request head yet, per peer address.
-    const pending = new Map<string, number>();
+    // Connections without a whole request head yet, per peer address and, under pressure, per local user (tcp-peers.ts).
+    const pending = new PendingByPeer(limits.perPeerPending);
     const settle = new WeakMap<object, () => void>();
     tcpServer.on('connection', (socket) => {
-      const peer = socket.remoteAddress ?? 'unknown';
-      const count = (pending.get(peer) ?? 0) + 1;
-      if (count > limits.perPeerPending) {
+      const release = pending.admit(socket);
+      if (release === null) {
         socket.destroy();
         return;
       }
-      pending.set(peer, count);
-      let counted = true;
-      const done = () => {
-        if (!counted) return;
-        counted = false;
-        const left = (pending.get(peer) ?? 1) - 1;
-        if (left > 0) pending.set(peer, left);
-        else pending.delete(peer);
-      };
-      settle.set(socket, done);
-      socket.once('close', done);
+      settle.set(socket, release);
+      socket.once('close', release);
     });
     tcpServer.on('request', (req) => settle.get(req.socket)?.());
     const tokenPath = tokenPathOf(stateDir);
