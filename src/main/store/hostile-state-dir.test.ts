@@ -144,6 +144,10 @@ describe.skipIf(!isRoot)('a state dir another user controls (as root)', () => {
     expect(listed.exitCode).toBe(125);
     expect(oneLine(listed.stderr)).toHaveLength(1);
     expect(listed.stderr).toMatch(/belongs to uid 65534/);
+    const served = await warden(dir, ['serve', '--no-tcp']);
+    expect(served.exitCode).toBe(125);
+    expect(served.stderr.trim().split('\n').at(-1)).toMatch(/^warden: Warden's state directory .* belongs to uid 65534/);
+    expect(served.stderr).not.toMatch(/internal error/);
     expect(readFileSync(count, 'utf8')).toBe('0');
     // Nothing of root's was made in nobody's dir: no history, no log, no token.
     expect(readdirSync(dir).sort()).toEqual(['run']);
