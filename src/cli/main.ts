@@ -38,6 +38,9 @@ Commands:
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
+  setup claude-code|codex|gemini [--scope user|project] [--shell] [--dry-run] [--remove]
+                                       register warden mcp (and the shell hook) with an agent
+  hook claude-code|codex|gemini        a harness's pre-tool hook: its shell tool through warden run
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
 
@@ -145,6 +148,8 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
     }
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     if (command === 'mcp') return await (await import('../mcp/index')).mcpCommand(rest, io);
+    if (command === 'setup') return await (await import('./setup/index')).setupCommand(rest, io);
+    if (command === 'hook') return await (await import('./hook/main')).hookMain(rest);
     const stateDir = resolveStateDir();
     if (command === 'list' || command === 'show') {
       // A running host answers (its live runs included); with none, the store is read directly.
