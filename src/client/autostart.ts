@@ -7,8 +7,8 @@
 // abstract socket, see src/main/host/host.ts) lets exactly one of them listen;
 // the other exits at once, and both clients find the one that listens.
 
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { ensureStateDir } from '../main/store/state-dir';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { unsafeDirReason } from './state-dir';
 import { join } from 'node:path';
 import { HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
 import { packageRoot } from './package-root';
@@ -52,11 +52,13 @@ export async function spawnBackgroundHost(stateDir: string, options: EnsureHostO
   // Loaded only here: most calls find a host and never spawn one.
   const { spawn } = await import('node:child_process');
   try {
-    // Made 0700 if missing; one that others own or can write is refused (state-dir.ts), before any file is made in it.
-    ensureStateDir(stateDir);
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new HostStartError((error as Error).message);
+    throw new HostStartError(`Cannot make the state directory ${stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set WARDEN_STATE_DIR to a directory you can write.`);
   }
+  // One that others own or can write is refused before any file is made in it (the host says the same).
+  const unsafe = unsafeDirReason(stateDir);
+  if (unsafe !== null) throw new HostStartError(unsafe);
   const logPath = hostLogPath(stateDir);
   let log: number;
   try {

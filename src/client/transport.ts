@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { RunEvent } from '../shared/events';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
-import { resolveStateDir, unsafeDirReason } from '../main/store/state-dir';
+import { resolveStateDir, unsafeDirReason } from './state-dir';
 import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
 
 export type { Endpoint };

@@ -376,7 +376,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       if (!run || run.state === 'ended') return;
       log(`run ${id}: its ${note ? 'owner' : 'client'} went away before the end; stopping it`);
       supervisor.stop(id, {
-        reason: 'user',
+        reason: 'owner',
         note: note ?? 'Its client (the warden run that started it) went away before the end, so the host stopped it: a run started without --yield belongs to its command, as with timeout(1).',
       });
     },

@@ -16,7 +16,7 @@ import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { WardenInputError, WardenUnavailableError } from '../supervisor/errors';
-import { CONTENT_SECURITY_POLICY } from '../window';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 import { OwnerPids, type PidOwner } from './owner-pids';
 
@@ -452,7 +452,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       await body();
       return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
     }
-    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see ARCHITECTURE.md, "Host, API and persistence").`);
+    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see docs/architecture.md, "The host and its API").`);
     servePage(req, res, path, method);
   }
 

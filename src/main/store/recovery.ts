@@ -29,6 +29,9 @@ export interface RecoverOptions {
   teardownBudgetMs?: number;
   /** When a gone host died, as its sentinel saw it (epoch ms): the runs' last sign of life. */
   diedAt?: (hostId: string) => number | undefined;
+  /** Between choosing the runs to claim and writing the claim, and right after it: where a test puts a rival host's claim, to race in one order. */
+  beforeClaim?: () => Promise<void>;
+  afterClaim?: () => Promise<void>;
 }
 
 export interface RecoveredRun {
@@ -106,6 +109,7 @@ export async function recoverLostRuns(db: Database, me: string, options: Recover
   }
   if (wanted.length === 0) return { recovered: [], liveElsewhere };
 
+  if (options.beforeClaim) await options.beforeClaim();
   const now = Date.now();
   const claimed = transaction(db, () =>
     wanted.filter(
@@ -114,6 +118,7 @@ export async function recoverLostRuns(db: Database, me: string, options: Recover
           .changes === 1,
     ),
   );
+  if (options.afterClaim) await options.afterClaim();
 
   // One scan per gone host finds what is left of all its runs (and its Python
   // interpreters, whose marker is the session's), instead of one per run.

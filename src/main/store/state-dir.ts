@@ -1,33 +1,11 @@
-// Where Warden keeps its state (ARCHITECTURE.md, "Host, API and persistence"):
-// $WARDEN_STATE_DIR when set, else $XDG_STATE_HOME/warden, else
-// ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
-// The app, `warden serve` and the CLI all resolve it here, so they share it.
+// Creating the state dir privately, and keeping the history's files private.
+// Where the dir is (resolveStateDir) lives in client/state-dir.ts, below every
+// layer that needs it.
 
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { owner, unsafeDirReason, userIds } from '../../client/state-dir';
 import { StoreOpenError } from './errors';
-
-export interface StateDirEnv {
-  WARDEN_STATE_DIR?: string;
-  XDG_STATE_HOME?: string;
-  LOCALAPPDATA?: string;
-  APPDATA?: string;
-}
-
-export function resolveStateDir(
-  env: StateDirEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (env.WARDEN_STATE_DIR) return resolve(env.WARDEN_STATE_DIR);
-  // The XDG spec ignores a relative value.
-  if (env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)) return join(env.XDG_STATE_HOME, 'warden');
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'warden');
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? env.APPDATA ?? join(home, 'AppData', 'Local'), 'warden');
-  return join(home, '.local', 'state', 'warden');
-}
 
 /**
  * Creates the state dir (and missing parents) with mode 0700: the history
@@ -73,57 +51,6 @@ export function ensureStateDir(dir: string, notice: (line: string) => void = (li
   return dir;
 }
 
-function me(): { uid: number; gid: number } | null {
-  return typeof process.getuid === 'function' && typeof process.getgid === 'function' ? { uid: process.getuid(), gid: process.getgid() } : null;
-}
-
-function owner(uid: number): string {
-  return uid === 0 ? 'root' : `uid ${uid}`;
-}
-
-/**
- * Why a state dir (or a dir in it) is not safe to keep private files in, as
- * ssh judges ~/.ssh: it, and every directory above it, must belong to this
- * user or root, and none may be writable by others (a sticky one such as
- * /tmp is fine: others cannot rename what is ours in it; a group-writable
- * one only when it is this user's own, with its own group). Otherwise
- * whoever owns or can write it can swap the files Warden trusts (the
- * socket, the token, the history) for links or listeners of theirs. null
- * when safe, and where ownership means nothing (no getuid).
- */
-export function unsafeDirReason(dir: string): string | null {
-  const user = me();
-  if (user === null) return null;
-  let real: string;
-  try {
-    real = realpathSync(dir);
-  } catch {
-    return null; // not there: whoever creates it says why it cannot be
-  }
-  for (let path = real, leaf = true; ; leaf = false) {
-    let stat: Stats;
-    try {
-      stat = lstatSync(path);
-    } catch {
-      return null;
-    }
-    const what = leaf ? `Warden's state directory ${dir}` : `${path}, above Warden's state directory ${dir},`;
-    if (stat.uid !== user.uid && stat.uid !== 0) {
-      return `${what} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root, so its owner could put their own files in Warden's place; Warden will not use it. Set WARDEN_STATE_DIR to a directory of yours.`;
-    }
-    const sticky = (stat.mode & 0o1000) !== 0;
-    const othersWrite = (stat.mode & 0o002) !== 0;
-    const groupWrite = (stat.mode & 0o020) !== 0 && !(stat.uid === user.uid && stat.gid === user.gid);
-    // The leaf, when it is ours, is made 0700 by ensureStateDir.
-    if (!sticky && (othersWrite || groupWrite) && !(leaf && stat.uid === user.uid)) {
-      return `${what} is writable by ${othersWrite ? 'every user' : 'its group'} (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}), so they could put their own files in Warden's place; Warden will not use it. Remove that write permission (chmod go-w ${path}), or set WARDEN_STATE_DIR to a directory of yours.`;
-    }
-    const up = dirname(path);
-    if (up === path) return null;
-    path = up;
-  }
-}
-
 /**
  * A directory inside the state dir (run/): created 0700 if missing; an
  * existing one must be a real directory (not a link) of this user's, and is
@@ -139,7 +66,7 @@ export function ensurePrivateDir(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   try {
     const stat = fstatSync(fd);
-    const user = me();
+    const user = userIds();
     if (user !== null && stat.uid !== user.uid && stat.uid !== 0) {
       throw new StoreOpenError(path, 'unsafe', `Warden's directory ${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root; Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`);
     }
@@ -163,7 +90,7 @@ export function notPlainFile(path: string): string | null {
   }
   if (stat.isSymbolicLink()) return `${path} is a symbolic link; Warden never opens its private files through one (someone may have planted it). Remove it and start again.`;
   if (!stat.isFile()) return `${path} is not a regular file; remove it and start again.`;
-  const user = me();
+  const user = userIds();
   if (user !== null && stat.uid !== user.uid && stat.uid !== 0) return `${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root; remove it and start again.`;
   return null;
 }

@@ -65,6 +65,13 @@ describe('escapees that drop the marker', () => {
     expect(r.verdict).toBe('completed');
     expect(await waitDead(pids)).toEqual([]);
     expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    // Named as the report names every process: parent, group and command, read before the cgroup's kill.
+    for (const pid of pids) {
+      const named = r.teardown!.killed.find((p) => p.pid === pid)!;
+      expect(named.command).toMatch(/^sleep 31[12]$/);
+      expect(named.ppid).toBeGreaterThan(0);
+      expect(named.pgid).toBeGreaterThan(0);
+    }
     expect(r.teardown!.complete).toBe(true);
     expect(r.teardown!.unseen).toBeUndefined();
   });

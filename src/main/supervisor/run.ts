@@ -31,7 +31,7 @@ import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
 import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
-import { assembleResult, listProcs, withCgroupSweep } from './result-shape';
+import { assembleResult, describePids, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree/sampler';
@@ -422,8 +422,9 @@ export class CommandRun {
   private async closeCgroup(report: TeardownReport | undefined): Promise<TeardownReport | undefined> {
     const cgroup = this.cgroup!;
     if (!this.options.keepDescendants) {
+      const described = await describePids(this.options.procRoot, cgroup.pids());
       const swept = await cgroup.killAll().catch(() => undefined);
-      if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)");
+      if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)", described);
     }
     if (!(await cgroup.remove())) {
       this.notes.push(`Its cgroup ${cgroup.path} still holds processes; it is removed once they are gone.`);

@@ -17,7 +17,6 @@ import type { RunCgroup } from '../memory';
 import { readStat } from '../procfs';
 import { checkSpawnable, describeSpawnError, spawnProcess, type Subprocess } from '../spawn';
 import { parseReaperLine, reaperArgv } from '../reaper';
-import type { PythonRun } from './run';
 import type { SessionSettings } from './settings';
 
 /** runtime/warden_runtime.py, looked for upwards from this file (src/main/supervisor/python, or out/main when built). */
@@ -63,6 +62,14 @@ function signalName(n: number): string | null {
   return null;
 }
 
+/** The script whose output the interpreter passes on: a PythonRun (run.ts), named by what is used so the two files do not import each other. */
+export interface OutputOwner {
+  readonly id: string;
+  pushOutput(stream: OutputStream, chunk: Uint8Array): void;
+  markerSeen(stream: OutputStream): void;
+  addNote(note: string): void;
+}
+
 /** One interpreter process and its pipes. */
 export class Interpreter {
   readonly child: Subprocess;
@@ -94,9 +101,9 @@ export class Interpreter {
   countersAtExit?: { oomKills: number | null; peakBytes: number | null };
   closing = false;
   /** The script the output is for now, per stream (until its end marker); without one, output waits for the next script. */
-  readonly owners: Partial<Record<OutputStream, PythonRun>> = {};
+  readonly owners: Partial<Record<OutputStream, OutputOwner>> = {};
   /** The script running now (its result not yet handled). */
-  owner?: PythonRun;
+  owner?: OutputOwner;
   /** Killed by a restart of its session. */
   restarted = false;
   /** The script sent and not yet reported on. */

@@ -11,11 +11,11 @@ import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
 import { listScope, teardown, type TeardownTarget } from '../teardown';
-import { assembleResult, listProcs, withCgroupSweep } from '../result-shape';
+import { assembleResult, describePids, listProcs, withCgroupSweep } from '../result-shape';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
-import type { PythonSession } from './session';
+import type { ProcessSampler } from '../proc-tree/sampler';
 import { PythonStop } from './stop';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
@@ -26,6 +26,13 @@ type Outcome =
   | { type: 'exit'; exit: Exit; atMs: number; wallMs: number }
   | { type: 'spawn-failed'; cause: string; status: 126 | 127 }
   | { type: 'not-run'; reason: StopReason; queuePosition?: number };
+
+/** What a script asks of its session (session.ts), named here so the two files do not import each other. */
+export interface RunSession {
+  stopRun(run: PythonRun, reason: StopReason, force: boolean): void;
+  sampler(): ProcessSampler | undefined;
+  release(run: PythonRun): void;
+}
 
 /** One script in a session: queued, then run, then its result. */
 export class PythonRun {
@@ -54,7 +61,7 @@ export class PythonRun {
 
   constructor(
     readonly options: PythonRunOptions,
-    private readonly session: PythonSession,
+    private readonly session: RunSession,
     private readonly emit: (event: RunEvent) => void,
   ) {
     this.id = options.id;
@@ -387,8 +394,9 @@ export class PythonRun {
     let report = await teardown(target);
     if (interp.cgroup) {
       // The script is the only one in its interpreter's cgroup: everything there but the interpreter is its.
+      const described = await describePids(this.options.procRoot, interp.cgroup.pids().filter((pid) => pid !== interp.pid));
       const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [] }).catch(() => undefined);
-      if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)");
+      if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)", described);
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
