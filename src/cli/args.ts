@@ -109,7 +109,8 @@ export function durationOption(flag: string, text: string): number {
 
 export function parseYield(text: string): number {
   const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new UsageError(`--yield takes a duration such as 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
+  // 0 (0s, 0ms) is "return at once": the run is started and its snapshot printed.
+  if (ms === undefined) throw new UsageError(`--yield takes a duration such as 0s (return at once), 500ms, 30s or 2m, not ${JSON.stringify(text)}.`);
   return ms;
 }
 
@@ -351,8 +352,8 @@ Options:
                           naming the command that pages the rest (whole output in the history)
   --stream-chars N        with --format shell-results: characters of each stream shown
                           (default 8000, or WARDEN_MODEL_STREAM_CHARS)
-  --yield DURATION        return when it ends or after DURATION, whichever is first; a run still
-                          going is left running in the host (exit 75, or 0 with --format
+  --yield DURATION        return when it ends or after DURATION, whichever is first (0s: at once);
+                          a run still going is left running in the host (exit 75, or 0 with --format
                           shell-results, whose <next> line is the exact command to continue)
   --owner-pid PID         the run belongs to process PID (an agent): when it exits, the host stops
                           the run with a note; the run gets WARDEN_DEFAULT_LIMIT (default 10m;

@@ -9,6 +9,20 @@ import { count, seconds } from '../main/supervisor/format';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { humanSummary, wardenCommand } from './render';
 
+/**
+ * Text from a run (its command, output, notes) for a person's terminal: every
+ * control character but tab and newline (and a CR before a newline) written
+ * visibly as \xNN, C1 controls and DEL too, as the shell-results block does;
+ * so an escape sequence in a command or its output (a screen clear, a title
+ * or clipboard write, a line overwritten with CR) cannot reach the terminal.
+ * `oneLine`: newlines and tabs too, for a list row.
+ */
+export function forTerminal(text: string, oneLine = false): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const pattern = oneLine ? /[\x00-\x1f\x7f-\x9f]/g : /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/g;
+  return text.replace(pattern, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 const VERDICTS: Verdict[] = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
 
 interface Flags {
@@ -71,7 +85,7 @@ export async function list(args: string[], out: (text: string) => void, source: 
     }
     for (const run of page.runs) {
       const what = run.command ?? (run.code ?? '').split('\n')[0] ?? '';
-      out(`${run.id}  ${run.startedAt.replace('T', ' ').slice(0, 19)}  ${(run.verdict ?? run.state).padEnd(12)} ${seconds(run.elapsedMs).padStart(8)}  ${what.slice(0, 80)}\n`);
+      out(`${run.id}  ${run.startedAt.replace('T', ' ').slice(0, 19)}  ${(run.verdict ?? run.state).padEnd(12)} ${seconds(run.elapsedMs).padStart(8)}  ${forTerminal(what.slice(0, 80), true)}\n`);
     }
     if (page.nextCursor) out(`(more: narrow with --since, --verdict or --search, or raise --limit)\n`);
     return 0;
@@ -120,9 +134,9 @@ export async function show(args: string[], out: (text: string) => void, source: 
     out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   }
-  out(`${humanSummary(result)}\n`);
-  if (result.stdout) out(`--- stdout ---\n${result.stdout}${result.stdout.endsWith('\n') ? '' : '\n'}`);
-  if (result.stderr) out(`--- stderr ---\n${result.stderr}${result.stderr.endsWith('\n') ? '' : '\n'}`);
+  out(`${forTerminal(humanSummary(result))}\n`);
+  if (result.stdout) out(`--- stdout ---\n${forTerminal(result.stdout)}${result.stdout.endsWith('\n') ? '' : '\n'}`);
+  if (result.stderr) out(`--- stderr ---\n${forTerminal(result.stderr)}${result.stderr.endsWith('\n') ? '' : '\n'}`);
   return 0;
 }
 

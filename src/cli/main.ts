@@ -174,7 +174,7 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
     // By name: the engine's input errors come from a chunk this module does not import.
-    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError'))) {
+    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError' || error.name === 'UntrustedHostError' || error.name === 'StoreOpenError'))) {
       io.err(`warden: ${error.message}\n`);
       return 125;
     }

@@ -4,7 +4,7 @@
 // cannot be used never stops a run: the user is told in one line.
 
 import { randomUUID } from 'node:crypto';
-import { attachRecorder, openStore, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
+import { attachRecorder, openStore, openStoreReadOnly, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
 import { bytes } from '../main/supervisor/format';
 import { parseMemory } from '../main/supervisor/memory';
 import type { Supervisor } from '../main/supervisor/registry';
@@ -60,13 +60,23 @@ export async function recordHistory(supervisor: Supervisor, warn: (line: string)
   };
 }
 
-function openForReading(): HistoryStore {
+function openForReading(readOnlyToo = false): HistoryStore {
+  let store: HistoryStore;
   try {
-    return openStore();
+    store = openStore();
   } catch (error) {
-    if (error instanceof StoreOpenError) throw new UsageError(error.message);
-    throw error;
+    if (!(error instanceof StoreOpenError)) throw error;
+    if (!readOnlyToo || (error.problem !== 'read-only' && error.problem !== 'permission')) throw new UsageError(error.message);
+    try {
+      store = openStoreReadOnly(error);
+    } catch {
+      throw new UsageError(error.message);
+    }
+    process.stderr.write(`warden: the history is read-only here, shown as it is (${store.readOnly}).\n`);
+    return store;
   }
+  if (store.movedAside) process.stderr.write(`warden: ${store.movedAside.message}\n`);
+  return store;
 }
 
 
@@ -77,7 +87,8 @@ function openForReading(): HistoryStore {
  * nothing shows as running that no Warden runs.
  */
 async function openRecovered(warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<HistoryStore> {
-  const store = openForReading();
+  const store = openForReading(true);
+  if (store.readOnly !== null) return store; // nothing can be recovered or written: shown as it is
   try {
     store.registerHost(randomUUID().replace(/-/g, '').slice(0, 12));
     const report = await store.recoverLostRuns({ tearDown: true });

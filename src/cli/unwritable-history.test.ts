@@ -61,8 +61,21 @@ describe('a read-only state dir (a tmpfs remounted ro)', () => {
     }
     const stateDir = join(mnt, 'state');
     // A history that was written once, then the disk went read-only.
-    expect((await warden(stateDir, ['run', '--embedded', '--', 'echo', 'before'])).exitCode).toBe(0);
+    const before = await warden(stateDir, ['run', '--embedded', '--json', '--', 'echo', 'before']);
+    expect(before.exitCode).toBe(0);
+    const beforeId = (JSON.parse(before.stdout) as RunResult).id;
     execFileSync('mount', ['-o', 'remount,ro', mnt]);
+
+    // list and show still read it, and say in one line that it is read-only.
+    const listed = await warden(stateDir, ['list']);
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toContain(beforeId);
+    expect(historyLines(listed.stderr)).toHaveLength(1);
+    expect(historyLines(listed.stderr)[0]).toMatch(/^warden: the history is read-only here, shown as it is \(.*read-only/);
+    const shown = await warden(stateDir, ['show', beforeId, '--json']);
+    expect(shown.exitCode).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: beforeId, stdout: 'before\n' });
+    expect(historyLines(shown.stderr)).toHaveLength(1);
 
     const through = await warden(stateDir, ['run', '--', 'echo', 'hi']);
     expect(through.exitCode).toBe(0);

@@ -7,7 +7,8 @@
 // abstract socket, see src/main/host/host.ts) lets exactly one of them listen;
 // the other exits at once, and both clients find the one that listens.
 
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { unsafeDirReason } from './state-dir';
 import { join } from 'node:path';
 import { HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
 import { packageRoot } from './package-root';
@@ -50,9 +51,22 @@ export interface EnsureHostOptions {
 export async function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): Promise<void> {
   // Loaded only here: most calls find a host and never spawn one.
   const { spawn } = await import('node:child_process');
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new HostStartError(`Cannot make the state directory ${stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set WARDEN_STATE_DIR to a directory you can write.`);
+  }
+  // One that others own or can write is refused before any file is made in it (the host says the same).
+  const unsafe = unsafeDirReason(stateDir);
+  if (unsafe !== null) throw new HostStartError(unsafe);
   const logPath = hostLogPath(stateDir);
-  const log = openSync(logPath, 'a', 0o600);
+  let log: number;
+  try {
+    // Never through a link planted at the log's name.
+    log = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    throw new HostStartError(`Cannot open the background host's log ${logPath} (${(error as NodeJS.ErrnoException).code === 'ELOOP' ? 'it is a symbolic link; remove it' : (error as Error).message}).`);
+  }
   try {
     writeSync(log, `${new Date().toISOString()} starting a background host (asked by pid ${process.pid})\n`);
     const idle = options.idleExit ?? (process.env.WARDEN_HOST_IDLE || DEFAULT_IDLE_EXIT);

@@ -3,11 +3,12 @@
 // HTTP/1.1 of wire.ts (why: see there). HttpWardenApi
 // (src/shared/http-api.ts) turns this transport into a WardenApi.
 
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RunEvent } from '../shared/events';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
-import { resolveStateDir } from './state-dir';
+import { resolveStateDir, unsafeDirReason } from './state-dir';
 import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
 
 export type { Endpoint };
@@ -20,6 +21,96 @@ export class HostUnreachableError extends Error {
     readonly code: string | undefined,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The host at a unix socket is not one to trust: the socket file, or the
+ * directories it is in, belong to someone else or can be written by others.
+ * Nothing is sent to it, the environment least of all.
+ */
+export class UntrustedHostError extends Error {
+  override name = 'UntrustedHostError';
+}
+
+/**
+ * Why the listener at `socketPath` may be someone else's; null when it can
+ * only be this user's (or root's). Node has no SO_PEERCRED, so this reads
+ * what decides who could have bound it: the socket file's owner (the uid
+ * that bound it), and that its directory and the state dir above it are this
+ * user's (or root's) and writable by no one else, so no one else could have
+ * put a socket there. A missing socket is not a reason (no host).
+ */
+export function untrustedSocketReason(socketPath: string): string | null {
+  if (typeof process.getuid !== 'function') return null;
+  const uid = process.getuid();
+  let stat;
+  try {
+    stat = lstatSync(socketPath);
+  } catch {
+    return null;
+  }
+  const refuse = (why: string) => `Warden will not talk to the host at ${socketPath}: ${why} Set WARDEN_STATE_DIR to a directory of yours.`;
+  if (!stat.isSocket()) return refuse('it is not a socket.');
+  if (stat.uid !== uid && stat.uid !== 0) return refuse(`the socket belongs to uid ${stat.uid}, not to you (uid ${uid}) or root, so the process listening there is someone else's.`);
+  const runDir = dirname(socketPath);
+  let dirStat;
+  try {
+    dirStat = lstatSync(runDir);
+  } catch {
+    return null;
+  }
+  if (dirStat.isSymbolicLink() || !dirStat.isDirectory()) return refuse(`${runDir} is not a plain directory.`);
+  if (dirStat.uid !== uid && dirStat.uid !== 0) return refuse(`${runDir} belongs to uid ${dirStat.uid}, not to you (uid ${uid}) or root.`);
+  if ((dirStat.mode & 0o022) !== 0) return refuse(`${runDir} can be written by others (mode ${(dirStat.mode & 0o7777).toString(8).padStart(4, '0')}), so the socket in it may be theirs.`);
+  const above = unsafeDirReason(dirname(runDir));
+  return above === null ? null : refuse(above.replace(/ Set WARDEN_STATE_DIR to a directory of yours\.$/, ''));
+}
+
+/**
+ * Whether the process `pid` holds the socket listening at `socketPath`
+ * (/proc/net/unix names the listening socket's inode, /proc/PID/fd the
+ * sockets a process holds); null where /proc cannot tell (no /proc,
+ * another namespace, a process this user may not look into).
+ */
+export function holdsListener(socketPath: string, pid: number): boolean | null {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return null;
+  }
+  const inodes = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    // Num RefCount Protocol Flags Type St Inode Path; __SO_ACCEPTCON (0x10000) marks a listening socket.
+    if (fields.length >= 8 && fields.slice(7).join(' ') === socketPath && (parseInt(fields[3]!, 16) & 0x10000) !== 0) inodes.add(fields[6]!);
+  }
+  if (inodes.size === 0) return null;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return null;
+  }
+  for (const fd of fds) {
+    try {
+      const held = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (held && inodes.has(held[1]!)) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+
+/** The uid a process runs as (/proc/PID/status), or null when unknown. */
+function uidOf(pid: number): number | null {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -61,15 +152,37 @@ export class SseParser {
   }
 }
 
+const HOST_PATH = '/api/v1/host';
+
 export class NodeTransport implements HttpTransport {
   /** Connections kept alive for this endpoint alone (see wire.ts). */
   private readonly pool: WirePool;
 
+  /** The process answering on the socket was checked to be the one holding it (checkAnswer). */
+  private peerChecked: boolean;
+
   constructor(
     private readonly endpoint: Endpoint,
-    private readonly options: { timeoutMs?: number } = {},
+    private readonly options: { timeoutMs?: number; peerChecked?: boolean } = {},
   ) {
     this.pool = new WirePool(endpoint);
+    this.peerChecked = options.peerChecked === true;
+  }
+
+  /**
+   * The host's answer to GET /host names its pid: that process must hold the
+   * listening socket (holdsListener) and run as this user or root, else
+   * whatever answers is someone else's. Unknowable without /proc: then only
+   * the socket file's checks stand.
+   */
+  private checkAnswer(socketPath: string, body: unknown): void {
+    const pid = (body as { pid?: unknown } | null)?.pid;
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) throw new UntrustedHostError(`Warden will not talk to the host at ${socketPath}: what answers there gives no pid.`);
+    const holds = holdsListener(socketPath, pid);
+    if (holds === false) throw new UntrustedHostError(`Warden will not talk to the host at ${socketPath}: what answers there says it is pid ${pid}, and that process does not hold the socket. Stop whatever listens there (fuser ${socketPath}).`);
+    const uid = holds ? uidOf(pid) : null;
+    const me = typeof process.getuid === 'function' ? process.getuid() : null;
+    if (uid !== null && me !== null && uid !== me && uid !== 0) throw new UntrustedHostError(`Warden will not talk to the host at ${socketPath}: it runs as uid ${uid}, not as you (uid ${me}) or root.`);
   }
 
   /** Closes the kept-alive connections. */
@@ -77,7 +190,21 @@ export class NodeTransport implements HttpTransport {
     this.pool.close();
   }
 
+  /** Throws UntrustedHostError before anything is sent to a listener that may be someone else's. */
+  private checkPeer(): void {
+    if (!('socketPath' in this.endpoint)) return;
+    const why = untrustedSocketReason(this.endpoint.socketPath);
+    if (why !== null) throw new UntrustedHostError(why);
+  }
+
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpReply> {
+    this.checkPeer();
+    const isProbe = method === 'GET' && path === HOST_PATH;
+    // Before the first request that carries anything (a run request holds the environment): who answers is checked.
+    if ('socketPath' in this.endpoint && !this.peerChecked && !isProbe) {
+      const probe = await this.request('GET', HOST_PATH);
+      if (!this.peerChecked) throw new UntrustedHostError(`Warden will not talk to the host at ${this.endpoint.socketPath}: it answered GET ${HOST_PATH} with status ${probe.status}, not as a Warden host does.`);
+    }
     const payload = body === undefined ? undefined : JSON.stringify(body);
     let reply: WireReply;
     try {
@@ -93,6 +220,10 @@ export class NodeTransport implements HttpTransport {
     } catch {
       // Not JSON: kept as text for the error message.
     }
+    if ('socketPath' in this.endpoint && !this.peerChecked && isProbe && reply.status === 200) {
+      this.checkAnswer(this.endpoint.socketPath, parsed);
+      this.peerChecked = true;
+    }
     return { status: reply.status, body: parsed };
   }
 
@@ -104,6 +235,11 @@ export class NodeTransport implements HttpTransport {
     let retry: NodeJS.Timeout | undefined;
     const connect = () => {
       if (closed) return;
+      if ('socketPath' in this.endpoint && untrustedSocketReason(this.endpoint.socketPath) !== null) {
+        // Nothing is sent; the stream stays down (a request says why).
+        handlers.onDisconnect?.();
+        return;
+      }
       const socket = openSocket(this.endpoint);
       current = socket;
       let head: ReturnType<typeof parseHead> = null;
@@ -170,8 +306,10 @@ export function socketPathFor(stateDir: string): string {
  * (no socket, nobody listening, or a dead host's socket file).
  */
 export async function connectToHost(stateDir: string = resolveStateDir(), options: { timeoutMs?: number } = {}): Promise<HttpWardenApi | null> {
-  const probe = new NodeTransport({ socketPath: socketPathFor(stateDir) }, { timeoutMs: options.timeoutMs ?? 2000 });
+  const socketPath = socketPathFor(stateDir);
+  const probe = new NodeTransport({ socketPath }, { timeoutMs: options.timeoutMs ?? 2000 });
   try {
+    // The probe carries nothing of the user's; what it answers is checked before anything else is sent.
     const reply = await probe.request('GET', '/api/v1/host');
     if (reply.status !== 200) return null;
   } catch (error) {
@@ -180,5 +318,5 @@ export async function connectToHost(stateDir: string = resolveStateDir(), option
   } finally {
     probe.close();
   }
-  return new HttpWardenApi(new NodeTransport({ socketPath: socketPathFor(stateDir) }));
+  return new HttpWardenApi(new NodeTransport({ socketPath }, { peerChecked: true }));
 }

@@ -183,11 +183,12 @@ describe('startOrAttach', () => {
     ['hosting is tried again by itself a few seconds later', false],
   ])('reports lost when the attached host dies but another process keeps the lock; once it is free, %s', async (_name, retry) => {
     // A stand-in for a host that stops answering but keeps the lock: the lock
-    // (an abstract socket named as host.ts names it) and a minimal control API.
+    // (an abstract socket named as host.ts names it) and a minimal control API, in this
+    // process (the pid it gives must be the one holding the socket: clients check).
     const dir = stateDir();
     const lock = createNetServer((socket) => socket.destroy());
     await new Promise<void>((r) => lock.listen(lockName(dir), r));
-    const info = { hostId: 'feedfacecafe', pid: 1, version: 'test', stateDir: dir, startedAt: new Date().toISOString(), accepting: true, history: false, port: null };
+    const info = { hostId: 'feedfacecafe', pid: process.pid, version: 'test', stateDir: dir, startedAt: new Date().toISOString(), accepting: true, history: false, port: null };
     const fake = createHttpServer((req, res) => {
       if (req.url?.startsWith('/api/v1/events')) {
         res.writeHead(200, { 'Content-Type': 'text/event-stream' });

@@ -45,6 +45,8 @@ export interface HostInfo {
   history: boolean;
   /** Why no history is written (one line), when none is. */
   historyOff?: string | null;
+  /** What happened to the history's file while this host ran (salvaged, recreated, re-recorded; and a damaged file moved aside at its start), oldest first, at most 20: one line each, for clients to show. */
+  historyNotices?: { at: string; line: string }[];
   /** The loopback TCP port when the host listens on one (token in <stateDir>/run/token), else null. */
   port: number | null;
   /** A host that exits by itself after this long with no live run and no client (a background host a command started); absent or null: it stays. */

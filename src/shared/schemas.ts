@@ -14,12 +14,14 @@ const outputCap = () =>
   z.number({ error: 'must be a number of characters' }).int({ error: 'must be a whole number of characters' }).min(2, { error: 'must be at least 2' }).max(MAX_OUTPUT_CAP_CHARS, { error: `must be at most ${MAX_OUTPUT_CAP_CHARS.toLocaleString('en-US')} (what one run may keep in memory per stream)` });
 
 export const RUN_ID = /^[0-9a-f]{6,32}$/;
-export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** 1 to 64 of letters, digits, '_', '.' and '-', the first not '.' or '-': never `.`, `..` or something read as an option. */
+export const SESSION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+export const SESSION_NAME_RULE = "a session name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter, digit or '_'";
 
 export const runIdSchema = z.string({ error: 'a run id is a string of 6 to 32 hex characters' }).regex(RUN_ID, { error: 'a run id is 6 to 32 hex characters' });
 export const sessionNameSchema = z
   .string({ error: 'a session name is a string' })
-  .regex(SESSION_NAME, { error: "a session name is 1 to 64 letters, digits, '_', '.' or '-'" });
+  .regex(SESSION_NAME, { error: SESSION_NAME_RULE });
 
 const envSchema = z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' });
 const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "256M"' });
@@ -143,13 +145,28 @@ export function parseWaitOptions(value: unknown): WaitOptions {
   return parse(waitSchema, value ?? {}) as WaitOptions;
 }
 
+/**
+ * The bounds a run's request is held to (supervisor/options.ts and
+ * deadline.ts): a step of the stop sequence is one timer (setTimeout's
+ * ceiling), a limit at most ten years. Settings are checked with the same
+ * bounds when saved, so no saved default makes every New-run form fail.
+ */
+export const MAX_STEP_MS = 2 ** 31 - 1;
+export const MAX_RUN_LIMIT_MS = 10 * 365 * 24 * 3_600_000;
+const boundedMs = (min: number, max: number) =>
+  z
+    .number({ error: 'must be a number of milliseconds' })
+    .finite({ error: 'must be a number of milliseconds' })
+    .min(min, { error: `must be from ${min} to ${max} ms, as a run's is` })
+    .max(max, { error: `must be from ${min} to ${max} ms, as a run's is` });
+
 export const settingsSchema = z.strictObject(
   {
-    defaultLimitMs: z.number({ error: 'must be a number of milliseconds or null' }).finite().positive({ error: 'must be more than 0' }).nullable(),
-    graceMs: ms(),
+    defaultLimitMs: boundedMs(1, MAX_RUN_LIMIT_MS).nullable(),
+    graceMs: boundedMs(0, MAX_STEP_MS),
     memory: z.string({ error: 'must be text such as "512M" or null' }).max(32).nullable(),
-    drainMs: ms(),
-    teardownBudgetMs: ms(),
+    drainMs: boundedMs(0, MAX_STEP_MS),
+    teardownBudgetMs: boundedMs(1, MAX_STEP_MS),
     retention: z.strictObject(
       {
         maxRuns: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }),

@@ -12,14 +12,15 @@
 // them, and only then closes the store and the listeners.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, linkSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
 import { deathNoteName } from '../store/recovery';
-import { attachRecorder, ensureStateDir, openStore, resolveStateDir, type HistoryStore, type Recorder } from '../store';
+import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
+import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
 import { engineApi } from '../supervisor/api';
 import { newId, Supervisor, type SupervisorOptions } from '../supervisor/registry';
 import { packageRoot } from '../../client/package-root';
@@ -28,6 +29,7 @@ import { EventHub, type EventHubLimits } from './event-hub';
 import { createControlHandler, type ControlHandler } from './server';
 import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
+import { PendingByPeer } from './tcp-peers';
 
 export const TOKEN_NAME = 'token';
 
@@ -82,13 +84,20 @@ export interface HostOptions {
 
 /**
  * The TCP listener is reachable by every local user: at most this many
- * connections at once (more are closed as they come), and a request's
- * headers must arrive within headersTimeoutMs, the whole request within
- * requestTimeoutMs (answers may take as long as they need: a wait or an
- * event stream). The unix socket is a listener of its own, so nothing on TCP
+ * connections at once (more are closed as they come), at most
+ * perPeerPending of them from one peer address, or from one local user once
+ * a few are pending (tcp-peers.ts), without a whole request head yet (more
+ * from it are closed as they come, so one source holding
+ * half-open connections never fills the listener for the others: the
+ * owner's browser still gets in), and a request's headers must arrive
+ * within headersTimeoutMs, the whole request within requestTimeoutMs
+ * (answers may take as long as they need: a wait or an event stream). The unix socket is a listener of its own, so nothing on TCP
  * takes its descriptors or its turns.
  */
-export const TCP_LIMITS = { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+export const TCP_LIMITS = { maxConnections: 256, perPeerPending: 32, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000 };
+
+/** How often a host looks for live runs in its history whose process went away (an embedded `warden run` killed). */
+const LOST_CHECK_MS = 2000;
 
 /** How often an idle-exit host looks whether it is idle. */
 const IDLE_CHECK_MS = 500;
@@ -121,12 +130,15 @@ export interface ShutdownReport {
   cutCount: number;
   /** Runs whose end is not in the history, and why. */
   unrecorded: { id: string; why: string }[];
+  /** The history's file was deleted or replaced and could not be mended: where its runs are instead. */
+  fileProblem?: string;
 }
 
 /** One line for a person: exactly what was and was not recorded. */
 export function shutdownLine(report: ShutdownReport): string {
   if (report.historyOff !== null) return `host stopped; its history was not written (${report.historyOff}), so none of its runs is recorded`;
   let line = `host stopped; ${report.recorded} run(s) recorded in the history`;
+  if (report.fileProblem) return `${line}, but NOT in the history file others read: ${report.fileProblem}`;
   if (report.cutCount > 0) line += `, ${report.cutCount} with output cut to fit the disk (${report.cut.join(', ')})`;
   if (report.unrecorded.length === 0) return `${line}; none missing`;
   const byWhy = new Map<string, string[]>();
@@ -162,12 +174,14 @@ export function lockName(stateDir: string): string {
 
 function lockKey(stateDir: string): string {
   const path = join(runDirOf(stateDir), 'lock-key');
+  const planted = notPlainFile(path);
+  if (planted !== null) throw new HostError(`The host lock's key ${planted}`);
   try {
     return readFileSync(path, 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new HostError(`Cannot read the host lock's key ${path}: ${(error as Error).message}`);
   }
-  mkdirSync(runDirOf(stateDir), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(runDirOf(stateDir));
   const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(draft, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   try {
@@ -235,9 +249,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
   const runDir = runDirOf(stateDir);
   try {
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    chmodSync(runDir, 0o700);
+    ensurePrivateDir(runDir);
+    accessSync(runDir, constants.W_OK); // the socket and the lock's key are made in it
   } catch (error) {
+    if (error instanceof StoreOpenError) throw new HostError(error.message);
     // A read-only or foreign state dir: no socket can be made there, so no host can serve it.
     let why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     try {
@@ -260,10 +275,18 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
   let historyOff: string | null = options.history === false ? 'turned off' : null;
+  let lostTimer: NodeJS.Timeout | undefined;
+  const historyNotices: { at: string; line: string }[] = [];
+  const historyNotice = (line: string) => {
+    historyNotices.push({ at: new Date().toISOString(), line });
+    if (historyNotices.length > 20) historyNotices.shift();
+    log(`history: ${line}`);
+  };
+  let lostLook: Promise<void> | null = null;
   if (options.history !== false) {
     try {
-      store = openStore({ dir: stateDir });
-      if (store.movedAside) log(store.movedAside.message);
+      store = openStore({ dir: stateDir, notice: historyNotice });
+      if (store.movedAside) historyNotice(store.movedAside.message);
       // Ended results the history holds whole may leave memory: they are read back from it.
       supervisor.keepEndedIn(store);
       recorder = attachRecorder(store, supervisor, {
@@ -277,9 +300,24 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
       // And the cgroups of those runs, which no sentinel removed.
       supervisor.sweepStaleCgroups();
+      // Runs of other processes recording here (an embedded `warden run`) that die while this host is up: found
+      // within LOST_CHECK_MS and recorded lost, as a start would (one indexed query while there are none).
+      const watched = store;
+      lostTimer = setInterval(() => {
+        if (lostLook !== null || watched.isClosed) return;
+        lostLook = watched
+          .recoverLostRuns({ tearDown: true })
+          .then((found) => {
+            if (found.recovered.length > 0) log(`recovered ${found.recovered.length} run(s) of a Warden process that went away while this host ran (${found.recovered.map((r) => r.id).join(', ')}).`);
+          })
+          .catch((error: unknown) => log(`history: looking for runs of Warden processes that went away failed: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => (lostLook = null));
+      }, LOST_CHECK_MS);
+      lostTimer.unref();
     } catch (error) {
       historyOff = error instanceof Error ? error.message : String(error);
       log(`history is off: ${historyOff}`);
+      clearInterval(lostTimer);
       await recorder?.close().catch(() => undefined);
       supervisor.keepEndedIn(null);
       store?.close();
@@ -300,6 +338,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     accepting,
     history: store !== null,
     historyOff,
+    historyNotices: [...historyNotices],
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
     uncovered: sentinel ? sentinel.uncovered() : 'WARDEN_SENTINEL=0: runs will not be ended if this host is killed (the next host records them lost and ends what is left)',
@@ -364,6 +403,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     rmSync(socketPath, { force: true });
     await listenNet(unixServer, socketPath);
     unixServer.on('error', acceptError);
+    // Never through a link: the socket just made, checked for what it is first.
+    if (!lstatSync(socketPath).isSocket()) throw new Error(`${socketPath} was replaced by something else than the socket just made`);
     chmodSync(socketPath, 0o600);
   } catch (error) {
     lock.close();
@@ -384,7 +425,27 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     tcpServer.headersTimeout = limits.headersTimeoutMs;
     tcpServer.requestTimeout = limits.requestTimeoutMs;
     tcpServer.on('clientError', (_error, socket) => socket.destroy());
+    // Connections without a whole request head yet, per peer address and, under pressure, per local user (tcp-peers.ts).
+    const pending = new PendingByPeer(limits.perPeerPending);
+    const settle = new WeakMap<object, () => void>();
+    tcpServer.on('connection', (socket) => {
+      const release = pending.admit(socket);
+      if (release === null) {
+        socket.destroy();
+        return;
+      }
+      settle.set(socket, release);
+      socket.once('close', release);
+    });
+    tcpServer.on('request', (req) => settle.get(req.socket)?.());
+    const tokenPath = tokenPathOf(stateDir);
     try {
+      // A fresh file (O_EXCL) renamed into place: never written through a link planted at the name.
+      try {
+        writePrivateFile(tokenPath, `${token}\n`);
+      } catch (error) {
+        throw new HostError(`Cannot write the TCP token: ${(error as Error).message}`);
+      }
       await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
     } catch (error) {
       unixServer.close();
@@ -395,6 +456,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     sentinel?.close();
       await recorder?.close();
       store?.close();
+      if (error instanceof HostError) throw error;
+      rmSync(tokenPath, { force: true });
       const code = (error as NodeJS.ErrnoException).code;
       throw new HostError(
         code === 'EADDRINUSE' ? `Port ${options.port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}`,
@@ -404,9 +467,6 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     servers.push(tcpServer);
     const address = tcpServer.address();
     tcpPort = typeof address === 'object' && address !== null ? address.port : options.port;
-    const tokenPath = tokenPathOf(stateDir);
-    writeFileSync(tokenPath, `${token}\n`, { mode: 0o600 });
-    chmodSync(tokenPath, 0o600);
     tcp = { port: tcpPort, url: `http://127.0.0.1:${tcpPort}`, tokenPath, token };
   }
 
@@ -436,6 +496,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     shuttingDown ??= (async () => {
       accepting = false;
       clearInterval(idleTimer);
+      clearInterval(lostTimer);
+      await lostLook;
       // The stop sequence for every live run; their ends are recorded before the store closes.
       await supervisor.shutdown();
       sentinel?.close();
@@ -443,7 +505,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       supervisor.keepEndedIn(null);
       store?.close();
       hub.close();
+      const fileProblem = store?.fileProblem ?? null;
       const report: ShutdownReport = {
+        ...(fileProblem !== null ? { fileProblem } : {}),
         historyOff,
         recorded: status?.endsWritten ?? 0,
         cut: status?.cutEnds ?? [],

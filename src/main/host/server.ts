@@ -330,8 +330,9 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   }
 
   function authorised(req: IncomingMessage): boolean {
-    const header = req.headers.authorization;
-    if (header?.startsWith('Bearer ') && tokensEqual(header.slice(7).trim(), options.token)) return true;
+    // The scheme is case-insensitive (RFC 9110, 11.1): bearer, BEARER and Bearer alike.
+    const bearer = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+    if (bearer && tokensEqual(bearer[1]!, options.token)) return true;
     const session = cookie(req, SESSION_COOKIE);
     return session !== null && sessions.has(session);
   }

@@ -3,8 +3,10 @@
 // is missing or unreadable gives the defaults; one that does not validate is
 // reported once and ignored, never half used.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseMemory } from '../supervisor/memory';
 import { parse, settingsSchema } from '../../shared/schemas';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
 
@@ -31,9 +33,17 @@ export function settingsFile(stateDir: string, log: (line: string) => void = () 
     },
     save(settings: Settings): Settings {
       const checked = parse(settingsSchema, settings) as Settings;
-      const temp = `${path}.${process.pid}.tmp`;
-      writeFileSync(temp, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
-      renameSync(temp, path);
+      // The memory default is held to a run's rule too, so a saved default never makes every run fail.
+      if (checked.memory !== null) parseMemory(checked.memory, 'memory');
+      // A fresh name, created (never followed: 'wx' is O_CREAT|O_EXCL), then renamed over the file.
+      const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        writeFileSync(temp, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+        renameSync(temp, path);
+      } catch (error) {
+        rmSync(temp, { force: true });
+        throw error;
+      }
       warned = false;
       return checked;
     },

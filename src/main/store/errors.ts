@@ -1,7 +1,7 @@
 // What the store tells its caller when storage is unusable or a write fails.
 // Messages are one line: what happened, the path, and what to do.
 
-export type StoreOpenProblem = 'directory' | 'permission' | 'read-only' | 'newer-schema' | 'unusable';
+export type StoreOpenProblem = 'directory' | 'permission' | 'read-only' | 'newer-schema' | 'unusable' | 'unsafe';
 
 /** The database cannot be opened as it is; nothing was changed on disk. */
 export class StoreOpenError extends Error {
@@ -38,6 +38,8 @@ export interface MovedAside {
   to: string;
   /** SQLite's description of the damage. */
   reason: string;
+  /** What was saved from it into the fresh history, when anything could be read. */
+  salvage?: import('./salvage').SalvageReport;
   /** One line to show the person. */
   message: string;
 }

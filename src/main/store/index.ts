@@ -15,7 +15,7 @@
 //
 // Readers (`warden list`, `warden show`) only open it: store.list / get / events / countsByVerdict.
 
-export { openStore, HistoryStore, DB_FILE, type OpenStoreOptions } from './store';
+export { openStore, openStoreReadOnly, HistoryStore, DB_FILE, type OpenStoreOptions } from './store';
 export { resolveStateDir } from '../../client/state-dir';
 export { ensureStateDir } from './state-dir';
 export { attachRecorder, type Recorder, type RecorderOptions, type RunSource } from './recorder';

@@ -1,6 +1,6 @@
 // Opening the history: pragmas, migrations, and every way the file can be bad.
 
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from './errors';
@@ -103,7 +103,7 @@ describe('openStore', () => {
     reopened.close();
   });
 
-  it('checks the whole file at the next open when damage was seen in use', () => {
+  it('damage seen in use: every run that reads is salvaged into a fresh file at once, the read is answered, and a notice says so', () => {
     const dir = tempStateDir();
     const store = openStore({ dir });
     const ids: string[] = [];
@@ -120,16 +120,23 @@ describe('openStore', () => {
     const pages = bytes.length / pageSize;
     bytes.fill(0x41, pageSize * Math.floor(pages * 0.4), pageSize * Math.floor(pages * 0.5));
     writeFileSync(path, bytes);
-    const damaged = openStore({ dir });
+    const notices: string[] = [];
+    const damaged = openStore({ dir, notice: (line) => notices.push(line) });
     expect(damaged.movedAside).toBeNull();
-    expect(() => {
-      for (const id of ids) damaged.get(id);
-    }).toThrow(/malformed/);
+    const read = ids.map((id) => damaged.get(id));
+    expect(read.every((r) => r !== null)).toBe(true);
+    const partial = read.filter((r) => r!.notes.some((n) => n.startsWith("Warden's history database was damaged")));
+    expect(partial.length).toBeGreaterThan(0);
+    // What could not be read is left out, and the note says which part.
+    for (const r of partial) if (r!.notes.some((n) => n.includes('its stdout'))) expect(r!.stdout).toBe('');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/was found damaged while in use \(.*malformed.*\); 200 run\(s\) saved into the fresh history, \d+ of them in part: .*; none lost\. The damaged file was moved aside to .*\.corrupt-/);
+    expect(readdirSync(dir).some((f) => f.startsWith(`${DB_FILE}.corrupt-`))).toBe(true);
     damaged.close();
-    expect(existsSync(`${path}-damaged`)).toBe(true);
+    // The fresh file opens clean, with every run.
     const next = openStore({ dir });
-    expect(next.movedAside?.reason).toMatch(/malformed/);
-    expect(existsSync(`${path}-damaged`)).toBe(false);
+    expect(next.movedAside).toBeNull();
+    expect(next.list({ limit: 1000 }).runs).toHaveLength(200);
     next.close();
   });
 
@@ -139,13 +146,12 @@ describe('openStore', () => {
     // A read-only state dir (for this user), no database yet.
     const readOnlyDir = join(dir, 'ro');
     mkdirSync(readOnlyDir, { mode: 0o755 });
-    // A database file of another user's, mode 0600.
+    // A database file of root's, mode 0600, in nobody's own state dir (a dir others may write is refused whole: hostile-state-dir.test.ts).
     const theirs = join(dir, 'theirs');
-    mkdirSync(theirs, { mode: 0o777 });
-    chmodSync(theirs, 0o777);
+    mkdirSync(theirs, { mode: 0o700 });
     openStore({ dir: theirs }).close();
-    chmodSync(theirs, 0o777); // opening made the state dir private; this case is a dir others may write
     chmodSync(join(theirs, DB_FILE), 0o600);
+    chownSync(theirs, NOBODY, NOBODY);
 
     const ro = startChild(['open', readOnlyDir], { uid: NOBODY });
     const roOut = await ro.nextJson<{ error: string; problem: string }>();

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
+import { SESSION_NAME } from '../../shared/schemas';
 
 import { MAX_LIMIT_MS } from './deadline';
 import { WardenInputError } from './errors';
@@ -137,11 +138,11 @@ export interface PythonRunOptions extends CheckedRun {
   envGiven: boolean;
 }
 
-export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export { SESSION_NAME };
 
 export function checkSessionName(name: unknown): string {
   if (typeof name !== 'string' || !SESSION_NAME.test(name)) {
-    throw new WardenInputError(`A session name is 1 to 64 letters, digits, '_', '.' or '-', not ${JSON.stringify(name)}.`);
+    throw new WardenInputError(`A session name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter, digit or '_'; not ${JSON.stringify(name)}.`);
   }
   return name;
 }

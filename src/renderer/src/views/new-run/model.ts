@@ -7,7 +7,7 @@ import { splitArgv } from './argv';
 import { durationField, durationText, sizeField } from '../../components/form-fields';
 
 /** The same rule as SESSION_NAME in shared/schemas.ts (not imported: that module brings zod into the page). */
-export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const SESSION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 export const NEW_RUN_KEY = 'warden.newRun';
 
@@ -96,7 +96,7 @@ export function checkDraft(draft: Draft, extras: CommandExtras = {}): Checked {
 
   if (draft.kind === 'python') {
     const session = draft.session.trim();
-    if (session && !SESSION_NAME.test(session)) errors.session = "A session name is 1 to 64 letters, digits, '_', '.' or '-'.";
+    if (session && !SESSION_NAME.test(session)) errors.session = "A session name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter, digit or '_'.";
     const ok = Object.keys(errors).length === 0 && draft.code.trim() !== '';
     const request: PythonRunRequest = { code: draft.code, ...(session ? { session } : {}), ...common };
     return { request: ok ? request : null, errors, argv: [], shellSyntax: null, graceMs };
