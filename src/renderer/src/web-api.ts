@@ -66,7 +66,7 @@ export class BrowserTransport implements HttpTransport {
     return { status: response.status, body: parsed };
   }
 
-  events(path: string, handlers: { onEvent(event: RunEvent, id: string): void; onGap?(): void }): () => void {
+  events(path: string, handlers: { onEvent(event: RunEvent, id: string): void; onGap?(): void; onOpen?(): void }): () => void {
     let source: EventSource | null = null;
     let lastId = '';
     let closed = false;
@@ -95,6 +95,8 @@ export class BrowserTransport implements HttpTransport {
         openedOnce = true;
         everOpen = true;
         this.report('online');
+        // The host added this stream to its clients before it sent the headers: nothing from now on is missed.
+        handlers.onOpen?.();
       };
       es.onerror = () => {
         if (closed || source !== es) return;

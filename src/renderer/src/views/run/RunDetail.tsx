@@ -29,8 +29,11 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const tree = useWarden((s) => s.trees[id]);
   const [missing, setMissing] = useState(false);
 
-  // A run not in the store (opened from History, or a link) is fetched once.
-  const present = run !== undefined;
+  // A run not in the store (opened from History, or a link), or held without its output (listed), is
+  // fetched once; so is a live run whose stream the page does not hold yet (its chunks are merged by offset).
+  const partial = useWarden((s) => s.partial[id] === true);
+  const streaming = useWarden((s) => s.output[id] !== undefined);
+  const present = run !== undefined && !partial && (run.state === 'ended' || streaming);
   useEffect(() => {
     if (present || !api) return;
     let current = true;

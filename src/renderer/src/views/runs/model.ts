@@ -31,6 +31,22 @@ export function isLive(run: Pick<RunResult, 'state'>): boolean {
   return run.state !== 'ended';
 }
 
+export type StateFilter = 'all' | 'live' | 'ended';
+export interface Filters {
+  state: StateFilter;
+  /** '' : any verdict. */
+  verdict: Verdict | '';
+}
+
+/** The runs the State and Verdict filters let through, in the order given. */
+export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict'>>(runs: T[], filters: Filters): T[] {
+  return runs.filter((run) => {
+    if (filters.state === 'live' && !isLive(run)) return false;
+    if (filters.state === 'ended' && isLive(run)) return false;
+    return filters.verdict === '' || run.verdict === filters.verdict;
+  });
+}
+
 const STATUS_RANK: Record<string, number> = {
   stopping: 0,
   running: 1,
