@@ -97,8 +97,8 @@ export function limitWords(limitMs: number | null): string {
  * peak counter, which sees spikes between samples (an out-of-memory kill).
  */
 export function peakOf(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): number | undefined {
-  const sampled = run.peak?.rssBytes ?? tree?.peak.rssBytes ?? tree?.rssBytes;
-  const cgroup = run.oom?.peakBytes;
-  if (sampled === undefined) return cgroup;
-  return cgroup === undefined ? sampled : Math.max(sampled, cgroup);
+  // The highest of every figure known: a live run's snapshot peak is older than its latest sample's, and the
+  // cgroup's counter sees what the samples missed between them.
+  const figures = [run.peak?.rssBytes, tree?.peak.rssBytes, tree?.rssBytes, run.oom?.peakBytes].filter((n): n is number => typeof n === 'number');
+  return figures.length === 0 ? undefined : Math.max(...figures);
 }

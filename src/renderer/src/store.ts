@@ -11,7 +11,7 @@ import { streamLength } from '../../shared/stream-length';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
-import { addSample, emptySeries, type TelemetrySeries } from '../../shared/telemetry';
+import { addSample, emptySeries, joinSeries, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -72,6 +72,8 @@ export interface WardenState {
   connect(api: WardenApi): () => void;
   /** A run fetched whole (live snapshot or from the history) into the store; its live output merged with the stream by offset. */
   load(id: string): Promise<RunResult | null>;
+  /** A live run's series as the host has it (from its first sample), joined before what the page sampled. */
+  seedSeries(id: string, host: TelemetryDetail): void;
   /** The next page of ended runs from the history (Runs' "Show more"); resolves once it is in. */
   loadMoreEnded(): Promise<void>;
   /** Records a result the page got from a call (start, stop, wait, extend). */
@@ -485,6 +487,10 @@ export const useWarden = create<WardenState>()((set, get) => {
         get().report(error);
         return null;
       }
+    },
+
+    seedSeries(id, host) {
+      set((state) => ({ series: { ...state.series, [id]: joinSeries(host, state.series[id]) } }));
     },
 
     async loadMoreEnded() {

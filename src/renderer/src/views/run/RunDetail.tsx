@@ -47,6 +47,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   }, [id, present, api, load]);
 
   const extensions = useLiveExtensions(run);
+  const shown = useRef<{ id: string; tab: Tab } | null>(null);
+  const endedHere = useEndedWhileShown(id, run);
   useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
 
   if (!run) {
@@ -59,7 +61,12 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
 
   const tabs = tabsOf(run);
   // A tab the run does not have (a summary of a run that completed, a script of a command) falls back too.
-  const tab = asked !== null && tabs.includes(asked) ? asked : defaultTab(run);
+  // A link without a tab keeps the tab the page first showed for it: a live run that ends stays where the reader is.
+  const kept = shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
+  const tab = asked !== null && tabs.includes(asked) ? asked : (kept ?? defaultTab(run));
+  shown.current = { id, tab };
+  // Ended while shown, badly: the Summary is offered, not forced.
+  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary';
   return (
     <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
       {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
@@ -83,6 +90,20 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
           </a>
         ))}
       </nav>
+      {offerSummary && (
+        <p className="rd-offer" data-testid="summary-offer" role="status">
+          The run ended: {statusOf(run)}.{' '}
+          <a
+            href={hrefOf({ view: 'run', id, tab: 'summary' })}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ view: 'run', id, tab: 'summary' });
+            }}
+          >
+            See its summary
+          </a>
+        </p>
+      )}
       <div className="rd-panel" role="tabpanel">
         {tab === 'summary' && <SummaryView run={run} />}
         {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}
@@ -93,6 +114,13 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
       </div>
     </section>
   );
+}
+
+/** Whether this run ended while the page showed it live (not one opened already ended). */
+function useEndedWhileShown(id: string, run: RunResult | undefined): boolean {
+  const seenLive = useRef<string | null>(null);
+  if (run && run.id === id && run.state !== 'ended') seenLive.current = id;
+  return run !== undefined && run.state === 'ended' && seenLive.current === id;
 }
 
 function shorten(text: string, max: number): string {

@@ -21,21 +21,29 @@ function useSeries(run: RunResult): { points: TelemetryPoint[] | null; source: '
   const ended = run.state === 'ended';
   const [stored, setStored] = useState<TelemetryPoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const seedSeries = useWarden((s) => s.seedSeries);
+  // Ended: the stored series. Live: the host's series so far, once, joined before what this page samples.
   useEffect(() => {
-    if (!ended || !api) return undefined;
+    if (!api) return undefined;
     let current = true;
     api.timeline(run.id).then(
       (events) => {
         if (!current) return;
         const record = events.find((e) => e.kind === TELEMETRY_EVENT);
-        setStored(record ? (readTelemetry(record.detail)?.points ?? null) : []);
+        const detail = record ? readTelemetry(record.detail) : null;
+        if (!ended) {
+          if (detail) seedSeries(run.id, detail);
+          return;
+        }
+        setStored(detail?.points ?? (record ? null : []));
       },
       (e: unknown) => current && setError(messageOf(e)),
     );
     return () => {
       current = false;
     };
-  }, [api, run.id, ended]);
+    // Once per run and state: a live run's later points come from the page's samples.
+  }, [api, run.id, ended, seedSeries]);
   if (stored && stored.length >= (live?.length ?? 0)) return { points: stored, source: 'history', error };
   if (live) return { points: live, source: 'live', error };
   return { points: stored, source: stored ? 'history' : null, error };

@@ -53,7 +53,11 @@ export function RunsView() {
   const wall = useWallClock(15_000);
   // Each live row keeps its own clock; the list itself re-renders for time only when sorted by duration (live runs move as they run).
   const sortNow = useNow(sort.key === 'duration' && liveCount > 0 ? 1000 : null);
-  const { live, ended, endedTotal } = useMemo(() => sections(filtered, sort, endedShown), [filtered, sort, endedShown, sortNow]);
+  // Live runs sort by the figure their rows show: the latest sample's peak (read when sorting, not subscribed to).
+  const { live, ended, endedTotal } = useMemo(
+    () => sections(filtered, sort, endedShown, undefined, (run) => peakOf(run, isLive(run) ? useWarden.getState().trees[run.id] : undefined)),
+    [filtered, sort, endedShown, sortNow],
+  );
   const visible = useMemo(() => [...live, ...ended], [live, ended]);
   // Unfiltered, the history's count stands for the ended runs not fetched yet; filtered, only those held are known.
   const isFilteredNow = stateFilter !== 'all' || verdictFilter !== '';

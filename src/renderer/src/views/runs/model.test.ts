@@ -68,7 +68,7 @@ describe('every sort and filter of the Runs view', () => {
     run({ argv: ['dd'], verdict: 'crashed', exitCode: null, signal: 'SIGSEGV', elapsedMs: 30, peak: { rssBytes: 9 << 20, processes: 1 } }),
     run({ argv: ['bb'], verdict: 'timed-out', exitCode: 124, elapsedMs: 20, peak: { rssBytes: 5 << 20, processes: 1 }, oom: { confirmed: false, peakBytes: 2 << 20 } }),
   ];
-  const [cc, aa, dd, bb] = rows.map((r) => r.id);
+  const [cc, aa, dd, bb] = rows.map((r) => r.id) as [string, string, string, string];
   const expected: Record<SortKey, string[]> = {
     // Ascending, as each column orders.
     status: [dd, bb, aa, cc], // crashed, timed-out, failed, completed
@@ -128,5 +128,8 @@ describe('badges', () => {
     expect(peakOf(run({ peak: { rssBytes: 9_570_000, processes: 1 }, oom: { confirmed: true, peakBytes: 67_108_864 } }))).toBe(67_108_864);
     expect(peakOf(run({ peak: { rssBytes: 100, processes: 1 } }))).toBe(100);
     expect(peakOf(run({}))).toBeUndefined();
+    // A live run: the snapshot's peak is older than the latest sample's; the highest figure is the one shown.
+    const tree = { peak: { rssBytes: 139 << 20, processes: 1 }, rssBytes: 130 << 20 };
+    expect(peakOf(run({ state: 'running', peak: { rssBytes: 123 << 20, processes: 1 } }), tree)).toBe(139 << 20);
   });
 });
