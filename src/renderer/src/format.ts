@@ -34,8 +34,19 @@ export function shellQuote(word: string): string {
 /** What a run runs, as one line: the command, or the script's first non-empty line. */
 export function commandLine(run: Pick<RunResult, 'argv' | 'code'>): string {
   if (run.argv) return run.argv.map(shellQuote).join(' ');
-  const first = (run.code ?? '').split('\n').find((line) => line.trim() !== '') ?? '';
-  return first.trim();
+  return scriptTitle(run.code ?? '');
+}
+
+/** A line of Python that says nothing of what a script does: an import, a comment, a shebang or a coding line. */
+const PREAMBLE = /^(#|import\s|from\s+[\w.]+\s+import\s)/;
+
+/**
+ * What names a Python script in a list: its first line that is not an import
+ * or a comment ("import pandas as pd" names nothing), else its first line.
+ */
+export function scriptTitle(code: string): string {
+  const lines = code.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return (lines.find((line) => !PREAMBLE.test(line)) ?? lines[0] ?? '').trim();
 }
 
 /** The label a run's badge shows: its verdict when ended, else its state. */

@@ -142,8 +142,14 @@ export function processBadges(run: Pick<RunResult, 'state' | 'teardown'>, tree?:
     return out;
   }
   const t = run.teardown;
-  if (t && t.survivors.length > 0) out.push({ label: `${t.survivors.length} survived`, tone: 'survived', title: 'Processes of the run still alive after the teardown' });
-  if (t && t.killed.length > 0) out.push({ label: `${t.killed.length} left behind`, tone: 'escaped', title: 'Processes still running when the main process ended; the teardown ended them' });
+  return summaryBadges({ survived: t?.survivors.length ?? 0, leftBehind: t?.killed.length ?? 0 });
+}
+
+/** The badges beside an ended run's status from a history summary's counts (the list has no teardown lists). */
+export function summaryBadges(run: { leftBehind?: number; survived?: number }): Badge[] {
+  const out: Badge[] = [];
+  if (run.survived) out.push({ label: `${run.survived} survived`, tone: 'survived', title: 'Processes of the run still alive after the teardown' });
+  if (run.leftBehind) out.push({ label: `${run.leftBehind} left behind`, tone: 'escaped', title: 'Processes still running when the main process ended; the teardown ended them' });
   return out;
 }
 
