@@ -271,14 +271,14 @@ export const useWarden = create<WardenState>()((set, get) => {
   };
 
   /** The host's live and recent runs (without output) and the history's first page of ended ones; the ids the host listed, or null when it could not be asked. */
-  const loadList = async (api: WardenApi): Promise<Set<string> | null> => {
+  const loadList = async (api: WardenApi, withHistory = true): Promise<Set<string> | null> => {
     let list: RunResult[];
     let page: RunPage | null;
     try {
       [list, page] = await Promise.all([
         api.list({ output: 'none' }),
         // A host without a history answers an empty page; one that fails to answer leaves the live list alone.
-        api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true }).catch(() => null),
+        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true }).catch(() => null) : null,
       ]);
     } catch (error) {
       get().report(error);
@@ -440,7 +440,13 @@ export const useWarden = create<WardenState>()((set, get) => {
           },
         },
       );
-      void opened.then(() => loadList(api));
+      // The list at once for the first paint (it holds no output, so nothing is merged onto it), and again
+      // once the stream is open: a run that changed between the two answers comes right from the second.
+      const listNow = loadList(api, true);
+      void opened.then(async () => {
+        await listNow;
+        await loadList(api, false);
+      });
       return () => {
         clearTimeout(fallback);
         unsubscribe();
