@@ -103,6 +103,23 @@ export function limitWords(limitMs: number | null): string {
 }
 
 /**
+ * A process's command line as a narrow column shows it: the program by its
+ * name, not its path ("/usr/local/bin/python3.12 /home/me/job.py" reads
+ * "python3.12 /home/me/job.py"), so a cut line still shows the script. The
+ * whole line goes in the title.
+ */
+export function shortCommand(command: string): string {
+  const m = /^(\S*\/)([^\s/]+)(\s|$)/.exec(command);
+  return m ? command.slice(m[1]!.length) : command;
+}
+
+/** A run's memory limit in bytes, or undefined when it has none (a limit of 0 is none: never "of 0 B limit"). */
+export function memoryLimitOf(run: Pick<RunResult, 'oom'>): number | undefined {
+  const limit = run.oom?.limitBytes;
+  return limit !== undefined && limit > 0 ? limit : undefined;
+}
+
+/**
  * A run's peak memory, the one figure every view shows: the highest of the
  * sampler's (the result's, else the live sample's) and the memory cgroup's own
  * peak counter, which sees spikes between samples (an out-of-memory kill).

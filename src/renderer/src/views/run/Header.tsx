@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
-import { ago, bytes, clock, commandLine, duration, fullTime, peakOf } from '../../format';
+import { ago, bytes, clock, commandLine, duration, fullTime, memoryLimitOf, peakOf } from '../../format';
 import { escapedIn, processBadges, statusBadge } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
@@ -74,7 +74,7 @@ function Resources({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
   const rss = useWarden((s) => (live ? s.trees[run.id]?.rssBytes : undefined));
   const cpu = useWarden((s) => (live ? s.trees[run.id]?.cpuPercent : undefined));
-  const limit = run.oom?.limitBytes;
+  const limit = memoryLimitOf(run);
   if (live && rss === undefined && limit === undefined) return null;
   if (!live && limit === undefined) return null;
   return (
@@ -113,7 +113,9 @@ function Clock({ run }: { run: RunResult }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const live = run.state === 'running' || run.state === 'stopping';
   const ended = run.state === 'ended';
-  const now = useNow(live ? 100 : null);
+  // Tenths while it shows them (under a minute, as duration() writes it), then once a second: what the text changes at.
+  const approx = live ? liveElapsed(run, syncedAt) : 0;
+  const now = useNow(live ? (approx < 60_000 ? 100 : 1000) : null);
   const wall = useWallClock(ended ? 15_000 : null);
   const elapsed = run.state === 'queued' ? 0 : liveElapsed(run, syncedAt, now);
   const fraction = run.limitMs ? Math.min(1, elapsed / run.limitMs) : 0;

@@ -8,7 +8,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { RunResult, SignalSent } from '../../../../shared/result';
 import { readTelemetry, TELEMETRY_EVENT, type TelemetryPoint } from '../../../../shared/telemetry';
-import { bytes, duration } from '../../format';
+import { bytes, duration, memoryLimitOf } from '../../format';
 import { messageOf, useWarden } from '../../store';
 
 const NO_SIGNALS: SignalSent[] = [];
@@ -78,8 +78,8 @@ export function TelemetryCharts({ run }: { run: RunResult }) {
             format={(v) => bytes(v)}
             limitMs={run.limitMs}
             signals={signals}
-            line={run.oom?.limitBytes}
-            lineLabel={run.oom?.limitBytes !== undefined ? `memory limit ${bytes(run.oom.limitBytes)}` : undefined}
+            line={memoryLimitOf(run)}
+            lineLabel={memoryLimitOf(run) !== undefined ? `memory limit ${bytes(memoryLimitOf(run))}` : undefined}
           />
         </div>
       )}

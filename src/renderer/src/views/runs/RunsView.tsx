@@ -15,7 +15,7 @@ import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
 import type { PhaseView } from '../../components/phase';
-import { ago, bytes, commandLine, duration, fullTime } from '../../format';
+import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
 import { hrefOf, navigate } from '../../router';
 import { useWarden } from '../../store';
 import { DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter } from './model';
@@ -229,7 +229,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
   const badge = statusBadge(run);
   const extra = processBadges(run, escaped);
   const peak = peakOf(run, treeRss === undefined ? undefined : { peak: { rssBytes: treeRss, processes: 0 }, rssBytes: treeRss });
-  const memoryLimit = run.oom?.limitBytes;
+  const memoryLimit = memoryLimitOf(run);
   const processes = live ? treeProcesses : run.peak?.processes;
 
   return (
