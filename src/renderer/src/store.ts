@@ -8,6 +8,7 @@ import type { WardenApi } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { RunPage, RunSummary } from '../../shared/history';
 import { streamLength } from '../../shared/stream-length';
+import { UNREACHABLE } from './web-api';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
@@ -460,6 +461,8 @@ export const useWarden = create<WardenState>()((set, get) => {
       const offline = connection !== 'online';
       frozenAt = offline ? (state.offlineSince ?? performance.now()) : null;
       set({ connection, connected: !offline && state.api !== null, offlineSince: offline ? frozenAt : null });
+      // Back: a banner that said the host could not be reached is stale now.
+      if (!offline && state.error === UNREACHABLE) set({ error: null });
       // Back: what happened meanwhile comes from the replayed events; the clocks restart from fresh snapshots.
       if (!offline && state.connection !== 'online') void get().resync();
     },

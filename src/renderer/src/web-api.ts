@@ -157,8 +157,16 @@ export class BrowserTransport implements HttpTransport {
   }
 }
 
+let webMode = false;
+
+/** Whether this page is in a browser, served by `warden serve` (not the desktop window). */
+export function isWebMode(): boolean {
+  return webMode;
+}
+
 /** window.warden for a page served by `warden serve`, when no preload provided one. */
 export function installWebApi(target: Window, handlers: ConnectionHandlers = {}): void {
   if (target.warden) return;
+  webMode = true;
   target.warden = new HttpWardenApi(new BrowserTransport(handlers), handlers.onGap ? { onGap: () => handlers.onGap?.() } : {});
 }

@@ -16,7 +16,9 @@ import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
 import type { PhaseView } from '../../components/phase';
 import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
+import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
+import { isWebMode } from '../../web-api';
 import { useWarden } from '../../store';
 import { DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter } from './model';
 import './runs.css';
@@ -131,6 +133,7 @@ export function RunsView() {
               ))}
             </select>
           </label>
+          {isWebMode() && <NotifyToggle />}
           <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
             New run
           </button>
@@ -358,6 +361,29 @@ function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status
       {/* scaleX, not width: the compositor moves it, nothing is laid out again. */}
       <span className={`runs-bar-fill ${tone}`} style={{ transform: `scaleX(${limited ? (view.percent ?? 0) / 100 : 1})` }} />
     </span>
+  );
+}
+
+/** Browser notifications for failed runs: off by default, asked for once, per browser. */
+function NotifyToggle() {
+  const [on, setOn] = useState(notificationsOn);
+  if (typeof Notification === 'undefined') return null;
+  return (
+    <button
+      type="button"
+      aria-pressed={on}
+      className={on ? 'on' : undefined}
+      title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
+      data-testid="notify-toggle"
+      onClick={() => {
+        if (on) {
+          turnNotificationsOff();
+          setOn(false);
+        } else void turnNotificationsOn().then(setOn);
+      }}
+    >
+      {on ? 'Notifying of failures' : 'Notify me of failures'}
+    </button>
   );
 }
 
