@@ -152,7 +152,8 @@ test.describe('Run detail (web mode)', () => {
     await visible(page.locator(tid('action-rerun')));
     const clockText = await waitForText(page.locator(tid('run-clock')), /ended/);
     expect(clockText).toMatch(/^took \d+(\.\d+)? s · no limit · ended (just now|\d+ s ago)$/);
-    await waitFor('the title of the ended run', async () => /^stopped · bash -c/.test(await page.title()));
+    // In a browser the live and failed counts go in front (attention in web mode).
+    await waitFor('the title of the ended run', async () => /^(\([^)]*\) )?stopped · bash -c/.test(await page.title()));
     await h.screenshot(page, 'ended-header');
 
     await page.locator(tid('tab-timeline')).click();
@@ -184,6 +185,8 @@ test.describe('Run detail (web mode)', () => {
       await waitFor(`the merged order (${pass})`, async () => JSON.stringify(await lineTexts()) === JSON.stringify(expected));
       const streams = await page.locator(tid('output-line')).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-stream')}:${e.classList.contains('rd-line-stderr')}`));
       expect(streams).toEqual(['stdout:false', 'stderr:true', 'stdout:false', 'stderr:true', 'stdout:false', 'stderr:true']);
+      // Two pipes, each read as it arrives: the view says the order between them is by arrival.
+      await waitForText(page.locator(tid('output-order-note')), 'order between streams: by arrival');
     }
     // Times since the start, in order, about 0.2 s apart.
     await page.locator(tid('output-time')).click();
