@@ -159,7 +159,7 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
           stroke: text,
           grid: { stroke: grid, width: 1 },
           ticks: { stroke: grid },
-          size: 72,
+          size: 84,
           ...(binary ? { splits: () => binaryTicks(marks.current.yMax) } : {}),
           values: (_u, vals) => vals.map((v) => format(v)),
         },
