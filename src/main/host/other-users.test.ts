@@ -96,7 +96,7 @@ describe('the TCP listener under 20,000 idle connections', () => {
       child.stdout!.on('data', (c: Buffer) => {
         const lines = (pending + c.toString()).split('\n');
         pending = lines.pop()!;
-        if (lines.length > 0) last[i] = JSON.parse(lines[lines.length - 1]) as { connected: number; closed: number };
+        if (lines.length > 0) last[i] = JSON.parse(lines[lines.length - 1]!) as { connected: number; closed: number };
       });
     });
     try {
