@@ -62,7 +62,9 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const tabs = tabsOf(run);
   // A tab the run does not have (a summary of a run that completed, a script of a command) falls back too.
   // A link without a tab keeps the tab the page first showed for it: a live run that ends stays where the reader is.
-  const kept = shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
+  // Kept only for a run read live: one whose end came a moment after it was shown opens as an ended run does.
+  const keep = run.state !== 'ended' || endedHere;
+  const kept = keep && shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
   const tab = asked !== null && tabs.includes(asked) ? asked : (kept ?? defaultTab(run));
   shown.current = { id, tab };
   // Ended while shown, badly: the Summary is offered, not forced.
@@ -116,11 +118,22 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   );
 }
 
-/** Whether this run ended while the page showed it live (not one opened already ended). */
+/** A run shown live for less than this before its end was not being read: it opens as an ended run does. */
+const READ_LIVE_MS = 1000;
+
+/**
+ * Whether this run ended while the page showed it live, for long enough that
+ * someone may have been reading it (not one opened already ended, nor one
+ * whose end the page learnt a moment after showing it live).
+ */
 function useEndedWhileShown(id: string, run: RunResult | undefined): boolean {
-  const seenLive = useRef<string | null>(null);
-  if (run && run.id === id && run.state !== 'ended') seenLive.current = id;
-  return run !== undefined && run.state === 'ended' && seenLive.current === id;
+  const seen = useRef<{ id: string; liveAt: number; endedAt: number | null } | null>(null);
+  if (run && run.id === id) {
+    if (seen.current?.id !== id) seen.current = run.state !== 'ended' ? { id, liveAt: performance.now(), endedAt: null } : null;
+    else if (run.state === 'ended' && seen.current.endedAt === null) seen.current.endedAt = performance.now();
+  }
+  const s = seen.current;
+  return run !== undefined && run.state === 'ended' && s !== null && s.id === id && s.endedAt !== null && s.endedAt - s.liveAt >= READ_LIVE_MS;
 }
 
 function shorten(text: string, max: number): string {
