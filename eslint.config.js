@@ -1,8 +1,27 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Layers (docs/architecture.md, "Layout"): each folder may import only the
+// ones below it. A relative import is matched by the folders its path names;
+// circles, which no per-file rule can see, are found by
+// scripts/check-cycles.mjs, which `npm run lint` runs too.
+const NODE_BUILTINS = ['fs', 'fs/promises', 'child_process', 'os', 'net', 'path', 'stream', 'util', 'crypto', 'events', 'url', 'http', 'https', 'tty', 'worker_threads', 'module'];
+/** The app's own modules (src/main/*.ts), which the host must not import. */
+const MAIN_FILES = readdirSync(new URL('./src/main/', import.meta.url)).filter((f) => /\.ts$/.test(f) && !f.endsWith('.test.ts')).map((f) => f.replace(/\.ts$/, ''));
+/** A relative import that passes through one of these folders. */
+const through = (...names) => `^\\.\\.?/(.*/)?(${names.join('|')})(/|$)`;
+const ELECTRON = { name: 'electron', message: 'The engine runs in plain Node: only src/main/index.ts and src/preload import electron.' };
+const layer = (message, regexes, paths = [ELECTRON]) => ({
+  'no-restricted-imports': ['error', { paths, patterns: regexes.map((regex) => ({ regex, message })) }],
+});
+/** Node's modules, for the layers that run in the page or in both. */
+const noNode = (message) => [...NODE_BUILTINS.map((name) => ({ name, message })), { name: 'electron', message }];
+// Tests and their kits may reach up a layer (a store test drives a real host); the code that ships may not.
+const TESTS = ['**/*.test.ts', '**/*.test.tsx', '**/*testkit*.ts', '**/test-host.ts'];
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'scratch/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'scratch/', 'test-results/', 'playwright-report/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,15 +34,47 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/supervisor/**', 'src/main/store/**', 'src/main/host/**', 'src/shared/**'],
+    files: ['src/shared/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The engine runs in plain Node: only src/main/index.ts and src/preload import electron.' }] }],
+      ...layer('src/shared is the contract every layer reads: it imports nothing of Node, Electron or another folder.', ['^node:', '^\\.\\./'], noNode('src/shared imports nothing of Node or Electron.')),
+      'no-restricted-globals': ['error', ...['process', 'Buffer', 'require', '__dirname', 'window', 'document', 'navigator', 'localStorage'].map((name) => ({ name, message: 'src/shared runs in Node and in the page: it uses neither one\'s globals.' }))],
     },
   },
   {
+    files: ['src/main/supervisor/**'],
+    ignores: TESTS,
+    rules: layer('The supervisor is the bottom layer of the engine: it imports only src/shared (never host, store, client, cli or mcp).', [through('host', 'store', 'client', 'cli', 'mcp')]),
+  },
+  {
+    files: ['src/main/store/**'],
+    ignores: TESTS,
+    rules: layer('The store sits on the supervisor: it never imports host, cli or mcp.', [through('host', 'cli', 'mcp')]),
+  },
+  {
+    files: ['src/main/host/**'],
+    ignores: TESTS,
+    rules: layer('The host imports the engine, the store and the client, never cli, mcp or the app (src/main/*.ts).', [through('cli', 'mcp'), `^\\.\\.(/(${MAIN_FILES.join('|')}))?$`]),
+  },
+  {
+    files: TESTS.map((pattern) => `src/main/{supervisor,store,host}/${pattern}`),
+    rules: { 'no-restricted-imports': ['error', { paths: [ELECTRON] }] },
+  },
+  {
+    files: ['src/client/**'],
+    ignores: TESTS,
+    rules: layer('src/client is what every front end uses to reach a host: it never imports main, cli or mcp.', [through('main', 'cli', 'mcp')]),
+  },
+  {
+    files: ['src/cli/**'],
+    ignores: TESTS,
+    rules: layer('cli never imports mcp (mcp builds on the CLI; src/warden.ts joins them).', [through('mcp')]),
+  },
+  {
+    files: ['src/preload/**'],
+    rules: layer('The preload bridges IPC: it imports electron and src/shared only.', [through('main', 'client', 'cli', 'mcp', 'renderer')], []),
+  },
+  {
     files: ['src/renderer/**'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'fs', 'child_process', 'os', 'net', 'path', 'electron'], message: 'The renderer is sandboxed: it talks only to window.warden.' }] }],
-    },
+    rules: layer('The renderer is sandboxed: it talks only to window.warden and imports only src/shared.', ['^node:', through('main', 'client', 'cli', 'mcp', 'preload')], noNode('The renderer is sandboxed: it talks only to window.warden.')),
   },
 );

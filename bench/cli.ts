@@ -2,7 +2,7 @@
 // against `node -e 0` (starting Node and doing nothing) in the same run.
 //   1. `warden run --json -- true` through a running background host, and
 //      embedded (`--embedded`), interleaved with `node -e 0`: median wall,
-//      ratios, and the CLI's own peak RSS (getrusage maxrss at its exit,
+//      ratios, and the CLI's own peak RSS (VmHWM of its own address space at its exit,
 //      measured in separate calls so the probe costs the timed ones nothing).
 //   2. The first call with no host running (it starts one): spawn to exit.
 //   3. `warden mcp`: a `run` of `true` through the SDK's Client over stdio,
@@ -36,11 +36,15 @@ function timeCall(argv: string[], env: NodeJS.ProcessEnv): number {
   return elapsed;
 }
 
-/** The CLI's peak RSS: a preload writes getrusage's maxrss (kilobytes on Linux) when the process exits. */
+/**
+ * A process's own peak RSS: a preload writes VmHWM from /proc/self/status (kilobytes) when it exits.
+ * Not getrusage's maxrss: Linux carries that across fork and exec, so every child of this 120 MB
+ * bench reported the bench's size, node -e 0 included.
+ */
 function peakRss(argv: string[], env: NodeJS.ProcessEnv, dir: string): number {
   const probe = join(dir, 'rss-probe.cjs');
   const out = join(dir, 'rss.txt');
-  writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+  writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, /VmHWM:\\s*(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1]));\n`);
   const result = spawnSync(process.execPath, ['--require', probe, ...argv.slice(1)], { env, stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}`);
   return Number(readFileSync(out, 'utf8')) * 1024;

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appProtocolHandler } from '../src/main/protocol';
-import { CONTENT_SECURITY_POLICY } from '../src/main/window';
+import { CONTENT_SECURITY_POLICY } from '../src/shared/csp';
 import { check, median, ms, ratio, type Figure } from './lib';
 
 const FILES: [string, number][] = [

@@ -55,7 +55,7 @@ async function load() {
 async function fromSources() {
   const { register } = await import('tsx/esm/api');
   register();
-  return import(entry === 'hook' ? '../src/cli/hook/main.ts' : '../src/cli/main.ts');
+  return import(entry === 'hook' ? '../src/cli/hook/main.ts' : '../src/warden.ts');
 }
 
 const { main } = await load();

@@ -1,4 +1,4 @@
-// The page under its Content-Security-Policy (src/main/window.ts, the same one
+// The page under its Content-Security-Policy (src/shared/csp.ts, the same one
 // the app:// handler sends in Electron), in Chromium: no inline script or
 // style is allowed, and every view, with the runs that exercise its inline
 // styles (ANSI colours, the elapsed bar, virtualised output, uPlot charts, the

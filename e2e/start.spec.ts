@@ -4,23 +4,13 @@
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { chromium } from 'playwright-core';
+import { electronBinary } from '../scripts/electron-binary.mjs';
 import { CHROMIUM, CHROMIUM_ARGS, RESULTS_DIR, ROOT, SETUP_TIMEOUT_MS, chromiumMissing, ensureBuilt, waitFor } from './harness';
 
-const require = createRequire(import.meta.url);
-function electronPresent(): boolean {
-  try {
-    require('electron');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const present = electronPresent();
+const present = electronBinary().missing === undefined;
 if (present) console.log('e2e/start: skipped: the Electron binary is here, so npm start opens the app');
 const dirs: string[] = [];
 test.afterAll(() => {

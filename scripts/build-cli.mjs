@@ -1,4 +1,4 @@
-// Bundles the `warden` command (src/cli/main.ts and everything it loads
+// Bundles the `warden` command (src/warden.ts, src/cli/main.ts and everything it loads
 // lazily: the embedded engine, the host of `warden serve`, `warden mcp`) into
 // out/cli/ with esbuild, so a call costs about as much as starting Node
 // instead of transpiling TypeScript through tsx every time.
@@ -55,7 +55,7 @@ export async function buildCli({ dist = false } = {}) {
     legalComments: 'none',
   };
   // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
-  const result = await build({ ...shared, entryPoints: { warden: 'src/cli/main.ts' }, splitting: true });
+  const result = await build({ ...shared, entryPoints: { warden: 'src/warden.ts' }, splitting: true });
   // The hook is one file of its own: a harness calls it before every shell command, and each module loaded costs.
   const hook = await build({ ...shared, entryPoints: { hook: 'src/cli/hook/main.ts' }, splitting: false });
   // A warning is an import esbuild could not follow (a module that does not exist yet, say): a bundle

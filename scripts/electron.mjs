@@ -9,6 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBinary } from './electron-binary.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,22 +44,13 @@ function serveWebMode(reason) {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => serve.kill(signal));
 }
 
-function electronBinary() {
-  try {
-    return require('electron'); // the binary's path; throws until it is downloaded
-  } catch {
-    return undefined;
-  }
-}
-
 let missing = null;
-if (electronBinary() === undefined) {
+if (electronBinary().missing !== undefined) {
   console.error('warden: downloading the Electron binary (first start only)...');
   const env = { ...process.env };
-  delete env.ELECTRON_SKIP_BINARY_DOWNLOAD;
   const installer = join(dirname(require.resolve('electron/package.json')), 'install.js');
   const result = spawnSync(process.execPath, [installer], { env, encoding: 'utf8' });
-  if (result.status !== 0 || electronBinary() === undefined) {
+  if (result.status !== 0 || electronBinary().missing !== undefined) {
     missing = (result.stderr || '').trim().split('\n')[0] || `exit status ${result.status}`;
   }
 }

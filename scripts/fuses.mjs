@@ -14,13 +14,12 @@
 // command line that is not there, or that has no fuse wire, is an error
 // (exit 1), in one line, and the file is left as it was.
 
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { relative } from 'node:path';
 import fuses from '@electron/fuses';
+import { electronBinary } from './electron-binary.mjs';
 
 const { flipFuses, getCurrentFuseWire, FuseV1Options, FuseVersion } = fuses;
-const require = createRequire(import.meta.url);
 
 /** The wire's bytes for a fuse's state (@electron/fuses keeps these in a module it does not export). */
 const ON = 0x31; // '1'
@@ -53,25 +52,6 @@ const fail = (line, status = 1) => {
   process.exit(status);
 };
 
-/** The binary the electron package names, or why there is none. */
-function defaultBinary() {
-  let dir;
-  try {
-    dir = dirname(require.resolve('electron/package.json'));
-  } catch {
-    return { missing: 'the electron package is not installed' };
-  }
-  const pathTxt = join(dir, 'path.txt');
-  const name = existsSync(pathTxt) ? readFileSync(pathTxt, 'utf8').trim() : '';
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const path = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, name || 'electron');
-    return existsSync(path) ? { path } : { missing: `ELECTRON_OVERRIDE_DIST_PATH names ${path}, which does not exist` };
-  }
-  if (!name) return { missing: 'node_modules/electron/path.txt is missing: its binary was never downloaded' };
-  const path = join(dir, 'dist', name);
-  return existsSync(path) ? { path } : { missing: `node_modules/electron/path.txt names ${path}, which does not exist` };
-}
-
 const args = process.argv.slice(2);
 if (args.length > 1 || args[0] === '--help' || args[0] === '-h' || args[0]?.startsWith('-')) {
   fail('usage: node scripts/fuses.mjs [PATH_TO_ELECTRON_BINARY]', args[0] === '--help' || args[0] === '-h' ? 0 : 2);
@@ -83,7 +63,7 @@ if (args[0] !== undefined) {
   if (!existsSync(target)) fail(`fuses not set: no Electron binary at ${target}.`);
   if (!statSync(target).isFile() && !target.endsWith('.app')) fail(`fuses not set: ${target} is not a file.`);
 } else {
-  const found = defaultBinary();
+  const found = electronBinary();
   if (found.missing) {
     console.error(`warden: fuses not set: no Electron binary here (${found.missing}); \`npm start\` downloads it, then \`npm run package\` sets them.`);
     process.exit(0);

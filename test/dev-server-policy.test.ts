@@ -1,7 +1,7 @@
 // electron.vite.config.ts's renderer as `electron-vite dev` serves it (`npm
 // start`): the page's policy allows inline styles there alone (Vite writes
 // each stylesheet into a <style> element), scripts stay 'self', and the built
-// page keeps the strict policy of src/main/window.ts.
+// page keeps the strict policy of src/shared/csp.ts.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -111,6 +111,7 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
       const ended = await hostRun(run.id);
       expect(ended.verdict).toBe('stopped');
       expect(ended.notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away before the run ended, so Warden stopped it`);
+      expect(ended.notes.join(' ')).not.toMatch(/on request/);
     } finally {
       owner.kill('SIGKILL');
     }

@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sentinelWanted, startSentinel } from '../main/host/sentinel';
-import { ensureStateDir, resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from '../client/state-dir';
+import { ensureStateDir } from '../main/store/state-dir';
 import { deathNoteName } from '../main/store/recovery';
 import { newId, Supervisor } from '../main/supervisor/registry';
 import type { RunRequest } from '../shared/request';

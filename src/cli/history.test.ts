@@ -12,6 +12,15 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
 import { isDead, waitDead } from '../main/supervisor/proc-testkit';
+import { openStore } from '../main/store/store';
+
+/** Polls `done` every 50 ms until it holds; throws after 30 s. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 50) {
+    if (waited > 30_000) throw new Error('the history never held the run\'s output');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -41,7 +50,15 @@ async function killedEmbeddedRun(stateDir: string): Promise<number> {
     });
   });
   const child = Number(/child (\d+)/.exec(printed)![1]);
-  await new Promise((r) => setTimeout(r, 600)); // let the recorder flush the output batch
+  // Killed once the history holds the output (the recorder writes it in batches), not after a guessed pause.
+  await until(() => {
+    const store = openStore({ dir: stateDir });
+    try {
+      return store.list().runs.some((run) => store.get(run.id)?.stdout.includes('started-output'));
+    } finally {
+      store.close();
+    }
+  });
   host.kill('SIGKILL');
   await host.catch(() => undefined);
   return child;
@@ -79,7 +96,7 @@ describe('history through the CLI', () => {
       [['show', 'nope'], /No run with id "nope"/],
       [['list', '--verdict', 'bogus'], /--verdict takes one of/],
       [['list', '--since', 'yesterday'], /--since takes a duration/],
-      [['history'], /history takes: prune/],
+      [['history'], /history takes a subcommand: prune/],
     ] as const) {
       const r = await warden([...args]);
       expect(r.exitCode).toBe(125);

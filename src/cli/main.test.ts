@@ -1,5 +1,5 @@
 // `warden run` as an agent calls it: the real bin in a child process, real
-// commands, and the exit status and output formats of ARCHITECTURE.md.
+// commands, and the exit status and output formats of docs/architecture.md.
 
 import { execa } from 'execa';
 import { mkdtempSync, writeFileSync } from 'node:fs';

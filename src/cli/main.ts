@@ -9,16 +9,17 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRequest } from '../shared/request';
-import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, RUN_HELP, UsageError, type PythonRunCommand } from './args';
+import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
 import { parseDuration } from '../shared/duration';
 import { processName, processStartTime } from '../main/host/owner-pids';
-import { list, LIST_HELP, PRUNE_HELP, show, SHOW_HELP, type HistorySource } from './history';
+import { list, show, type HistorySource } from './history';
+import { helpFor } from './help';
 import { connectToHost } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
-import { EXTEND_HELP, extendCommand, runRemote, SESSIONS_HELP, sessionsCommand, STOP_HELP, stopCommand, WAIT_HELP, waitCommand, YIELDED_STATUS } from './remote';
-import { resolveStateDir } from '../main/store/state-dir';
+import { extendCommand, runRemote, sessionsCommand, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
+import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
@@ -121,11 +122,14 @@ function version(): string {
   }
 }
 
+/** A command added from above the CLI: src/warden.ts adds `mcp`, which imports the CLI's parsing. */
+export type OuterCommand = (args: string[], io: CliIo) => Promise<number>;
+
 /** Runs the CLI and returns its exit status. */
-export async function main(args: string[], io: CliIo = processIo): Promise<number> {
+export async function main(args: string[], io: CliIo = processIo, outer: Record<string, OuterCommand> = {}): Promise<number> {
   try {
     const [command, ...rest] = args;
-    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    if (command === undefined || command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
       io.out(`${HELP}\n`);
       return command === undefined ? 125 : 0;
     }
@@ -133,21 +137,20 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       io.out(`warden ${version()}\n`);
       return 0;
     }
-    if (command === 'run') {
-      if (rest[0] === '--help' || rest[0] === '-h') {
-        io.out(`${RUN_HELP}\n`);
-        return 0;
-      }
-      return await run(rest, io);
-    }
-    const help = rest[0] === '--help' || rest[0] === '-h';
-    const helps: Record<string, string> = { list: LIST_HELP, show: SHOW_HELP, wait: WAIT_HELP, stop: STOP_HELP, extend: EXTEND_HELP, sessions: SESSIONS_HELP };
-    if (help && command in helps) {
-      io.out(`${helps[command]}\n`);
+    const help = helpFor(command === 'help' ? [...rest, '--help'] : args);
+    if (help !== undefined) {
+      io.out(`${help}\n`);
       return 0;
     }
+    if (command === 'help') {
+      // `warden help mcp`: a command added from above answers its own --help.
+      if (rest[0] !== undefined && Object.hasOwn(outer, rest[0])) return await outer[rest[0]]!(['--help'], io);
+      throw new UsageError(`No command ${JSON.stringify(rest[0])} (see warden --help).`);
+    }
+    if (command === 'run') return await run(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
-    if (command === 'mcp') return await (await import('../mcp/index')).mcpCommand(rest, io);
+    const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
+    if (outerCommand) return await outerCommand(rest, io);
     if (command === 'setup') return await (await import('./setup/index')).setupCommand(rest, io);
     if (command === 'hook') return await (await import('./hook/main')).hookMain(rest);
     const stateDir = resolveStateDir();
@@ -165,8 +168,8 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
     if (command === 'extend') return await extendCommand(rest, io, () => hostFor(stateDir, io));
     if (command === 'sessions') return await sessionsCommand(rest, io, await connectToHost(stateDir));
     if (command === 'history') {
-      if (rest[0] !== 'prune') throw new UsageError('warden history takes: prune (see warden --help).');
-      return rest[1] === '--help' || rest[1] === '-h' ? (io.out(`${PRUNE_HELP}\n`), 0) : (await import('./store-access')).prune(rest.slice(1), io.out);
+      if (rest[0] !== 'prune') throw new UsageError(`warden history takes a subcommand: prune (see warden history --help).`);
+      return await (await import('./store-access')).prune(rest.slice(1), io.out);
     }
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {

@@ -8,7 +8,7 @@ import { signalNumber } from '../main/supervisor/signals';
 import { packageRoot } from '../client/package-root';
 import { answerText, envStreamChars, modelAnswer, type Pager, type Stream } from './model-answer';
 
-/** ARCHITECTURE.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
+/** docs/architecture.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
 export function exitStatusFor(result: RunResult): number {
   if (result.verdict === 'timed-out') return 124;
   if (result.signal !== null) return 128 + (signalNumber(result.signal) ?? 0);

@@ -8,27 +8,7 @@ import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { HostError, HostRunningError, shutdownLine, startHost } from '../main/host/host';
 import { NodeTransport, socketPathFor } from '../client/transport';
 import { LOGIN_LINK_ROUTE } from '../main/host/server';
-import { resolveStateDir } from '../main/store/state-dir';
-
-export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
-
-Runs a Warden host for this state dir: the engine, the history, and the
-control socket (<state dir>/run/warden.sock) that warden run, wait, stop and
-agents use. Runs started through it appear live in the app and the web UI.
-
-Options:
-  --port PORT   also serve the API and the web UI on 127.0.0.1:PORT (default 7373; 0 picks a free port)
-  --no-tcp      the unix socket only: no web UI, no TCP
-  --open        print a login URL for the web UI with a one-time token (with a host
-                already running: a fresh link to it)
-  --idle-exit D exit after D with no live run and no client connected (the
-                background host a warden command starts uses 10m, or WARDEN_HOST_IDLE)
-
-TCP clients send Authorization: Bearer <token>, the token being in
-<state dir>/run/token (readable by you alone). One host per state dir: a
-second warden serve says so and exits. SIGINT or SIGTERM: live runs get the
-stop sequence and are recorded, then the host exits (a second signal kills
-them at once).`;
+import { resolveStateDir } from '../client/state-dir';
 
 export const DEFAULT_PORT = 7373;
 

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { RunEvent } from '../shared/events';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from './state-dir';
 import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
 
 export type { Endpoint };

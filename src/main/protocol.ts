@@ -8,7 +8,7 @@
 
 import { readFile, realpath } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { CONTENT_SECURITY_POLICY } from './window';
+import { CONTENT_SECURITY_POLICY } from '../shared/csp';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'warden';

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
-import { CONTENT_SECURITY_POLICY, externalLinkAllowed, originOf, permissionAllowed, rendererEntry, windowOptions } from './window';
+import { CONTENT_SECURITY_POLICY } from '../shared/csp';
+import { externalLinkAllowed, originOf, permissionAllowed, rendererEntry, windowOptions } from './window';
 
 const app = { appEntry: APP_ENTRY, appOrigin: APP_ORIGIN };
 const packaged = (devUrl: string | undefined) => rendererEntry({ ...app, isPackaged: true, devUrl });

@@ -3,16 +3,6 @@
 // Node in the page; which page it loads and which origins IPC trusts; which
 // links open in the browser; which permissions the page gets.
 
-/**
- * The page's policy, sent by the app:// handler (protocol.ts) and by `warden
- * serve`, and in src/renderer/index.html's meta tag (without frame-ancestors,
- * which a meta tag cannot carry). No 'unsafe-inline' anywhere: the renderer
- * has no inline script or <style>, and React's style={…} props and uPlot set
- * styles through the CSSOM (element.style), which style-src does not govern.
- */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-src 'none'; worker-src 'none'; frame-ancestors 'none'; form-action 'none'";
-
 export function windowOptions(preloadPath: string, bounds: { x?: number; y?: number; width: number; height: number } = { width: 1200, height: 800 }) {
   return {
     ...(bounds.x !== undefined && bounds.y !== undefined ? { x: bounds.x, y: bounds.y } : {}),

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli/io';
 import { defaultLimitFrom, UsageError } from '../cli/args';
 import { envStreamChars, DEFAULT_STREAM_CHARS, StreamCharsError } from '../cli/model-answer';
-import { resolveStateDir } from '../main/store/state-dir';
+import { resolveStateDir } from '../client/state-dir';
 import { processStartTime } from '../main/host/owner-pids';
 import { embeddedFromEnv } from '../client/autostart';
 import { HostLink } from './host-link';

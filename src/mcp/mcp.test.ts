@@ -519,6 +519,9 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
       const result = (await hostRun(dir, owned.json.id))!;
       expect(result.verdict).toBe('stopped');
       expect(result.notes.join(' ')).toMatch(/Its owner, warden mcp for claude-code \(pid \d+\), went away before the run ended, so Warden stopped it/);
+      // Nobody asked for it: no note may say so.
+      expect(result.stop?.reason).toBe('owner');
+      expect(result.notes.join(' ')).not.toMatch(/on request/);
       // The detached one goes on.
       expect((await hostRun(dir, kept.json.id))!.state).toBe('running');
       await (await connectToHost(dir))!.stop(kept.json.id, { force: true });

@@ -1,4 +1,4 @@
-// The result contract of ARCHITECTURE.md. Field names are fixed: tests and
+// The result contract (docs/architecture.md, "The result contract"). Field names are fixed: tests and
 // agents outside the project read them.
 
 export type RunKind = 'command' | 'python';
@@ -14,7 +14,8 @@ export type Verdict =
   | 'lost'
   | 'spawn-failed';
 
-export type StopReason = 'deadline' | 'user' | 'shutdown';
+/** 'owner': the process that owned the run (an agent's warden mcp, a hook's agent, a warden run) went away. */
+export type StopReason = 'deadline' | 'user' | 'shutdown' | 'owner';
 export type StopStep = 'interrupt' | 'terminate' | 'kill';
 
 export interface SignalSent {
@@ -54,6 +55,8 @@ export interface TeardownReport {
   complete: boolean;
   /** What teardown could not see, when a process could have escaped it (no cgroup, no subreaper). */
   unseen?: string;
+  /** What teardown could not look at for lack of file descriptors (one line), when any: it cannot say nothing is left. */
+  unchecked?: string;
 }
 
 export interface PeakFigures {

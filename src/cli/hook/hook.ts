@@ -18,7 +18,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseDuration } from '../../shared/duration';
-import { resolveStateDir } from '../../main/store/state-dir';
+import { resolveStateDir } from '../../client/state-dir';
 import { parseJsonc, valueOf } from '../setup/jsonc';
 import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, geminiRestriction, type Decision } from './rules';
 import { shQuote, splitCommand, wordsOf } from './shell';

@@ -16,7 +16,8 @@
 // Readers (`warden list`, `warden show`) only open it: store.list / get / events / countsByVerdict.
 
 export { openStore, HistoryStore, DB_FILE, type OpenStoreOptions } from './store';
-export { resolveStateDir, ensureStateDir } from './state-dir';
+export { resolveStateDir } from '../../client/state-dir';
+export { ensureStateDir } from './state-dir';
 export { attachRecorder, type Recorder, type RecorderOptions, type RunSource } from './recorder';
 export { StoreOpenError, type MovedAside, type StoreWriteError } from './errors';
 export { StoreQueryError, type ListQuery, type RunPage, type RunSummary, type VerdictCounts, type TimeBound } from './queries';

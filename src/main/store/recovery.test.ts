@@ -176,6 +176,38 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
     }
   });
 
+  it('a rival that claims between this host choosing the runs and writing its claim leaves this host none of them', async () => {
+    const dir = tempStateDir();
+    const me = newHost(dir, 'me');
+    const rival = newHost(dir, 'rival');
+    const orphans = [1, 2].map(() => fakeResult({ state: 'running', verdict: undefined, exitCode: null }));
+    for (const orphan of orphans) me.recordResult(orphan, 'dead-host');
+    const deadPid = 2 ** 22 + 12345; // above pid_max: never alive
+    run(me.db, 'INSERT INTO hosts (host_id, pid, start_ticks, boot_id, started_at, heartbeat_at) VALUES (?, ?, NULL, NULL, 0, 0)', 'dead-host', deadPid);
+    // The race, in one order: both chose the same unclaimed runs; the rival writes its claim first and
+    // is still recovering them (the runs not yet ended) when this host writes its own claim.
+    let rivalClaimed!: () => void;
+    const claimedByRival = new Promise<void>((resolve) => (rivalClaimed = resolve));
+    let finishRival!: () => void;
+    const rivalMayFinish = new Promise<void>((resolve) => (finishRival = resolve));
+    let rivalDone: ReturnType<HistoryStore['recoverLostRuns']> | undefined;
+    const mine = await me.recoverLostRuns({
+      tearDown: false,
+      beforeClaim: async () => {
+        rivalDone = rival.recoverLostRuns({ tearDown: false, afterClaim: async () => (rivalClaimed(), rivalMayFinish) });
+        await claimedByRival;
+      },
+    });
+    finishRival();
+    const theirs = await rivalDone!;
+    expect(mine.recovered).toEqual([]);
+    expect(theirs.recovered.map((r) => r.id).sort()).toEqual(orphans.map((o) => o.id).sort());
+    for (const orphan of orphans) {
+      expect(all<{ claimed_by: string }>(me.db, 'SELECT claimed_by FROM runs WHERE id = ?', orphan.id)[0]!.claimed_by).toBe('rival');
+      expect(me.events(orphan.id).filter((e) => e.kind === 'lost')).toHaveLength(1);
+    }
+  });
+
   it('leaves the runs of a live host alone', async () => {
     const dir = tempStateDir();
     const host = startChild(['host', dir, JSON.stringify(RUNS.exec)]);

@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreOpenError } from './errors';
-import { ensureStateDir, resolveStateDir } from './state-dir';
+import { resolveStateDir } from '../../client/state-dir';
+import { ensureStateDir } from './state-dir';
 import { fakeResult, removeTempDirs, tempStateDir } from './store-testkit';
 import { openStore } from './store';
 

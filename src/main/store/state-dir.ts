@@ -1,32 +1,9 @@
-// Where Warden keeps its state (ARCHITECTURE.md, "Host, API and persistence"):
-// $WARDEN_STATE_DIR when set, else $XDG_STATE_HOME/warden, else
-// ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
-// The app, `warden serve` and the CLI all resolve it here, so they share it.
+// Creating the state dir privately, and keeping the history's files private.
+// Where the dir is (resolveStateDir) lives in client/state-dir.ts, below every
+// layer that needs it.
 
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
 import { StoreOpenError } from './errors';
-
-export interface StateDirEnv {
-  WARDEN_STATE_DIR?: string;
-  XDG_STATE_HOME?: string;
-  LOCALAPPDATA?: string;
-  APPDATA?: string;
-}
-
-export function resolveStateDir(
-  env: StateDirEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (env.WARDEN_STATE_DIR) return resolve(env.WARDEN_STATE_DIR);
-  // The XDG spec ignores a relative value.
-  if (env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)) return join(env.XDG_STATE_HOME, 'warden');
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'warden');
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? env.APPDATA ?? join(home, 'AppData', 'Local'), 'warden');
-  return join(home, '.local', 'state', 'warden');
-}
 
 /**
  * Creates the state dir (and missing parents) with mode 0700: the history

@@ -25,7 +25,8 @@ import { prune, type PruneReport, type RetentionLimits } from './retention';
 import { writeEnded, type EventRecord } from './rows';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { errorCode, errorMessage, isCorruption, openDatabase, setBusyTimeout, transaction, value, type Database } from './sql';
-import { ensureStateDir, makePrivateFile, resolveStateDir } from './state-dir';
+import { resolveStateDir } from '../../client/state-dir';
+import { ensureStateDir, makePrivateFile } from './state-dir';
 
 export const DB_FILE = 'history.db';
 

@@ -1,4 +1,4 @@
-// Output capture from real pipes (ARCHITECTURE.md, "The result contract",
+// Output capture from real pipes (docs/architecture.md, "The result contract",
 // Output): UTF-8 with replacement, at most outputCapChars per stream kept as
 // head + marker + tail, everything past the cap still drained and counted.
 

@@ -1,6 +1,6 @@
 // The registry with many real runs at once, client stops, wait with a time
-// bound, and the typed event stream (ARCHITECTURE.md, "Runs" and "Host, API
-// and persistence": stop, wait returning the running snapshot, live events).
+// bound, and the typed event stream (docs/architecture.md, "Runs" and "The host
+// and its API": stop, wait returning the running snapshot, live events).
 
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

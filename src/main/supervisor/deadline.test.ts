@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SignalSent, StopStep } from '../../shared/result';
-import { StopSequence, stepsFor, type StopTiming } from './deadline';
+import { checkExtension, MAX_LIMIT_MS, StopSequence, stepsFor, timerDelay, type StopTiming } from './deadline';
+import { WardenInputError } from './errors';
 
 describe('stepsFor', () => {
   it('default timing: SIGINT+SIGCONT at once, SIGTERM+SIGCONT at 2 s, SIGKILL at 5 s', () => {
@@ -71,7 +72,8 @@ describe('StopSequence', () => {
     seq.begin('deadline');
     expect(seq.started).toBe(true);
     expect(delivered).toEqual(['SIGINT', 'SIGCONT']);
-    expect(seq.record()).toEqual({
+    // toStrictEqual: an unforced stop has no forcedAtMs key at all (structured clones and IPC keep undefined ones).
+    expect(seq.record()).toStrictEqual({
       reason: 'deadline',
       requestedAtMs: 11_000,
       signals: [
@@ -222,5 +224,45 @@ describe('a step that reaches nothing', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the deadline timer and the longest limit', () => {
+  it('arms a real timer for a 40-day deadline without it firing at once', async () => {
+    // Node clamps a delay past 2^31 - 1 ms to 1 ms (with a TimeoutOverflowWarning): the deadline would fire at once.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    let fired = false;
+    const timer = setTimeout(() => (fired = true), timerDelay(40 * 24 * 3_600_000));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(fired).toBe(false);
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      clearTimeout(timer);
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('takes a limit of ten years (315,360,000,000 ms) and refuses one millisecond more', () => {
+    expect(MAX_LIMIT_MS).toBe(315_360_000_000);
+    expect(checkExtension(315_360_000_000)).toBe(315_360_000_000);
+    expect(() => checkExtension(315_360_000_001)).toThrow(WardenInputError);
+  });
+
+  it.each([
+    [0, '0'],
+    [-5, '-5'],
+    [Number.NaN, 'NaN'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+    ['5000', '"5000"'],
+    [undefined, 'undefined'],
+  ])('refuses an extension of %s in one line that names it', (byMs, shown) => {
+    expect(() => checkExtension(byMs)).toThrow(new WardenInputError(`byMs must be a number of milliseconds above 0 and at most 315360000000, not ${shown}.`));
+  });
+
+  it('takes the smallest extension, 1 ms', () => {
+    expect(checkExtension(1)).toBe(1);
   });
 });

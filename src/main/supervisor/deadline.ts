@@ -1,4 +1,4 @@
-// The stop sequence of ARCHITECTURE.md: SIGINT + SIGCONT at once, SIGTERM +
+// The stop sequence (docs/architecture.md, "The deadline sequence"): SIGINT + SIGCONT at once, SIGTERM +
 // SIGCONT `terminateAfterMs` later, SIGKILL at `graceMs`. The same sequence
 // serves the deadline, a client's stop and shutdown; it starts at most once.
 // Times come from the run's monotonic clock. A live run's deadline can be

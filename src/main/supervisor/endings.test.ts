@@ -1,5 +1,5 @@
 // How real runs end, and the verdict, notes and advice each ending gets
-// (ARCHITECTURE.md, "Verdicts" and "The deadline engine"). Real processes and
+// (docs/architecture.md, "Verdicts" and "The deadline sequence"). Real processes and
 // real signals only. Times are asserted from what the result RECORDS (on the
 // engine's monotonic clock), never from the test's own stopwatch, except for
 // generous bounds that only catch a hang.

@@ -65,6 +65,13 @@ describe('escapees that drop the marker', () => {
     expect(r.verdict).toBe('completed');
     expect(await waitDead(pids)).toEqual([]);
     expect(r.teardown!.killed.map((p) => p.pid)).toEqual(expect.arrayContaining(pids));
+    // Named as the report names every process: parent, group and command, read before the cgroup's kill.
+    for (const pid of pids) {
+      const named = r.teardown!.killed.find((p) => p.pid === pid)!;
+      expect(named.command).toMatch(/^sleep 31[12]$/);
+      expect(named.ppid).toBeGreaterThan(0);
+      expect(named.pgid).toBeGreaterThan(0);
+    }
     expect(r.teardown!.complete).toBe(true);
     expect(r.teardown!.unseen).toBeUndefined();
   });
@@ -154,11 +161,21 @@ describe('a Python script\'s escapees', () => {
     expect(next).toMatchObject({ verdict: 'completed', stdout: 'still here\n' });
   });
 
-  it('without a cgroup, the report says what teardown could not see', async () => {
-    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+  it('without a cgroup or a subreaper, the report says what teardown could not see', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')), reaper: false });
     const r = await harness.run({ code: SCRIPT });
     strays.push(...pidsOf(r.stdout));
     expect(r.teardown!.complete).toBe(false);
     expect(r.teardown!.unseen).toBe(NO_CGROUP);
+  });
+
+  it.skipIf(reaperOnce() === null)('without a cgroup, the subreaper its interpreter runs under finds them by parentage', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ code: SCRIPT });
+    strays.push(...pidsOf(r.stdout));
+    expect(r.teardown!.unseen).toBeUndefined();
+    expect(r.teardown!.survivors).toEqual([]);
+    expect(pidsOf(r.stdout).length).toBeGreaterThan(0);
+    for (const pid of pidsOf(r.stdout)) expect(r.teardown!.killed.map((p) => p.pid)).toContain(pid);
   });
 });

@@ -44,15 +44,17 @@ describe('interleavings (run.ts table)', () => {
   it('2: a deadline timer that fires early is re-armed, so the stop is never before the limit', async () => {
     harness = new Harness();
     const realSetTimeout = globalThis.setTimeout;
-    let first = true;
+    const shortened: number[] = [];
     vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
-      // The first timer is the run's deadline: make it fire 150 ms early.
-      const delay = first && ms !== undefined && ms >= 400 ? ms - 150 : ms;
-      first = false;
-      return realSetTimeout(fn, delay);
+      // The deadline's own timer, armed for the time left of the 500 ms limit (the sampler's and
+      // the others' timers are shorter): make the first one fire 150 ms early.
+      const deadline = shortened.length === 0 && ms !== undefined && ms > 400 && ms <= 500;
+      if (deadline) shortened.push(ms);
+      return realSetTimeout(fn, deadline ? ms - 150 : ms);
     }) as typeof setTimeout);
     const r = await harness.run({ argv: ['sleep', '30'], limitMs: 500 });
     vi.restoreAllMocks();
+    expect(shortened).toHaveLength(1);
     expect(r.verdict).toBe('timed-out');
     expect(r.stop!.requestedAtMs).toBeGreaterThanOrEqual(500);
     expect(r.stop!.signals[0]!.atMs).toBeGreaterThanOrEqual(500);

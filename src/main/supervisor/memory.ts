@@ -1,5 +1,5 @@
 // Per-run memory limits through a memory cgroup, and the evidence the verdict
-// needs to say "the out-of-memory killer ended it" as a fact (ARCHITECTURE.md,
+// needs to say "the out-of-memory killer ended it" as a fact (docs/architecture.md,
 // "Verdicts": killed with oom.confirmed).
 //
 // Backends, looked for once (detectMemoryBackend):

@@ -340,3 +340,37 @@ describe('sliceOfKept: the same slices from the kept text alone', () => {
     });
   }
 });
+
+describe('slice(from) at every offset, against a model of head, marker and tail', () => {
+  /** The contract's answer for an ASCII stream: no pair or escape to move the cut. */
+  function model(stream: string, cap: number, from: number): { text: string; dropped: number } {
+    const total = stream.length;
+    if (from >= total) return { text: '', dropped: 0 };
+    if (total <= cap) return { text: stream.slice(from), dropped: 0 };
+    const headEnd = Math.ceil(cap / 2);
+    const tailStart = total - (cap - headEnd);
+    const tail = stream.slice(tailStart);
+    if (from >= tailStart) return { text: stream.slice(from), dropped: 0 };
+    if (from >= headEnd) return { text: markerFor(tailStart - from) + tail, dropped: tailStart - from };
+    return { text: stream.slice(from, headEnd) + markerFor(tailStart - headEnd) + tail, dropped: tailStart - headEnd };
+  }
+
+  it.each([
+    [10, 26, 1],
+    [10, 26, 7],
+    [11, 40, 3],
+    [10, 10, 4],
+    [10, 9, 2],
+  ])('cap %i, %i characters in chunks of %i: CappedOutput and sliceOfKept both give the model', (cap, length, chunk) => {
+    const stream = Array.from({ length }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const out = new CappedOutput(cap);
+    for (let at = 0; at < length; at += chunk) out.push(enc.encode(stream.slice(at, at + chunk)));
+    out.end();
+    const kept = out.slice(0);
+    for (let from = 0; from <= length + 1; from++) {
+      const want = model(stream, cap, from);
+      expect(out.slice(from), `CappedOutput from ${from}`).toEqual(want);
+      expect(sliceOfKept(kept.text, out.dropped, from), `sliceOfKept from ${from}`).toEqual({ ...want, total: length });
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // keys in the contract's order, times rounded, absent optional fields left out.
 
 import type { OomReport, PeakFigures, Proc, RunResult, StopRecord, TeardownReport } from '../../shared/result';
+import { readCommand, readStat } from './procfs';
 
 export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
   argv?: string[];
@@ -55,10 +56,30 @@ export function listProcs(procs: Proc[]): string {
   return procs.length > 5 ? `${shown.join(', ')} and ${procs.length - 5} more` : shown.join(', ');
 }
 
-/** A teardown report with what a cgroup sweep ended added; pids the report did not name are listed by `label`. */
-export function withCgroupSweep(report: TeardownReport, swept: { killed: number[]; survivors: number[]; elapsedMs: number }, label: string): TeardownReport {
+/**
+ * The processes of a cgroup as a report names them (pid, parent, group, command), read before a sweep
+ * kills them: after it there is nothing left to read. Bounded: a command line that cannot be read in
+ * 100 ms is the process's name.
+ */
+export async function describePids(procRoot: string | null, pids: number[]): Promise<Map<number, Proc>> {
+  const described = new Map<number, Proc>();
+  if (procRoot === null) return described;
+  await Promise.all(
+    pids.map(async (pid) => {
+      const stat = readStat(procRoot, pid);
+      if (stat) described.set(pid, { pid, ppid: stat.ppid, pgid: stat.pgid, command: await readCommand(procRoot, stat, 100) });
+    }),
+  );
+  return described;
+}
+
+/**
+ * A teardown report with what a cgroup sweep ended added, named from `described` (describePids);
+ * a pid not described (it started after the look) is listed by `label`.
+ */
+export function withCgroupSweep(report: TeardownReport, swept: { killed: number[]; survivors: number[]; elapsedMs: number }, label: string, described: ReadonlyMap<number, Proc> = new Map()): TeardownReport {
   const known = new Set(report.killed.map((p) => p.pid));
-  const member = (pid: number): Proc => ({ pid, ppid: 0, pgid: 0, command: label });
+  const member = (pid: number): Proc => described.get(pid) ?? { pid, ppid: 0, pgid: 0, command: label };
   return {
     ...report,
     killed: [...report.killed, ...swept.killed.filter((pid) => !known.has(pid)).map(member)],

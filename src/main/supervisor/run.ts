@@ -31,7 +31,7 @@ import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
 import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
-import { assembleResult, listProcs, withCgroupSweep } from './result-shape';
+import { assembleResult, describePids, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree/sampler';
@@ -393,7 +393,8 @@ export class CommandRun {
       report = await teardown(target);
       if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} left behind: ${listProcs(report.killed)}.`);
       if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-      else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      else if (!report.complete && report.unseen === undefined && report.unchecked === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      if (report.unchecked !== undefined) this.notes.push(`Teardown ${report.unchecked}.`);
     }
     if (this.cgroup) report = await this.closeCgroup(report);
     // Nothing of it is left to end if this process dies now, or what is left was kept as asked.
@@ -421,8 +422,9 @@ export class CommandRun {
   private async closeCgroup(report: TeardownReport | undefined): Promise<TeardownReport | undefined> {
     const cgroup = this.cgroup!;
     if (!this.options.keepDescendants) {
+      const described = await describePids(this.options.procRoot, cgroup.pids());
       const swept = await cgroup.killAll().catch(() => undefined);
-      if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)");
+      if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)", described);
     }
     if (!(await cgroup.remove())) {
       this.notes.push(`Its cgroup ${cgroup.path} still holds processes; it is removed once they are gone.`);

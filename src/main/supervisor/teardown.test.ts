@@ -1,4 +1,4 @@
-// Teardown of real leftovers after the main process exits (ARCHITECTURE.md,
+// Teardown of real leftovers after the main process exits (docs/architecture.md,
 // "Runs" and the teardown list under "The deadline engine"): processes that
 // left the group (setsid, double fork, daemonize) are found by the scope
 // marker; a descendant holding the pipes cannot hang the run; keepDescendants

@@ -1,4 +1,4 @@
-// The "Verdicts" table of ARCHITECTURE.md as rows: one per verdict and advice case.
+// The "Verdicts" table of docs/architecture.md as rows: one per verdict and advice case.
 // judge() is pure, so every row is an Observations object and what it must give.
 
 import { describe, expect, it } from 'vitest';
@@ -337,7 +337,28 @@ const rows: Row[] = [
     advice: ADVICE.osKillScript,
   },
 
+  {
+    name: 'failed: ending exactly at the limit, before the engine acted, is not "before the limit"',
+    o: obs({ exitCode: 137, elapsedMs: 60_000, limitMs: 60_000 }),
+    verdict: 'failed',
+    notesHave: ['Exit code 137 after 60 s, when the 60 s limit had just passed but before Warden sent any signal.'],
+  },
+
   // timed-out: the deadline engine stopped it
+  {
+    name: 'timed-out: a stop that began late (a busy event loop) still names the limit, not when it began',
+    o: obs({ exitCode: null, signal: 'SIGINT', elapsedMs: 1_510, limitMs: 1_000, stop: { reason: 'deadline', requestedAtMs: 1_500, endedBy: 'interrupt' } }),
+    verdict: 'timed-out',
+    advice: ADVICE.raise1s,
+    notes: ['Stopped at the 1 s limit: it ended at the interrupt step (SIGINT) after 1.51 s.'],
+  },
+  {
+    name: 'timed-out: ended by another signal than the step sent (its SIGINT handler raised SIGTERM)',
+    o: obs({ exitCode: null, signal: 'SIGTERM', elapsedMs: 1_010, limitMs: 1_000, stop: { reason: 'deadline', requestedAtMs: 1_000, endedBy: 'interrupt' } }),
+    verdict: 'timed-out',
+    advice: ADVICE.raise1s,
+    notes: ['Stopped at the 1 s limit: it ended at the interrupt step (SIGINT) after 1.01 s, by SIGTERM.'],
+  },
   {
     name: 'timed-out: ended by the interrupt step',
     o: obs({ exitCode: null, signal: 'SIGINT', elapsedMs: 1_010, limitMs: 1_000, stop: { reason: 'deadline', requestedAtMs: 1_000, endedBy: 'interrupt' } }),
@@ -395,6 +416,14 @@ const rows: Row[] = [
     verdict: 'stopped',
     advice: null,
     notes: ['Stopped on request after 2 s: it ended at the kill step (SIGKILL) after 2.01 s.'],
+  },
+  {
+    name: 'stopped: its owner went away (the host adds whose note)',
+    o: obs({ exitCode: null, signal: 'SIGINT', elapsedMs: 2_010, stop: { reason: 'owner', requestedAtMs: 2_000, endedBy: 'interrupt' } }),
+    verdict: 'stopped',
+    advice: null,
+    notes: ['It ended at the interrupt step (SIGINT) after 2.01 s.'],
+    notesLack: ['on request'],
   },
   {
     name: 'stopped: by shutdown',

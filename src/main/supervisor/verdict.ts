@@ -1,5 +1,5 @@
 // One pure function from what was observed to the verdict, its advice and its
-// notes (ARCHITECTURE.md, "Verdicts"). Every row of that table is a test row
+// notes (docs/architecture.md, "Verdicts"). Every row of that table is a test row
 // (verdict.test.ts). Notes are complete sentences that name the numbers.
 
 import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
@@ -85,6 +85,8 @@ function judgeStopped(o: Observations, stop: NonNullable<Observations['stop']>):
   }
   const requested = `after ${seconds(stop.requestedAtMs)}${o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : ''}`;
   const who = stop.reason === 'shutdown' ? `Stopped because Warden shut down ${requested}` : `Stopped on request ${requested}`;
+  // The host's note says whose going away stopped it; "on request" would be false.
+  if (stop.reason === 'owner') return { verdict: 'stopped', advice: null, notes: [`It ${how.replace(/^it /, '')}.`] };
   return { verdict: 'stopped', advice: null, notes: [`${who}: ${how}.`] };
 }
 

@@ -121,7 +121,10 @@ describe('stopping a script at its limit', () => {
     expect(r.stdout.startsWith('stubborn\ncaught\n')).toBe(true);
     expect(r.stop?.endedBy).toBe('kill');
     const signals = r.stop!.signals;
-    expect(signals.filter((s) => s.signal === 'SIGINT').length).toBeGreaterThanOrEqual(1);
+    // SIGINT again every 200 ms until the script reports or the grace ends: at 0, 200 and 400 ms of a 500 ms grace.
+    const interrupts = signals.filter((s) => s.signal === 'SIGINT');
+    expect(interrupts.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < interrupts.length; i++) expect(interrupts[i]!.atMs - interrupts[i - 1]!.atMs).toBeGreaterThanOrEqual(199);
     const kill = signals.find((s) => s.signal === 'SIGKILL')!;
     expect(kill.atMs - r.stop!.requestedAtMs).toBeGreaterThanOrEqual(499);
     expect(signals.map((s) => s.signal).every((s) => s === 'SIGINT' || s === 'SIGKILL')).toBe(true);

@@ -3,10 +3,16 @@
 // grace ends; then SIGKILL.
 
 import type { SignalSent, StopReason, StopRecord } from '../../../shared/result';
-import type { Interpreter } from './interpreter';
 
 /** How often SIGINT is repeated until the script reports. */
 export const SIGINT_REPEAT_MS = 200;
+
+/** The interpreter as the stop sequence uses it (interpreter.ts), named here so the two files do not import each other. */
+export interface Signalled {
+  send(op: object): boolean;
+  signal(signal: NodeJS.Signals): boolean;
+  kill(): boolean;
+}
 
 /** The per-script stop: cancel op + SIGINT, SIGINT every 200 ms, SIGKILL at the grace. Starts at most once. */
 export class PythonStop {
@@ -24,7 +30,7 @@ export class PythonStop {
   constructor(
     private readonly graceMs: number,
     private readonly nowMs: () => number,
-    private readonly interp: () => Interpreter | undefined,
+    private readonly interp: () => Signalled | undefined,
     private readonly runId: string,
     private readonly onSignal: (sent: SignalSent, step: 'interrupt' | 'kill') => void,
   ) {}

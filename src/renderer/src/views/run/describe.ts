@@ -31,6 +31,7 @@ export function verdictSentence(run: RunResult, elapsedMs: number = run.elapsedM
     case 'timed-out':
       return `Stopped by the deadline after ${after} (limit ${run.limitMs === null ? '–' : duration(run.limitMs)}).`;
     case 'stopped':
+      if (run.stop?.reason === 'owner') return `Stopped because its owner went away, after ${after}.`;
       return run.stop?.reason === 'shutdown' ? `Stopped because Warden shut down, after ${after}.` : `Stopped on request after ${after}.`;
     case 'killed':
       if (run.oom?.confirmed) return `Killed by the out-of-memory killer after ${after}.`;
@@ -280,7 +281,7 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
     const requested = run.stop.requestedAtMs;
     // The stop is requested just before its first signal: never list it after that signal.
     const firstSignal = Math.min(...[...storedSignals, ...liveSignals, ...run.stop.signals].map((x) => x.atMs).filter((t) => t >= requested - 100 && t <= requested + 100));
-    const why = run.stop.reason === 'deadline' ? 'the deadline passed' : run.stop.reason === 'shutdown' ? 'Warden shut down' : 'stopped on request';
+    const why = run.stop.reason === 'deadline' ? 'the deadline passed' : run.stop.reason === 'shutdown' ? 'Warden shut down' : run.stop.reason === 'owner' ? 'its owner went away' : 'stopped on request';
     const forced = run.stop.forcedAtMs;
     const forcedAtOnce = forced !== undefined && forced - requested <= FORCED_WITH_STOP_MS;
     entries.push({

@@ -1,0 +1,70 @@
+// `warden COMMAND --help` and `warden COMMAND SUBCOMMAND --help`, from one
+// table: a new command adds its row (its text here, or imported from beside
+// its parser), and help.test.ts checks every row. Kept free of heavy imports:
+// asking for help loads no engine, store or host.
+
+import { RUN_HELP } from './args';
+import { LIST_HELP, PRUNE_HELP, SHOW_HELP } from './history';
+import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
+import { SETUP_HELP } from './setup/index';
+import { HOOK_HELP } from './hook/hook';
+
+export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
+
+Runs a Warden host for this state dir: the engine, the history, and the
+control socket (<state dir>/run/warden.sock) that warden run, wait, stop and
+agents use. Runs started through it appear live in the app and the web UI.
+
+Options:
+  --port PORT   also serve the API and the web UI on 127.0.0.1:PORT (default 7373; 0 picks a free port)
+  --no-tcp      the unix socket only: no web UI, no TCP
+  --open        print a login URL for the web UI with a one-time token (with a host
+                already running: a fresh link to it)
+  --idle-exit D exit after D with no live run and no client connected (the
+                background host a warden command starts uses 10m, or WARDEN_HOST_IDLE)
+
+TCP clients send Authorization: Bearer <token>, the token being in
+<state dir>/run/token (readable by you alone). One host per state dir: a
+second warden serve says so and exits. SIGINT or SIGTERM: live runs get the
+stop sequence and are recorded, then the host exits (a second signal kills
+them at once).`;
+
+export const HISTORY_HELP = `Usage: warden history prune [--max-runs N] [--max-bytes SIZE]
+
+Upkeep of the history (the SQLite file in the state dir).
+
+Subcommands:
+  prune   delete the oldest ended runs beyond the limits (see warden history prune --help)`;
+
+/** Help by command, and by "command subcommand". */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  run: RUN_HELP,
+  wait: WAIT_HELP,
+  stop: STOP_HELP,
+  extend: EXTEND_HELP,
+  list: LIST_HELP,
+  show: SHOW_HELP,
+  sessions: SESSIONS_HELP,
+  serve: SERVE_HELP,
+  history: HISTORY_HELP,
+  'history prune': PRUNE_HELP,
+  setup: SETUP_HELP,
+  hook: HOOK_HELP,
+};
+
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
+
+/**
+ * The text `warden ARGS` asks for, or undefined when it asks for none. For
+ * `run` only its first word counts (the rest may be the command's own
+ * --help); for the others --help anywhere before a `--`.
+ */
+export function helpFor(args: readonly string[]): string | undefined {
+  const [command, ...rest] = args;
+  if (command === undefined || !Object.hasOwn(COMMAND_HELP, command)) return undefined;
+  const end = rest.indexOf('--');
+  const words = command === 'run' ? rest.slice(0, 1) : end === -1 ? rest : rest.slice(0, end);
+  if (!words.some(isHelpFlag)) return undefined;
+  const sub = rest[0] !== undefined ? `${command} ${rest[0]}` : '';
+  return Object.hasOwn(COMMAND_HELP, sub) ? COMMAND_HELP[sub] : COMMAND_HELP[command];
+}

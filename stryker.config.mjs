@@ -1,0 +1,29 @@
+// Mutation testing of the decision code (`npm run test:mutation`; score and
+// survivors in bench/README.md). Line ranges pick the deciding part of files
+// that also do I/O: teardown's choice of processes, recovery's claim.
+// A quick run of one file: npx stryker run --mutate src/main/supervisor/verdict.ts
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts' },
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/main/supervisor/verdict.ts',
+    'src/main/supervisor/advice.ts',
+    'src/main/supervisor/deadline.ts',
+    'src/main/supervisor/python/stop.ts',
+    'src/main/supervisor/output.ts',
+    'src/main/supervisor/teardown.ts',
+    'src/main/store/recovery.ts:90-125',
+  ],
+  // Real processes: one mutant at a time per core at most, and room for slow machines.
+  concurrency: 2,
+  timeoutMS: 30_000,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  // Build output (out/cli/current is a symlink the sandbox copy cannot take) and reports stay out of the sandbox.
+  ignorePatterns: ['/out', '/reports', '/coverage', '/dist', '/test-results', '/playwright-report'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};

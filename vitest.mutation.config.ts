@@ -1,0 +1,21 @@
+// The tests StrykerJS runs against each mutant of the decision code
+// (stryker.config.mjs, `npm run test:mutation`): the ones that cover verdict,
+// advice, the deadline and stop tables, the output cap, teardown's selection
+// and recovery's claim. MUTATION_TESTS (comma-separated paths) narrows them
+// for a quick run on a shared machine.
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config';
+
+const DECISION_TESTS = [
+  'src/main/supervisor/verdict.test.ts',
+  'src/main/supervisor/deadline.test.ts',
+  'src/main/supervisor/extend.test.ts',
+  'src/main/supervisor/interleavings.test.ts',
+  'src/main/supervisor/output.test.ts',
+  'src/main/supervisor/python/stop.test.ts',
+  'src/main/supervisor/teardown.test.ts',
+  'src/main/store/recovery.test.ts',
+];
+
+// Not mergeConfig: it would append this include to the base's (every test).
+export default defineConfig({ ...base, test: { ...base.test, include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : DECISION_TESTS } });
