@@ -47,7 +47,7 @@ const sections: [string, () => Promise<Figure>][] = [
   ['o', async () => (await import('./load')).benchLoad({ runs: intEnv('BENCH_LOAD_RUNS', 50), rounds: intEnv('BENCH_LOAD_ROUNDS', 8), bytes: intEnv('BENCH_LOAD_BYTES', 10_000_000) })],
   ['o', async () => (await import('./descriptors')).benchDescriptors({ runs: intEnv('BENCH_FD_RUNS', 500), limit: intEnv('BENCH_FD_LIMIT', 4096) })],
   ['x', async () => (await import('./harness')).benchHarnesses()],
-  ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100, quietRuns: 5, quietSeconds: 10, chartPoints: 3600 })],
+  ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100, quietRuns: 5, quietSeconds: 10, chartPoints: 3600, loginRuns: 14, loginBigLines: 40_000 })],
 ];
 
 console.log(`Warden engine benchmarks (${machineLine()})`);

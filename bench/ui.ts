@@ -28,7 +28,10 @@
 //    3,600 samples (an hour at 1 s), written into its history: each chart's
 //    data-draw-ms (building the uPlot chart to the end of its first draw).
 //    Baseline: 60 samples. Alternating rounds. Target <= 50 ms.
-// BENCH_UI_PARTS=1,2,3,4,5 picks parts.
+// 6. Login to the first Runs row with 14 ended runs of 2,000,000 characters:
+//    from opening the one-time link in a fresh context to the first run-row.
+//    Baseline: 14 runs of 10 lines. Target <= 300 ms.
+// BENCH_UI_PARTS=1,2,3,4,5,6 picks parts.
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
 // file under src/renderer or src/shared is newer than it.
@@ -56,6 +59,9 @@ export interface UiBenchOptions {
   navRounds: number;
   historyRuns: number;
   historyBaselineRuns: number;
+  /** Part 6: ended runs on the Runs view at login, and the lines of each (of lineChars). */
+  loginRuns: number;
+  loginBigLines: number;
   /** Part 4: live runs that print nothing, and each window's length. */
   quietRuns: number;
   quietSeconds: number;
@@ -698,6 +704,68 @@ async function hourChart(browser: Browser, o: UiBenchOptions): Promise<Part> {
   });
 }
 
+// ---------------------------------------------------------------- 6. login to the first row
+
+/**
+ * 14 ended runs of 2,000,000 characters each (40,000 lines of 50): from
+ * opening the one-time login link in a fresh context to the first run-row on
+ * the Runs view. The list fetches summaries, not outputs (issue 19, item 2).
+ * Baseline: the same 14 runs of 10 lines, on another host. Alternating rounds.
+ */
+async function loginFirstRow(browser: Browser, o: UiBenchOptions, python: string): Promise<Part> {
+  const seed = async (host: Host, lines: number) => {
+    const runs = await Promise.all(Array.from({ length: o.loginRuns }, () => host.api.start({ argv: [python, '-S', '-c', BULK_PRINTER, String(lines), String(o.lineChars)], outputCapChars: Math.max(lines * o.lineChars, 2) })));
+    const ended = await Promise.all(runs.map((r) => host.api.wait(r.id)));
+    return sum(ended.map((r) => r.stdout.length));
+  };
+  return withHost(null, (big) =>
+    withHost(null, async (small) => {
+      const bigChars = await seed(big, o.loginBigLines);
+      await seed(small, o.smallLines);
+      const timeLogin = (host: Host) => async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        try {
+          const page = await context.newPage();
+          let apiBytes = 0;
+          page.on('response', (response) => {
+            const url = new URL(response.url());
+            if (url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/events') void response.body().then((b) => (apiBytes += b.length), () => undefined);
+          });
+          const t = performance.now();
+          await page.goto(host.loginUrl()!);
+          await page.waitForSelector(tid('run-row'), { timeout: 30_000 });
+          const firstRowMs = performance.now() - t;
+          await page.waitForLoadState('networkidle');
+          await sleep(100);
+          return { firstRowMs, apiBytes };
+        } finally {
+          await context.close();
+        }
+      };
+      const rounds: Record<'big' | 'small', { firstRowMs: number; apiBytes: number }[]> = { big: [], small: [] };
+      // One unmeasured login each: the browser's cache of the page's assets is warm for both sides.
+      await timeLogin(small)();
+      await timeLogin(big)();
+      for (let i = 0; i < o.navRounds; i++) {
+        rounds.small.push(await timeLogin(small)());
+        rounds.big.push(await timeLogin(big)());
+      }
+      const bigMs = median(rounds.big.map((r) => r.firstRowMs));
+      const smallMs = median(rounds.small.map((r) => r.firstRowMs));
+      const bigBytes = median(rounds.big.map((r) => r.apiBytes));
+      return {
+        lines: [
+          `6. login to the first Runs row: the one-time link in a fresh context until the first run-row is shown; ${o.navRounds} alternating rounds per side`,
+          `  ${o.loginRuns} runs of ${(bigChars / o.loginRuns / 1e6).toFixed(1)}M chars: median ${ms(bigMs)} [${rounds.big.map((r) => r.firstRowMs.toFixed(0)).join(', ')}]; API answers ${(bigBytes / 1024).toFixed(1)} KiB`,
+          `  ${o.loginRuns} runs of ${o.smallLines} lines:       median ${ms(smallMs)} [${rounds.small.map((r) => r.firstRowMs.toFixed(0)).join(', ')}]`,
+          `  ratio big / small (medians): ${(bigMs / Math.max(1, smallMs)).toFixed(2)}x`,
+        ],
+        checks: [check(`login to the first Runs row with ${o.loginRuns} runs of ${(bigChars / o.loginRuns / 1e6).toFixed(1)}M chars in ${ms(bigMs)} (median) <= 300 ms`, bigMs <= 300)],
+      };
+    }),
+  );
+}
+
 // ---------------------------------------------------------------- the section
 
 export async function benchUi(o: UiBenchOptions): Promise<Figure> {
@@ -714,8 +782,9 @@ export async function benchUi(o: UiBenchOptions): Promise<Figure> {
       ['3. history', () => historyList(browser, o)],
       ['4. quiet live runs', () => quietRuns(browser, o)],
       ['5. a one-hour chart', () => hourChart(browser, o)],
+      ['6. login to the first row', () => loginFirstRow(browser, o, python)],
     ];
-    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
     for (const [name, run] of parts) {
       if (!only.has(name[0]!)) continue;
       try {

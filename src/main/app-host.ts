@@ -32,7 +32,7 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { HistoryQuery, HostInfo, ProcessSignal, WaitOptions, WardenApi } from '../shared/api';
+import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, WaitOptions, WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
@@ -173,8 +173,8 @@ class SwitchingApi implements WardenApi {
   get(id: string): Promise<RunResult | null> {
     return this.call((api) => api.get(id));
   }
-  list(): Promise<RunResult[]> {
-    return this.call((api) => api.list());
+  list(options?: ListOptions): Promise<RunResult[]> {
+    return this.call((api) => api.list(options));
   }
   history(query?: HistoryQuery) {
     return this.call((api) => api.history(query));

@@ -50,7 +50,7 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
     return api.signal(runId(id), checked.pid, checked.signal);
   });
   handle(IPC.get, (id) => api.get(runId(id)));
-  handle(IPC.list, () => api.list());
+  handle(IPC.list, (options) => api.list(options !== null && typeof options === 'object' && (options as { output?: unknown }).output === 'none' ? { output: 'none' } : {}));
   handle(IPC.history, (query) => api.history(parse(historyQuerySchema, query ?? {})));
   handle(IPC.timeline, (id) => api.timeline(runId(id)));
   handle(IPC.sessions, () => api.sessions());

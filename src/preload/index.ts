@@ -12,7 +12,7 @@ export const wardenBridge: WardenApi = {
   extend: (id, byMs) => ipcRenderer.invoke(IPC.extend, id, byMs),
   signal: (id, pid, signal) => ipcRenderer.invoke(IPC.signal, id, pid, signal),
   get: (id) => ipcRenderer.invoke(IPC.get, id),
-  list: () => ipcRenderer.invoke(IPC.list),
+  list: (options) => ipcRenderer.invoke(IPC.list, options),
   history: (query) => ipcRenderer.invoke(IPC.history, query),
   timeline: (id) => ipcRenderer.invoke(IPC.timeline, id),
   host: () => ipcRenderer.invoke(IPC.host),
@@ -21,13 +21,15 @@ export const wardenBridge: WardenApi = {
   sessions: () => ipcRenderer.invoke(IPC.sessions),
   restartSession: (name) => ipcRenderer.invoke(IPC.restartSession, name),
   closeSession: (name) => ipcRenderer.invoke(IPC.closeSession, name),
-  subscribe: (listener) => {
+  subscribe: (listener, options) => {
     // The main process sends one run's events of a frame as one array (event-batcher.ts).
     const handler = (_event: IpcRendererEvent, batch: RunEvent[]) => {
       if (!Array.isArray(batch)) return;
       for (const runEvent of batch) listener(runEvent);
     };
     ipcRenderer.on(IPC.event, handler);
+    // The main process forwards every event to the window: from here on, none is missed.
+    options?.onOpen?.();
     return () => void ipcRenderer.removeListener(IPC.event, handler);
   },
 };

@@ -16,6 +16,16 @@ export interface OutputOffsets {
   stderr: number;
 }
 
+export interface ListOptions {
+  /** 'none': the runs without their output (stdout and stderr empty, their lengths in `outputChars`). */
+  output?: 'all' | 'none';
+}
+
+export interface SubscribeOptions {
+  /** The subscription is in place: snapshots taken from now on meet the events at their offsets. */
+  onOpen?: () => void;
+}
+
 export interface WaitOptions {
   /** Return the running snapshot when this passes before the run ends (a yield). */
   timeoutMs?: number;
@@ -94,14 +104,24 @@ export interface WardenApi {
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult>;
   /** A live run's snapshot, else its stored result from the history, else null. */
   get(id: string): Promise<RunResult | null>;
-  /** The runs this host holds in memory: live ones and the most recently ended. */
-  list(): Promise<RunResult[]>;
+  /**
+   * The runs this host holds in memory: live ones and the most recently ended.
+   * `output: 'none'`: a listing, each run with empty stdout and stderr and
+   * `outputChars` saying how long they are (a list view needs no output; the
+   * detail fetches it with get).
+   */
+  list(options?: ListOptions): Promise<RunResult[]>;
   /** A page of past and live runs from the history, newest first. */
   history(query?: HistoryQuery): Promise<RunPage>;
   /** One run's recorded timeline (start, signals, limit changes, end). */
   timeline(id: string): Promise<EventRecord[]>;
-  /** Live events of every run; returns the unsubscribe function. */
-  subscribe(listener: (event: RunEvent) => void): () => void;
+  /**
+   * Live events of every run; returns the unsubscribe function. `onOpen`:
+   * called once the subscription is in place (every event from then on
+   * reaches the listener), so a client can take a snapshot after it and merge
+   * the two by offset. A transport without that notion calls it at once.
+   */
+  subscribe(listener: (event: RunEvent) => void, options?: SubscribeOptions): () => void;
   /** Every Python session. */
   sessions(): Promise<SessionInfo[]>;
   /** Kills the session's interpreter (a running script ends with it); the next script starts a fresh one. */

@@ -2,7 +2,7 @@
 // gets back, and one run's timeline. The store (src/main/store) answers these;
 // the API, the CLI and the renderer use the same types.
 
-import type { RunKind, RunResult, Verdict } from './result';
+import type { OomReport, RunKind, RunResult, Verdict } from './result';
 
 export type TimeBound = number | Date | string;
 
@@ -45,6 +45,12 @@ export interface RunSummary
   peakProcesses: number | null;
   /** UTF-8 bytes of output stored for it. */
   outputBytes: number;
+  /** The result's out-of-memory report, when it has one (a list tells an OOM kill from another). */
+  oom?: OomReport;
+  /** Processes still running when the main process ended, that the teardown ended (absent: none). */
+  leftBehind?: number;
+  /** Processes still alive after the teardown (absent: none). */
+  survived?: number;
 }
 
 export interface RunPage {

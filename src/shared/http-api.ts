@@ -3,7 +3,7 @@
 // unix socket from Node (src/main/host/socket-client.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { HistoryQuery, HostInfo, ProcessSignal, WaitOptions, WardenApi } from './api';
+import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, SubscribeOptions, WaitOptions, WardenApi } from './api';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
@@ -15,7 +15,7 @@ export const API_PREFIX = '/api/v1';
 /** Where each operation lives. Every body is JSON; every answer is JSON or, for events, text/event-stream. */
 export const ROUTES = {
   host: `${API_PREFIX}/host`, // GET
-  runs: `${API_PREFIX}/runs`, // GET: live list; POST: start (body RunRequest)
+  runs: `${API_PREFIX}/runs`, // GET: live list (?output=none: without stdout/stderr, their lengths in outputChars); POST: start (body RunRequest)
   run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET
   stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
   wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=
@@ -55,6 +55,8 @@ export interface EventStreamHandlers {
   onEvent(event: RunEvent, id: string): void;
   /** Events between the last one received and the next were dropped from the host's buffer (or the host restarted). */
   onGap?(): void;
+  /** The stream is open: the host delivers every event from now on (a transport that cannot tell calls it at once). */
+  onOpen?(): void;
 }
 
 export interface HttpTransport {
@@ -132,6 +134,9 @@ export interface HttpWardenApiOptions {
 export class HttpWardenApi implements WardenApi {
   private readonly listeners = new Set<(event: RunEvent) => void>();
   private closeStream: (() => void) | null = null;
+  /** Whether the shared stream has opened (its transport said so), and who waits for that. */
+  private streamOpen = false;
+  private readonly waitingOpen = new Set<() => void>();
 
   constructor(
     private readonly transport: HttpTransport,
@@ -182,8 +187,8 @@ export class HttpWardenApi implements WardenApi {
     }
   }
 
-  list(): Promise<RunResult[]> {
-    return this.call('GET', ROUTES.runs);
+  list(options: ListOptions = {}): Promise<RunResult[]> {
+    return this.call('GET', options.output === 'none' ? `${ROUTES.runs}?output=none` : ROUTES.runs);
   }
 
   history(query: HistoryQuery = {}): Promise<RunPage> {
@@ -219,18 +224,30 @@ export class HttpWardenApi implements WardenApi {
   }
 
   /** One event stream for all listeners, opened with the first and closed with the last. */
-  subscribe(listener: (event: RunEvent) => void): () => void {
+  subscribe(listener: (event: RunEvent) => void, options: SubscribeOptions = {}): () => void {
     this.listeners.add(listener);
+    if (options.onOpen) {
+      if (this.streamOpen) options.onOpen();
+      else this.waitingOpen.add(options.onOpen);
+    }
     if (!this.closeStream) {
+      this.streamOpen = false;
       this.closeStream = this.transport.events(ROUTES.events, {
         onEvent: (event) => {
           for (const l of [...this.listeners]) l(event);
         },
         onGap: () => this.options.onGap?.(),
+        onOpen: () => {
+          this.streamOpen = true;
+          const waiting = [...this.waitingOpen];
+          this.waitingOpen.clear();
+          for (const fn of waiting) fn();
+        },
       });
     }
     return () => {
       this.listeners.delete(listener);
+      if (options.onOpen) this.waitingOpen.delete(options.onOpen);
       if (this.listeners.size === 0 && this.closeStream) {
         this.closeStream();
         this.closeStream = null;

@@ -91,6 +91,12 @@ export interface RunResult {
   stderrTruncated: number;
   teardown?: TeardownReport;
   peak?: PeakFigures;
+  /**
+   * Only in a listing without output (list({ output: 'none' })): stdout and
+   * stderr are left empty, and this says how many characters each stream has
+   * had (dropped ones included), so a view knows there is output to fetch.
+   */
+  outputChars?: { stdout: number; stderr: number };
 }
 
 export const CRASH_SIGNALS: readonly string[] = ['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL'];

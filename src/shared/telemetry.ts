@@ -71,3 +71,17 @@ export function readTelemetry(detail: unknown): TelemetryDetail | null {
   const ok = points.every((p) => Array.isArray(p) && p.length === 4 && p.every((v) => typeof v === 'number' && Number.isFinite(v)));
   return ok ? { stepMs, points: points as TelemetryPoint[] } : null;
 }
+
+/**
+ * A live run's series as the host had it when a page opened (from its first
+ * sample), joined with what the page has sampled since: the host's points
+ * before the page's first, then the page's. The coarser step of the two.
+ */
+export function joinSeries(host: TelemetryDetail, page: TelemetrySeries | undefined): TelemetrySeries {
+  const pagePoints = page?.points ?? [];
+  const first = pagePoints[0]?.[0] ?? Infinity;
+  const before = host.points.filter((p) => p[0] < first);
+  const last = before[before.length - 1];
+  const points = last && pagePoints[0] && Math.floor(last[0] / host.stepMs) === Math.floor(pagePoints[0][0] / host.stepMs) ? [...before.slice(0, -1), ...pagePoints] : [...before, ...pagePoints];
+  return { stepMs: Math.max(host.stepMs, page?.stepMs ?? 0), points, lastWeight: page?.lastWeight ?? 1 };
+}

@@ -18,6 +18,8 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
+import type { EventRecord } from '../../shared/history';
+import { TELEMETRY_EVENT } from '../../shared/telemetry';
 import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
 import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
@@ -361,7 +363,21 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       return stored;
     },
   };
-  const api = engineApi(supervisor, { ...(store ? { store } : {}), host: info, settings });
+  // A live run's timeline carries its telemetry so far, as an ended run's does: a page opened late charts it from the first sample.
+  const kept = store;
+  const history = kept
+    ? {
+        list: kept.list.bind(kept),
+        get: kept.get.bind(kept),
+        events: (id: string): EventRecord[] => {
+          const stored = kept.events(id);
+          const live = recorder?.liveTelemetry(id) ?? null;
+          if (!live || stored.some((e) => e.kind === TELEMETRY_EVENT)) return stored;
+          return [...stored, { runId: id, at: new Date().toISOString(), atMs: null, kind: TELEMETRY_EVENT, detail: live as unknown as Record<string, unknown> }];
+        },
+      }
+    : null;
+  const api = engineApi(supervisor, { ...(history ? { store: history } : {}), host: info, settings });
   const hub = new EventHub(supervisor, `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
   const token = randomBytes(32).toString('base64url');
   const handler: ControlHandler = createControlHandler({

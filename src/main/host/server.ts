@@ -344,9 +344,6 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       if (method !== allowed) throw new HttpError(405, `${path} takes ${allowed}, not ${method}.`, { Allow: allowed });
     };
     const body = async () => readBody(req, limit);
-    const noQuery = () => {
-      if ([...url.searchParams.keys()].length > 0) throw new HttpError(400, `${path} takes no query.`);
-    };
 
     if (path === `${API_PREFIX}/host`) {
       only('GET');
@@ -378,8 +375,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         return send(res, 201, started);
       }
       if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
-      noQuery();
-      return send(res, 200, await api.list());
+      // ?output=none: a listing (each run without stdout and stderr, their lengths in outputChars).
+      for (const [key, value] of url.searchParams) {
+        if (key !== 'output' || (value !== 'none' && value !== 'all')) throw new HttpError(400, `Listing runs takes only the query output=none or output=all, not ${key}=${value}.`);
+      }
+      const output = url.searchParams.get('output');
+      return send(res, 200, await api.list(output === 'none' ? { output: 'none' } : {}));
     }
     if (path === `${API_PREFIX}/history`) {
       only('GET');

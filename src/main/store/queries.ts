@@ -4,7 +4,7 @@
 // Paging is by keyset on (started_at, id): a page never shifts when runs are
 // added or pruned while someone pages, and page 1,000 costs what page 1 does.
 
-import type { RunKind, RunResult, RunState, Verdict } from '../../shared/result';
+import type { OomReport, RunKind, RunResult, RunState, Verdict } from '../../shared/result';
 import { readEvents, readStream, type EventRecord } from './rows';
 import { all, one, type Database, type SqlValue } from './sql';
 
@@ -90,11 +90,15 @@ interface RunRow {
   peak_rss: number | null;
   peak_processes: number | null;
   output_bytes: number;
+  oom: string | null;
+  left_behind: number | null;
+  survived: number | null;
 }
 
 const SUMMARY_COLUMNS = `id, host_id, kind, argv, command, substr(code, 1, 500) AS code, session, cwd, state, verdict,
   exit_code, signal, started_at, ended_at, elapsed_ms, limit_ms, advice, stdout_truncated, stderr_truncated,
-  peak_rss, peak_processes, output_bytes`;
+  peak_rss, peak_processes, output_bytes, json_extract(result, '$.oom') AS oom,
+  json_array_length(result, '$.teardown.killed') AS left_behind, json_array_length(result, '$.teardown.survivors') AS survived`;
 
 function summary(row: RunRow): RunSummary {
   return {
@@ -120,6 +124,9 @@ function summary(row: RunRow): RunSummary {
     peakRssBytes: row.peak_rss,
     peakProcesses: row.peak_processes,
     outputBytes: row.output_bytes,
+    ...(row.oom !== null ? { oom: JSON.parse(row.oom) as OomReport } : {}),
+    ...(row.left_behind ? { leftBehind: row.left_behind } : {}),
+    ...(row.survived ? { survived: row.survived } : {}),
   };
 }
 

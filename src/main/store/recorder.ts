@@ -35,6 +35,8 @@ export interface Recorder {
   status(): WriterStatus;
   /** Stops recording; tries the pending writes for up to `timeoutMs` (default 2 s) and returns what is left. */
   close(timeoutMs?: number): Promise<WriterStatus>;
+  /** A live run's telemetry so far (from its first sample), or null when it has none (ended, unknown, not sampled yet). */
+  liveTelemetry(runId: string): TelemetryDetail | null;
 }
 
 /** Bytes an unprivileged writer may still use on the file system of `dir`; null when it cannot be asked. */
@@ -150,6 +152,10 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   });
 
   return {
+    liveTelemetry: (runId) => {
+      const t = telemetry.get(runId);
+      return t && t.series.points.length > 0 ? { stepMs: t.series.stepMs, points: t.series.points.slice() } : null;
+    },
     flush: () => writer.flush(),
     status: () => writer.status(),
     close: async (timeoutMs?: number) => {

@@ -5,6 +5,7 @@
 import type { HostInfo, WardenApi } from '../../shared/api';
 import type { EventRecord, ListQuery, RunPage } from '../../shared/history';
 import type { RunResult } from '../../shared/result';
+import { streamLength } from '../../shared/stream-length';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
 import { WardenInputError } from './errors';
 import type { Supervisor } from './registry';
@@ -47,7 +48,16 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     extend: async (id, byMs) => supervisor.extend(id, byMs),
     signal: (id, pid, signal) => supervisor.signal(id, pid, signal),
     get: async (id) => supervisor.get(id) ?? store?.get(id) ?? null,
-    list: async () => supervisor.list(),
+    // A listing for a list view: every run without its output, with the output's length.
+    list: async (listOptions) =>
+      listOptions?.output === 'none'
+        ? supervisor.list().map((run) => ({
+            ...run,
+            stdout: '',
+            stderr: '',
+            outputChars: { stdout: streamLength(run.stdout, run.stdoutTruncated), stderr: streamLength(run.stderr, run.stderrTruncated) },
+          }))
+        : supervisor.list(),
     history: async (query = {}) => {
       if (!store) return { runs: [], nextCursor: null };
       const page = asInputError(() => store.list(query));

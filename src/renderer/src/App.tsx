@@ -3,10 +3,12 @@
 
 import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
+import { Attention } from './components/Attention';
 import { ConnectionBar } from './components/ConnectionBar';
 import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
+import { isWebMode } from './web-api';
 import { HistoryView } from './views/history/HistoryView';
 import { NewRunView } from './views/new-run/NewRunView';
 import { RunDetail } from './views/run/RunDetail';
@@ -67,6 +69,7 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
         ))}
       </nav>
       <ConnectionBar />
+      {isWebMode() && <Attention />}
       {error && (
         <div className="app-error" role="alert" data-testid="error-banner">
           <span>{error}</span>

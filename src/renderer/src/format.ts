@@ -34,8 +34,19 @@ export function shellQuote(word: string): string {
 /** What a run runs, as one line: the command, or the script's first non-empty line. */
 export function commandLine(run: Pick<RunResult, 'argv' | 'code'>): string {
   if (run.argv) return run.argv.map(shellQuote).join(' ');
-  const first = (run.code ?? '').split('\n').find((line) => line.trim() !== '') ?? '';
-  return first.trim();
+  return scriptTitle(run.code ?? '');
+}
+
+/** A line of Python that says nothing of what a script does: an import, a comment, a shebang or a coding line. */
+const PREAMBLE = /^(#|import\s|from\s+[\w.]+\s+import\s)/;
+
+/**
+ * What names a Python script in a list: its first line that is not an import
+ * or a comment ("import pandas as pd" names nothing), else its first line.
+ */
+export function scriptTitle(code: string): string {
+  const lines = code.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return (lines.find((line) => !PREAMBLE.test(line)) ?? lines[0] ?? '').trim();
 }
 
 /** The label a run's badge shows: its verdict when ended, else its state. */
@@ -92,13 +103,30 @@ export function limitWords(limitMs: number | null): string {
 }
 
 /**
+ * A process's command line as a narrow column shows it: the program by its
+ * name, not its path ("/usr/local/bin/python3.12 /home/me/job.py" reads
+ * "python3.12 /home/me/job.py"), so a cut line still shows the script. The
+ * whole line goes in the title.
+ */
+export function shortCommand(command: string): string {
+  const m = /^(\S*\/)([^\s/]+)(\s|$)/.exec(command);
+  return m ? command.slice(m[1]!.length) : command;
+}
+
+/** A run's memory limit in bytes, or undefined when it has none (a limit of 0 is none: never "of 0 B limit"). */
+export function memoryLimitOf(run: Pick<RunResult, 'oom'>): number | undefined {
+  const limit = run.oom?.limitBytes;
+  return limit !== undefined && limit > 0 ? limit : undefined;
+}
+
+/**
  * A run's peak memory, the one figure every view shows: the highest of the
  * sampler's (the result's, else the live sample's) and the memory cgroup's own
  * peak counter, which sees spikes between samples (an out-of-memory kill).
  */
 export function peakOf(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): number | undefined {
-  const sampled = run.peak?.rssBytes ?? tree?.peak.rssBytes ?? tree?.rssBytes;
-  const cgroup = run.oom?.peakBytes;
-  if (sampled === undefined) return cgroup;
-  return cgroup === undefined ? sampled : Math.max(sampled, cgroup);
+  // The highest of every figure known: a live run's snapshot peak is older than its latest sample's, and the
+  // cgroup's counter sees what the samples missed between them.
+  const figures = [run.peak?.rssBytes, tree?.peak.rssBytes, tree?.rssBytes, run.oom?.peakBytes].filter((n): n is number => typeof n === 'number');
+  return figures.length === 0 ? undefined : Math.max(...figures);
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { WardenApi } from '../../shared/api';
+import type { RunEvent } from '../../shared/events';
 import type { RunResult } from '../../shared/result';
-import { capLive, lineCount, liveElapsed, useWarden } from './store';
+import { appendAt, baseOf, capLive, lineCount, liveElapsed, useWarden } from './store';
 
 describe('live output in the page', () => {
   it('is kept whole up to the cap', () => {
@@ -103,3 +105,88 @@ describe('live line counts', () => {
     disconnect();
   });
 });
+
+describe('a snapshot meeting the stream', () => {
+  const linesOf = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}\n`).join('');
+
+  it('merges chunks onto a snapshot by offset: what it holds is skipped, the rest appended, a chunk past its end is a gap', () => {
+    const base = baseOf({ stdout: 'abc', stderr: '', stdoutTruncated: 0, stderrTruncated: 0 });
+    expect(base.stdoutEnd).toBe(3);
+    // Sent before the snapshot was taken: held already.
+    expect(appendAt(base, 'stdout', 0, 'ab')).toBe(base);
+    // Overlapping: only the new part.
+    const next = appendAt(base, 'stdout', 1, 'bcde');
+    expect(next).not.toBe('gap');
+    expect(next).toMatchObject({ stdout: 'abcde', stdoutEnd: 5, stdoutLines: 1 });
+    // Past the end: something between is missing.
+    expect(appendAt(base, 'stdout', 4, 'e')).toBe('gap');
+    // A snapshot the engine cut counts the dropped characters in its end, as the offsets do.
+    const cut = baseOf({ stdout: `head\n[warden: 1,000 characters dropped here]\ntail`, stderr: '', stdoutTruncated: 1000, stderrTruncated: 0 });
+    expect(cut.stdoutEnd).toBe('head'.length + 1000 + 'tail'.length);
+  });
+
+  it('a page opening on a run that prints: chunks sent while its snapshot was on the way are merged, none lost or doubled, and a gap is fetched again', async () => {
+    const listeners: ((e: RunEvent) => void)[] = [];
+    const run = { id: 'cafe01', kind: 'command', state: 'running', stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0, startedAt: new Date().toISOString(), elapsedMs: 0 } as unknown as RunResult;
+    // What the host has printed, and what a get answers: its snapshot at that moment.
+    let printed = linesOf(1, 3000);
+    const gets: number[] = [];
+    let release: (() => void) | null = null;
+    const api = {
+      subscribe: (l: (e: RunEvent) => void, options?: { onOpen?: () => void }) => {
+        listeners.push(l);
+        setTimeout(() => options?.onOpen?.(), 5);
+        return () => undefined;
+      },
+      list: async () => [{ ...run, outputChars: { stdout: printed.length, stderr: 0 } }],
+      history: async () => ({ runs: [], nextCursor: null }),
+      get: async () => {
+        const at = printed.length;
+        gets.push(at);
+        // The answer comes back while more is printed (the test releases it).
+        await new Promise<void>((r) => (release = r));
+        return { ...run, stdout: printed.slice(0, at) };
+      },
+    } as unknown as WardenApi;
+    const emit = (text: string) => {
+      const offset = printed.length;
+      printed += text;
+      listeners.forEach((l) => l({ type: 'output', runId: 'cafe01', stream: 'stdout', text, offset }));
+    };
+    const disconnect = useWarden.getState().connect(api);
+    await waitUntil(() => useWarden.getState().partial.cafe01 === true);
+    // The detail opens: its snapshot is asked for while the run goes on printing.
+    const loading = useWarden.getState().load('cafe01');
+    await waitUntil(() => release !== null);
+    for (let n = 3001; n <= 3010; n++) emit(`line ${n}\n`);
+    // The page applies them (a frame passes) before the snapshot comes back.
+    await new Promise((r) => setTimeout(r, 50));
+    release!();
+    await loading;
+    for (let n = 3011; n <= 3020; n++) emit(`line ${n}\n`);
+    await waitUntil(() => useWarden.getState().output.cafe01?.stdoutEnd === printed.length);
+    expect(useWarden.getState().output.cafe01!.stdout).toBe(linesOf(1, 3020));
+    expect(useWarden.getState().output.cafe01!.stdoutLines).toBe(3020);
+    // Held while the snapshot was on its way: no second fetch was needed.
+    expect(gets).toHaveLength(1);
+
+    // A chunk lost on the way (a gap): the page fetches again instead of skipping it.
+    printed += 'line 3021\n';
+    release = null;
+    emit('line 3022\n');
+    await waitUntil(() => release !== null);
+    release!();
+    await waitUntil(() => useWarden.getState().output.cafe01?.stdoutEnd === printed.length);
+    expect(useWarden.getState().output.cafe01!.stdout).toBe(linesOf(1, 3022));
+    expect(gets).toHaveLength(2);
+    disconnect();
+  });
+});
+
+async function waitUntil(ok: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -5,11 +5,14 @@
 
 import { create } from 'zustand';
 import type { WardenApi } from '../../shared/api';
-import type { RunEvent } from '../../shared/events';
+import type { OutputStream, RunEvent } from '../../shared/events';
+import type { RunPage, RunSummary } from '../../shared/history';
+import { streamLength } from '../../shared/stream-length';
+import { UNREACHABLE } from './web-api';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
-import { addSample, emptySeries, type TelemetrySeries } from '../../shared/telemetry';
+import { addSample, emptySeries, joinSeries, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -35,6 +38,17 @@ export interface WardenState {
    * do not re-render for it. Dropped when the run's final result arrives.
    */
   output: Record<string, LiveOutput>;
+  /**
+   * Runs held without their output (from a listing or a page of the history):
+   * a view that shows output fetches the run whole first (load).
+   */
+  partial: Record<string, true>;
+  /**
+   * The ended runs the history holds, as the Runs view pages through them:
+   * how many there are (null: not known, no history), the cursor of the next
+   * page (null: none), and whether a page is on its way.
+   */
+  ended: { total: number | null; cursor: string | null; loading: boolean };
   /** performance.now() when each run's elapsedMs was last set, so a live bar moves between events. */
   syncedAt: Record<string, number>;
   trees: Record<string, ProcTreeSnapshot>;
@@ -57,8 +71,12 @@ export interface WardenState {
   resync(): Promise<void>;
   /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
   connect(api: WardenApi): () => void;
-  /** A run fetched whole (live snapshot or from the history) into the store. */
+  /** A run fetched whole (live snapshot or from the history) into the store; its live output merged with the stream by offset. */
   load(id: string): Promise<RunResult | null>;
+  /** A live run's series as the host has it (from its first sample), joined before what the page sampled. */
+  seedSeries(id: string, host: TelemetryDetail): void;
+  /** The next page of ended runs from the history (Runs' "Show more"); resolves once it is in. */
+  loadMoreEnded(): Promise<void>;
   /** Records a result the page got from a call (start, stop, wait, extend). */
   put(result: RunResult): void;
   report(error: unknown): void;
@@ -78,6 +96,44 @@ export interface LiveOutput {
    */
   stdoutOpen?: boolean;
   stderrOpen?: boolean;
+  /** Where each stream's text ends in the run's output, in characters (dropped ones counted): the offset the next chunk must start at. */
+  stdoutEnd: number;
+  stderrEnd: number;
+}
+
+/** A live run's output as a snapshot holds it: the base the stream's chunks are merged onto. */
+export function baseOf(run: Pick<RunResult, 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'>): LiveOutput {
+  return {
+    stdout: run.stdout,
+    stderr: run.stderr,
+    stdoutLines: lineCount(run.stdout),
+    stderrLines: lineCount(run.stderr),
+    stdoutEnd: streamLength(run.stdout, run.stdoutTruncated ?? 0),
+    stderrEnd: streamLength(run.stderr, run.stderrTruncated ?? 0),
+  };
+}
+
+/**
+ * A chunk of a stream at `offset` merged onto what the page holds: the part
+ * it already has is skipped (a snapshot taken after the chunk was sent holds
+ * it), the rest appended. 'gap': the chunk starts past the end held, so
+ * something between is missing and must be fetched, never skipped.
+ */
+export function appendAt(current: LiveOutput, stream: OutputStream, offset: number, text: string): LiveOutput | 'gap' {
+  const endKey = stream === 'stdout' ? 'stdoutEnd' : 'stderrEnd';
+  const end = current[endKey];
+  if (offset > end) return 'gap';
+  if (offset + text.length <= end && text !== '') return current;
+  const fresh = text.slice(end - offset);
+  if (fresh === '') return current;
+  const before = current[stream];
+  // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
+  const key = stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
+  const openKey = stream === 'stdout' ? 'stdoutOpen' : 'stderrOpen';
+  const wasOpen = current[openKey] ?? (before !== '' && !before.endsWith('\n'));
+  const isOpen = !fresh.endsWith('\n');
+  const lines = current[key] - (wasOpen ? 1 : 0) + newlinesIn(fresh) + (isOpen ? 1 : 0);
+  return { ...current, [stream]: capLive(before + fresh), [key]: lines, [openKey]: isOpen, [endKey]: end + fresh.length };
 }
 
 /** Lines a text holds: its newlines, and one more for an unfinished last line. */
@@ -124,37 +180,127 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
 /** performance.now() when the host went away, while it is away: liveElapsed stops there. */
 let frozenAt: number | null = null;
 
+/** Ended runs asked of the history per page (the Runs view's first page and each "Show more"). */
+export const ENDED_PAGE_SIZE = 50;
+/** How long connect waits for the event stream to say it is open before taking its snapshot anyway (a gap is then fetched). */
+const OPEN_WAIT_MS = 2000;
+/** Snapshots fetched in a row for one gap before the page gives up and says so. */
+const MAX_REFETCHES = 5;
+
+/** A process the history counts but does not list (a summary has the teardown's counts only). */
+const UNLISTED_PROC = Object.freeze({ pid: 0, ppid: 0, pgid: 0, command: '' });
+
+/** A run of a history page as the store holds it: the result's fields without output (partial until a view loads it whole). */
+export function fromSummary(summary: RunSummary): RunResult {
+  const run: RunResult = {
+    id: summary.id,
+    kind: summary.kind,
+    ...(summary.argv !== undefined ? { argv: summary.argv } : {}),
+    ...(summary.code !== undefined ? { code: summary.code } : {}),
+    ...(summary.session !== undefined ? { session: summary.session } : {}),
+    cwd: summary.cwd,
+    state: summary.state,
+    ...(summary.verdict !== undefined ? { verdict: summary.verdict } : {}),
+    exitCode: summary.exitCode,
+    signal: summary.signal,
+    startedAt: summary.startedAt,
+    ...(summary.endedAt !== undefined ? { endedAt: summary.endedAt } : {}),
+    elapsedMs: summary.elapsedMs,
+    limitMs: summary.limitMs,
+    advice: summary.advice,
+    notes: [],
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: summary.stdoutTruncated,
+    stderrTruncated: summary.stderrTruncated,
+    ...(summary.oom ? { oom: summary.oom } : {}),
+    ...(summary.peakRssBytes !== null ? { peak: { rssBytes: summary.peakRssBytes, processes: summary.peakProcesses ?? 0 } } : {}),
+  };
+  if (summary.leftBehind || summary.survived) {
+    run.teardown = {
+      killed: Array.from({ length: summary.leftBehind ?? 0 }, () => UNLISTED_PROC),
+      survivors: Array.from({ length: summary.survived ?? 0 }, () => UNLISTED_PROC),
+      elapsedMs: 0,
+      complete: true,
+    };
+  }
+  return run;
+}
+
+type OutputEvent = Extract<RunEvent, { type: 'output' }>;
+
 export const useWarden = create<WardenState>()((set, get) => {
   let queue: RunEvent[] = [];
+  let scheduled = false;
+  /**
+   * Output chunks of runs whose snapshot is on its way (load): merged onto it
+   * by offset when it comes. A run with no snapshot held and none asked for
+   * keeps nothing: a view that shows its output loads it first, and holds
+   * from the moment it asks.
+   */
+  const held = new Map<string, OutputEvent[]>();
+  /** Snapshots fetched again in a row for a run whose stream still had a gap past them. */
+  const refetches = new Map<string, number>();
+  /** Resolves once the event stream is open: a snapshot taken after it meets the stream with nothing missing between. */
+  let opened: Promise<void> = Promise.resolve();
 
-  /** The host's live and recent runs into the store; the ids it listed, or null when it could not be asked. */
-  const loadList = async (api: WardenApi): Promise<Set<string> | null> => {
-    let list: RunResult[];
-    try {
-      list = await api.list();
-    } catch (error) {
-      get().report(error);
-      return null;
-    }
+  /** Listed runs into the store: a run held whole keeps its output; one not held is kept partial (no output). */
+  const merge = (listed: RunResult[]) => {
     const now = performance.now();
     set((state) => {
       const runs = { ...state.runs };
       const syncedAt = { ...state.syncedAt };
-      for (const run of list) {
-        runs[run.id] = run;
+      const partial = { ...state.partial };
+      let output = state.output;
+      for (const run of listed) {
+        const known = runs[run.id];
+        const whole = known !== undefined && !partial[run.id];
+        if (whole && known.state === 'ended') continue;
+        if (whole && run.state !== 'ended') {
+          const { outputChars: _omitted, ...fields } = run;
+          runs[run.id] = { ...fields, stdout: known.stdout, stderr: known.stderr, stdoutTruncated: known.stdoutTruncated, stderrTruncated: known.stderrTruncated };
+        } else {
+          runs[run.id] = run;
+          partial[run.id] = true;
+          if (run.state === 'ended' && output[run.id]) output = withoutKey(output, run.id);
+        }
         syncedAt[run.id] = now;
       }
-      const known = new Set(state.order);
-      const fresh = [...list].sort((a, b) => b.startedAt.localeCompare(a.startedAt)).map((r) => r.id).filter((id) => !known.has(id));
-      return { runs, syncedAt, order: [...fresh, ...state.order].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? '')) };
+      const order = [...new Set([...state.order, ...listed.map((r) => r.id)])].sort((a, b) => (runs[b]?.startedAt ?? '').localeCompare(runs[a]?.startedAt ?? ''));
+      return { runs, syncedAt, partial, output, order };
     });
+  };
+
+  /** The host's live and recent runs (without output) and the history's first page of ended ones; the ids the host listed, or null when it could not be asked. */
+  const loadList = async (api: WardenApi, withHistory = true): Promise<Set<string> | null> => {
+    let list: RunResult[];
+    let page: RunPage | null;
+    try {
+      [list, page] = await Promise.all([
+        api.list({ output: 'none' }),
+        // A host without a history answers an empty page; one that fails to answer leaves the live list alone.
+        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true }).catch(() => null) : null,
+      ]);
+    } catch (error) {
+      get().report(error);
+      return null;
+    }
+    merge([...list, ...(page?.runs ?? []).map(fromSummary)]);
+    if (page) {
+      const total = page.counts ? page.counts.total - (page.counts.live ?? 0) : null;
+      set({ ended: { total, cursor: page.nextCursor, loading: false } });
+    }
     return new Set(list.map((r) => r.id));
   };
-  let scheduled = false;
 
   const schedule = (fn: () => void) => {
     if (typeof requestAnimationFrame === 'function') requestAnimationFrame(fn);
     else setTimeout(fn, 16);
+  };
+
+  /** A gap in a run's stream: what the page holds is fetched again and the held chunks merged onto it. */
+  const refetch = (id: string) => {
+    setTimeout(() => void get().load(id), 0);
   };
 
   const flush = () => {
@@ -163,11 +309,12 @@ export const useWarden = create<WardenState>()((set, get) => {
     queue = [];
     if (events.length === 0) return;
     const now = performance.now();
+    let endedNow = 0;
     set((state) => {
       // Copy-on-write per field: a frame of output events changes `output` only, so
       // views that select runs, order or trees are not re-rendered for it.
       const changed: Partial<WardenState> = {};
-      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'marks' | 'trees' | 'series' | 'signals' | 'stopProgress'>(key: K): WardenState[K] => {
+      const draft = <K extends 'runs' | 'syncedAt' | 'output' | 'marks' | 'trees' | 'series' | 'signals' | 'stopProgress' | 'partial'>(key: K): WardenState[K] => {
         if (!(key in changed)) (changed as Record<string, unknown>)[key] = { ...state[key] };
         return changed[key] as WardenState[K];
       };
@@ -179,24 +326,30 @@ export const useWarden = create<WardenState>()((set, get) => {
           case 'started': {
             const known = runOf(id);
             if (!known) order = [id, ...order.filter((o) => o !== id)];
-            draft('runs')[id] = { ...event.snapshot, stdout: known?.stdout ?? event.snapshot.stdout, stderr: known?.stderr ?? event.snapshot.stderr };
+            const partial = (changed.partial ?? state.partial)[id] === true;
+            draft('runs')[id] = known && !partial ? { ...event.snapshot, stdout: known.stdout, stderr: known.stderr } : event.snapshot;
+            if (partial) delete draft('partial')[id];
+            // Its first snapshot is where its stream starts: the chunks that follow are merged onto it.
+            if (!(changed.output ?? state.output)[id] && !held.has(id)) draft('output')[id] = baseOf(event.snapshot);
             draft('syncedAt')[id] = now;
             break;
           }
           case 'output': {
-            const run = runOf(id);
-            if (!run) break;
-            const output = draft('output');
-            const current = output[id] ?? { stdout: run.stdout, stderr: run.stderr, stdoutLines: lineCount(run.stdout), stderrLines: lineCount(run.stderr) };
-            const before = current[event.stream];
-            const joined = before + event.text;
-            // Lines the stream has had, counted by the chunk: the page's cap may drop some of them, never from this count.
-            const key = event.stream === 'stdout' ? 'stdoutLines' : 'stderrLines';
-            const openKey = event.stream === 'stdout' ? 'stdoutOpen' : 'stderrOpen';
-            const wasOpen = current[openKey] ?? (before !== '' && !before.endsWith('\n'));
-            const isOpen = event.text === '' ? wasOpen : !event.text.endsWith('\n');
-            const lines = current[key] - (wasOpen ? 1 : 0) + newlinesIn(event.text) + (isOpen ? 1 : 0);
-            output[id] = { ...current, [event.stream]: capLive(joined), [key]: lines, [openKey]: isOpen };
+            const waiting = held.get(id);
+            if (waiting) {
+              waiting.push(event);
+              break;
+            }
+            const current = (changed.output ?? state.output)[id];
+            // No snapshot held: nothing shows this run's output (a view that does loads it first).
+            if (!current) break;
+            const next = appendAt(current, event.stream, event.offset, event.text);
+            if (next === 'gap') {
+              held.set(id, [event]);
+              refetch(id);
+              break;
+            }
+            if (next !== current) draft('output')[id] = next;
             if (event.atMs !== undefined) {
               const known = (changed.marks ?? state.marks)[id];
               const list = known?.list ?? [];
@@ -231,15 +384,20 @@ export const useWarden = create<WardenState>()((set, get) => {
             break;
           }
           case 'ended': {
-            if (!runOf(id)) order = [id, ...order];
+            const before = runOf(id);
+            if (!before) order = [id, ...order];
+            if (before?.state !== 'ended') endedNow++;
             draft('runs')[id] = event.result;
             draft('syncedAt')[id] = now;
+            if ((changed.partial ?? state.partial)[id]) delete draft('partial')[id];
             if ((changed.output ?? state.output)[id]) delete draft('output')[id];
+            held.delete(id);
             break;
           }
         }
       }
       if (order !== state.order) changed.order = order;
+      if (endedNow > 0 && state.ended.total !== null) changed.ended = { ...state.ended, total: state.ended.total + endedNow };
       return changed;
     });
   };
@@ -249,6 +407,8 @@ export const useWarden = create<WardenState>()((set, get) => {
     runs: {},
     order: [],
     output: {},
+    partial: {},
+    ended: { total: null, cursor: null, loading: false },
     syncedAt: {},
     trees: {},
     marks: {},
@@ -262,15 +422,34 @@ export const useWarden = create<WardenState>()((set, get) => {
 
     connect(api) {
       set({ api, connected: true });
-      const unsubscribe = api.subscribe((event) => {
-        queue.push(event);
-        if (!scheduled) {
-          scheduled = true;
-          schedule(flush);
-        }
+      // Subscribe first; the snapshot is taken once the stream is open, and the two meet by offset.
+      let markOpen: () => void = () => undefined;
+      opened = new Promise<void>((resolve) => (markOpen = resolve));
+      const fallback = setTimeout(markOpen, OPEN_WAIT_MS);
+      const unsubscribe = api.subscribe(
+        (event) => {
+          queue.push(event);
+          if (!scheduled) {
+            scheduled = true;
+            schedule(flush);
+          }
+        },
+        {
+          onOpen: () => {
+            clearTimeout(fallback);
+            markOpen();
+          },
+        },
+      );
+      // The list at once for the first paint (it holds no output, so nothing is merged onto it), and again
+      // once the stream is open: a run that changed between the two answers comes right from the second.
+      const listNow = loadList(api, true);
+      void opened.then(async () => {
+        await listNow;
+        await loadList(api, false);
       });
-      void loadList(api);
       return () => {
+        clearTimeout(fallback);
         unsubscribe();
         set({ connected: false });
       };
@@ -282,6 +461,8 @@ export const useWarden = create<WardenState>()((set, get) => {
       const offline = connection !== 'online';
       frozenAt = offline ? (state.offlineSince ?? performance.now()) : null;
       set({ connection, connected: !offline && state.api !== null, offlineSince: offline ? frozenAt : null });
+      // Back: a banner that said the host could not be reached is stale now.
+      if (!offline && state.error === UNREACHABLE) set({ error: null });
       // Back: what happened meanwhile comes from the replayed events; the clocks restart from fresh snapshots.
       if (!offline && state.connection !== 'online') void get().resync();
     },
@@ -291,32 +472,107 @@ export const useWarden = create<WardenState>()((set, get) => {
       if (!api) return;
       const listed = await loadList(api);
       if (!listed) return;
-      const stale = Object.values(get().runs).filter((run) => run.state !== 'ended' && !listed.has(run.id));
+      const { runs, output } = get();
+      const stale = Object.values(runs).filter((run) => run.state !== 'ended' && !listed.has(run.id));
       // Live here, unknown to the host now (it restarted): their stored result says how they ended (lost).
-      await Promise.all(stale.map((run) => get().load(run.id)));
+      // Live runs whose output the page shows: fetched again and merged by offset (events may have been missed).
+      const shown = Object.keys(output).filter((id) => listed.has(id) && runs[id]?.state !== 'ended');
+      await Promise.all([...stale.map((run) => run.id), ...shown].map((id) => get().load(id)));
     },
 
     async load(id) {
       const api = get().api;
       if (!api) return null;
+      // From the moment it is asked for, the run's chunks wait for the snapshot, which holds all that came before.
+      if (!held.has(id)) held.set(id, []);
       try {
+        await opened;
         const run = await api.get(id);
         if (run) get().put(run);
+        else held.delete(id);
         return run;
       } catch (error) {
+        held.delete(id);
         get().report(error);
         return null;
       }
     },
 
+    seedSeries(id, host) {
+      set((state) => ({ series: { ...state.series, [id]: joinSeries(host, state.series[id]) } }));
+    },
+
+    async loadMoreEnded() {
+      const { api, ended } = get();
+      if (!api || ended.loading || ended.cursor === null) return;
+      set({ ended: { ...ended, loading: true } });
+      try {
+        const page = await api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, cursor: ended.cursor });
+        merge(page.runs.map(fromSummary));
+        set((state) => ({ ended: { ...state.ended, cursor: page.nextCursor, loading: false } }));
+      } catch (error) {
+        set((state) => ({ ended: { ...state.ended, loading: false } }));
+        get().report(error);
+      }
+    },
+
     put(result) {
-      set((state) => ({
-        runs: { ...state.runs, [result.id]: result },
-        // A final result carries the whole output; a live snapshot's output is older than what streamed in.
-        ...(result.state === 'ended' && state.output[result.id] ? { output: withoutKey(state.output, result.id) } : {}),
-        syncedAt: { ...state.syncedAt, [result.id]: performance.now() },
-        order: state.order.includes(result.id) ? state.order : [result.id, ...state.order],
-      }));
+      const events = held.get(result.id);
+      held.delete(result.id);
+      let gapAt = -1;
+      set((state) => {
+        const known = state.runs[result.id];
+        const listing = result.outputChars !== undefined;
+        const next: Partial<WardenState> = {
+          syncedAt: { ...state.syncedAt, [result.id]: performance.now() },
+          order: state.order.includes(result.id) ? state.order : [result.id, ...state.order],
+        };
+        if (listing) {
+          next.runs = { ...state.runs, [result.id]: known && !state.partial[result.id] ? { ...result, stdout: known.stdout, stderr: known.stderr, outputChars: undefined } : result };
+          if (!known || state.partial[result.id]) next.partial = { ...state.partial, [result.id]: true };
+          return next;
+        }
+        next.runs = { ...state.runs, [result.id]: result };
+        if (state.partial[result.id]) next.partial = withoutKey(state.partial, result.id);
+        if (known && known.state !== 'ended' && result.state === 'ended' && state.ended.total !== null) next.ended = { ...state.ended, total: state.ended.total + 1 };
+        if (result.state === 'ended') {
+          // A final result carries the whole output.
+          if (state.output[result.id]) next.output = withoutKey(state.output, result.id);
+          return next;
+        }
+        // A live snapshot: the base for its stream unless the page holds more already; the chunks held meanwhile go on top, by offset.
+        const current = state.output[result.id];
+        const fresh = baseOf(result);
+        let base = current && current.stdoutEnd >= fresh.stdoutEnd && current.stderrEnd >= fresh.stderrEnd ? current : fresh;
+        const marks = state.marks[result.id];
+        const list = [...(marks?.list ?? [])];
+        let marked = false;
+        for (let i = 0; i < (events?.length ?? 0); i++) {
+          const event = events![i]!;
+          const merged = appendAt(base, event.stream, event.offset, event.text);
+          if (merged === 'gap') {
+            gapAt = i;
+            break;
+          }
+          base = merged;
+          if (event.atMs !== undefined && addMark(list, event.stream, event.offset, event.atMs)) marked = true;
+        }
+        next.output = { ...state.output, [result.id]: base };
+        if (marked) next.marks = { ...state.marks, [result.id]: { list, version: (marks?.version ?? 0) + 1 } };
+        return next;
+      });
+      // Still a gap past this snapshot (it was taken before those chunks' predecessors): fetched again, never skipped.
+      if (gapAt >= 0 && events) {
+        const tries = (refetches.get(result.id) ?? 0) + 1;
+        refetches.set(result.id, tries);
+        if (tries <= MAX_REFETCHES) {
+          held.set(result.id, events.slice(gapAt));
+          refetch(result.id);
+        } else {
+          refetches.delete(result.id);
+          get().report(new Error(`Part of run ${result.id}'s live output could not be fetched from the host; the whole output shows when it ends.`));
+        }
+      } else if (result.state !== 'ended' && result.outputChars === undefined) refetches.delete(result.id);
     },
 
     report(error) {

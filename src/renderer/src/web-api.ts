@@ -66,7 +66,7 @@ export class BrowserTransport implements HttpTransport {
     return { status: response.status, body: parsed };
   }
 
-  events(path: string, handlers: { onEvent(event: RunEvent, id: string): void; onGap?(): void }): () => void {
+  events(path: string, handlers: { onEvent(event: RunEvent, id: string): void; onGap?(): void; onOpen?(): void }): () => void {
     let source: EventSource | null = null;
     let lastId = '';
     let closed = false;
@@ -95,6 +95,8 @@ export class BrowserTransport implements HttpTransport {
         openedOnce = true;
         everOpen = true;
         this.report('online');
+        // The host added this stream to its clients before it sent the headers: nothing from now on is missed.
+        handlers.onOpen?.();
       };
       es.onerror = () => {
         if (closed || source !== es) return;
@@ -155,8 +157,16 @@ export class BrowserTransport implements HttpTransport {
   }
 }
 
+let webMode = false;
+
+/** Whether this page is in a browser, served by `warden serve` (not the desktop window). */
+export function isWebMode(): boolean {
+  return webMode;
+}
+
 /** window.warden for a page served by `warden serve`, when no preload provided one. */
 export function installWebApi(target: Window, handlers: ConnectionHandlers = {}): void {
   if (target.warden) return;
+  webMode = true;
   target.warden = new HttpWardenApi(new BrowserTransport(handlers), handlers.onGap ? { onGap: () => handlers.onGap?.() } : {});
 }

@@ -10,6 +10,11 @@ describe('runPhase', () => {
     expect(runPhase({ ...base, elapsedMs: 4_000 })).toMatchObject({ phase: 'normal', percent: 40, label: '6.0 s left', graceLeftMs: null });
   });
 
+  it('says a long time left in the clock\'s units, not thousands of seconds', () => {
+    expect(runPhase({ ...base, limitMs: 600_000, elapsedMs: 242_600 }).label).toBe('5 min 57 s left');
+    expect(runPhase({ ...base, limitMs: 600_000, elapsedMs: 545_000 }).label).toBe('55.0 s left');
+  });
+
   it('turns amber at 80 % and stays amber at the limit before any signal', () => {
     expect(runPhase({ ...base, elapsedMs: 7_999 }).phase).toBe('normal');
     expect(runPhase({ ...base, elapsedMs: 8_000 })).toMatchObject({ phase: 'amber', percent: 80 });

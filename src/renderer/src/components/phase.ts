@@ -12,6 +12,7 @@
 
 import { DEFAULTS } from '../../../shared/request';
 import type { RunKind, RunState, SignalSent, StopStep, Verdict } from '../../../shared/result';
+import { duration } from '../format';
 
 export type Phase = 'normal' | 'amber' | 'interrupting' | 'grace' | 'killed' | 'ended';
 
@@ -66,9 +67,10 @@ export function stopSignals(...lists: (readonly SignalSent[] | undefined)[]): Si
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** Seconds with one decimal, never negative: "3.2 s". */
+/** Seconds with one decimal under a minute ("3.2 s"), then as the clock says it ("5 min 57 s"); never negative. */
 export function secondsText(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+  const t = Math.max(0, ms);
+  return t < 60_000 ? `${(t / 1000).toFixed(1)} s` : duration(t);
 }
 
 export function defaultGraceMs(kind: RunKind): number {

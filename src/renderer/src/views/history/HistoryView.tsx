@@ -8,7 +8,8 @@ import { useShallow } from 'zustand/react/shallow';
 import type { HistoryQuery } from '../../../../shared/api';
 import type { RunSummary } from '../../../../shared/history';
 import { useWallClock } from '../../components/hooks';
-import { ago, bytes, clock, duration, fullTime, statusOf } from '../../format';
+import { ago, bytes, clock, duration, fullTime, peakOf } from '../../format';
+import { statusBadge, summaryBadges } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { messageOf, useWarden } from '../../store';
 import {
@@ -316,7 +317,9 @@ function CountChips({ counts, verdict, onPick }: { counts: ReturnType<typeof lis
 const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) {
   const line = firstLine(run);
   const target = { view: 'run', id: run.id, tab: null } as const;
-  const status = statusOf(run);
+  // The same words and badges as Runs and the detail: an out-of-memory kill, processes left behind.
+  const badge = statusBadge(run);
+  const extra = run.state === 'ended' ? summaryBadges(run) : [];
   return (
     <tr className="history-row" data-testid="history-row" data-run-id={run.id} onClick={() => navigate(target)}>
       <td className="history-started">
@@ -335,15 +338,20 @@ const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) 
         {run.session ?? <span className="muted">–</span>}
       </td>
       <td className="history-status">
-        <span className={`badge ${status}`} data-testid="history-badge">
-          {status}
+        <span className={`badge ${badge.tone}`} data-testid="history-badge" title={badge.title}>
+          {badge.label}
         </span>
+        {extra.map((b) => (
+          <span key={b.label} className={`badge ${b.tone}`} data-testid="history-proc-badge" title={b.title}>
+            {b.label}
+          </span>
+        ))}
       </td>
       <td className="num history-exit" title={run.signal ?? undefined} data-testid="history-exit-cell">
         {exitText(run)}
       </td>
       <td className="num">{run.state === 'ended' ? duration(run.elapsedMs) : run.state === 'queued' ? <span className="muted">–</span> : <LiveElapsed run={run} />}</td>
-      <td className="num">{bytes(run.peakRssBytes)}</td>
+      <td className="num">{bytes(peakOf({ ...(run.peakRssBytes !== null ? { peak: { rssBytes: run.peakRssBytes, processes: run.peakProcesses ?? 0 } } : {}), ...(run.oom ? { oom: run.oom } : {}) }))}</td>
     </tr>
   );
 });

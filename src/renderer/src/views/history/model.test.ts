@@ -192,7 +192,9 @@ describe('rows', () => {
 
   it('says what a run runs in one line', () => {
     expect(firstLine({ command: "bash -c 'exit 3'", argv: ['bash', '-c', 'exit 3'], code: undefined })).toBe("bash -c 'exit 3'");
-    expect(firstLine({ command: null, argv: undefined, code: '\n\n  import numpy as np\nprint(1)' })).toBe('import numpy as np');
+    // A script by its first line that is not an import or a comment (as Runs and the detail title it).
+    expect(firstLine({ command: null, argv: undefined, code: '\n\n  import numpy as np\nprint(1)' })).toBe('print(1)');
+    expect(firstLine({ command: null, argv: undefined, code: 'import numpy as np\n' })).toBe('import numpy as np');
     expect(firstLine({ command: null, argv: undefined, code: '' })).toBe('');
   });
 

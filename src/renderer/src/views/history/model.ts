@@ -5,6 +5,7 @@
 import type { HistoryQuery } from '../../../../shared/api';
 import type { RunPage, RunSummary, VerdictCounts } from '../../../../shared/history';
 import type { RunResult, Verdict } from '../../../../shared/result';
+import { scriptTitle } from '../../format';
 
 export const PAGE_SIZE = 100;
 
@@ -182,7 +183,7 @@ export function elapsedNow(run: Pick<RunSummary, 'state' | 'elapsedMs'>, syncedA
 export function firstLine(run: Pick<RunSummary, 'command' | 'argv' | 'code'>): string {
   if (run.command) return run.command;
   if (run.argv) return run.argv.join(' ');
-  return (run.code ?? '').split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  return scriptTitle(run.code ?? '');
 }
 
 /** The verdict chips of the counts, in the order of the verdict filter, only those with runs. */

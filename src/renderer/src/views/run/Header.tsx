@@ -4,7 +4,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
-import { ago, clock, commandLine, duration, fullTime, statusOf } from '../../format';
+import { ago, bytes, clock, commandLine, duration, fullTime, memoryLimitOf, peakOf } from '../../format';
+import { escapedIn, processBadges, statusBadge } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
 import { copyText, phaseText, rerunRequest } from './describe';
@@ -18,9 +19,7 @@ export function Header({ run }: { run: RunResult }) {
   return (
     <header className="rd-header">
       <div className="rd-title-row">
-        <span className={`badge ${statusOf(run)}`} data-testid="run-badge">
-          {statusOf(run)}
-        </span>
+        <RunBadges run={run} />
         <h1 className="rd-title" data-testid="run-title" title={run.code ?? commandLine(run)}>
           {commandLine(run) || '(empty script)'}
         </h1>
@@ -44,9 +43,55 @@ export function Header({ run }: { run: RunResult }) {
       <div className="rd-status-row">
         <Clock run={run} />
         <Phase run={run} />
+        <Resources run={run} />
       </div>
       <Actions run={run} live={live} />
     </header>
+  );
+}
+
+/** The same verdict words and badges as Runs and History: an out-of-memory kill, escaped or left-behind processes. */
+function RunBadges({ run }: { run: RunResult }) {
+  const live = run.state !== 'ended';
+  const escaped = useWarden((s) => (live ? escapedIn(s.trees[run.id]) : 0));
+  const badge = statusBadge(run);
+  return (
+    <>
+      <span className={`badge ${badge.tone}`} data-testid="run-badge" title={badge.title}>
+        {badge.label}
+      </span>
+      {processBadges(run, escaped).map((b) => (
+        <span key={b.label} className={`badge ${b.tone}`} data-testid="run-proc-badge" title={b.title}>
+          {b.label}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** A live run's memory now against its limit, and its CPU, from the latest sample; an ended one's peak against its limit. */
+function Resources({ run }: { run: RunResult }) {
+  const live = run.state !== 'ended';
+  const rss = useWarden((s) => (live ? s.trees[run.id]?.rssBytes : undefined));
+  const cpu = useWarden((s) => (live ? s.trees[run.id]?.cpuPercent : undefined));
+  const limit = memoryLimitOf(run);
+  if (live && rss === undefined && limit === undefined) return null;
+  if (!live && limit === undefined) return null;
+  return (
+    <span className="rd-resources muted" data-testid="run-resources">
+      {live && rss !== undefined && (
+        <span>
+          memory <strong data-testid="run-rss">{bytes(rss)}</strong>
+        </span>
+      )}
+      {!live && (
+        <span>
+          peak <strong>{bytes(peakOf(run))}</strong>
+        </span>
+      )}
+      {limit !== undefined && <span data-testid="run-memory-limit-head"> of {bytes(limit)} limit</span>}
+      {live && cpu !== undefined && <span> · CPU {Math.round(cpu)} %</span>}
+    </span>
   );
 }
 
@@ -68,7 +113,9 @@ function Clock({ run }: { run: RunResult }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const live = run.state === 'running' || run.state === 'stopping';
   const ended = run.state === 'ended';
-  const now = useNow(live ? 100 : null);
+  // Tenths while it shows them (under a minute, as duration() writes it), then once a second: what the text changes at.
+  const approx = live ? liveElapsed(run, syncedAt) : 0;
+  const now = useNow(live ? (approx < 60_000 ? 100 : 1000) : null);
   const wall = useWallClock(ended ? 15_000 : null);
   const elapsed = run.state === 'queued' ? 0 : liveElapsed(run, syncedAt, now);
   const fraction = run.limitMs ? Math.min(1, elapsed / run.limitMs) : 0;

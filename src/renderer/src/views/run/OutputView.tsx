@@ -346,6 +346,15 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
             stdout, then stderr (not timed)
           </span>
         )}
+        {mode === 'all' && marks && stdout.count > 0 && stderr.count > 0 && (
+          <span
+            className="muted"
+            data-testid="output-order-note"
+            title="stdout and stderr come through two pipes, each read as it arrives: lines of the two written within the same moment may show in another order than written. For one exact order, run the command with 2>&1 (one stream)."
+          >
+            order between streams: by arrival
+          </span>
+        )}
         <button
           type="button"
           className={wrap ? 'on' : undefined}

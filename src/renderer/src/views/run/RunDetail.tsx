@@ -29,8 +29,11 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const tree = useWarden((s) => s.trees[id]);
   const [missing, setMissing] = useState(false);
 
-  // A run not in the store (opened from History, or a link) is fetched once.
-  const present = run !== undefined;
+  // A run not in the store (opened from History, or a link), or held without its output (listed), is
+  // fetched once; so is a live run whose stream the page does not hold yet (its chunks are merged by offset).
+  const partial = useWarden((s) => s.partial[id] === true);
+  const streaming = useWarden((s) => s.output[id] !== undefined);
+  const present = run !== undefined && !partial && (run.state === 'ended' || streaming);
   useEffect(() => {
     if (present || !api) return;
     let current = true;
@@ -44,6 +47,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   }, [id, present, api, load]);
 
   const extensions = useLiveExtensions(run);
+  const shown = useRef<{ id: string; tab: Tab } | null>(null);
+  const endedHere = useEndedWhileShown(id, run);
   useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
 
   if (!run) {
@@ -56,7 +61,14 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
 
   const tabs = tabsOf(run);
   // A tab the run does not have (a summary of a run that completed, a script of a command) falls back too.
-  const tab = asked !== null && tabs.includes(asked) ? asked : defaultTab(run);
+  // A link without a tab keeps the tab the page first showed for it: a live run that ends stays where the reader is.
+  // Kept only for a run read live: one whose end came a moment after it was shown opens as an ended run does.
+  const keep = run.state !== 'ended' || endedHere;
+  const kept = keep && shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
+  const tab = asked !== null && tabs.includes(asked) ? asked : (kept ?? defaultTab(run));
+  shown.current = { id, tab };
+  // Ended while shown, badly: the Summary is offered, not forced.
+  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary';
   return (
     <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
       {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
@@ -80,6 +92,20 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
           </a>
         ))}
       </nav>
+      {offerSummary && (
+        <p className="rd-offer" data-testid="summary-offer" role="status">
+          The run ended: {statusOf(run)}.{' '}
+          <a
+            href={hrefOf({ view: 'run', id, tab: 'summary' })}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ view: 'run', id, tab: 'summary' });
+            }}
+          >
+            See its summary
+          </a>
+        </p>
+      )}
       <div className="rd-panel" role="tabpanel">
         {tab === 'summary' && <SummaryView run={run} />}
         {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}
@@ -90,6 +116,24 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
       </div>
     </section>
   );
+}
+
+/** A run shown live for less than this before its end was not being read: it opens as an ended run does. */
+const READ_LIVE_MS = 1000;
+
+/**
+ * Whether this run ended while the page showed it live, for long enough that
+ * someone may have been reading it (not one opened already ended, nor one
+ * whose end the page learnt a moment after showing it live).
+ */
+function useEndedWhileShown(id: string, run: RunResult | undefined): boolean {
+  const seen = useRef<{ id: string; liveAt: number; endedAt: number | null } | null>(null);
+  if (run && run.id === id) {
+    if (seen.current?.id !== id) seen.current = run.state !== 'ended' ? { id, liveAt: performance.now(), endedAt: null } : null;
+    else if (run.state === 'ended' && seen.current.endedAt === null) seen.current.endedAt = performance.now();
+  }
+  const s = seen.current;
+  return run !== undefined && run.state === 'ended' && s !== null && s.id === id && s.endedAt !== null && s.endedAt - s.liveAt >= READ_LIVE_MS;
 }
 
 function shorten(text: string, max: number): string {

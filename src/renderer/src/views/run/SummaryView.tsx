@@ -8,12 +8,16 @@ import { navigate } from '../../router';
 import { parseAnsi, styleClass, styleColours } from './ansi';
 import { verdictSentence } from './describe';
 import { askStream } from './output-intent';
-import { summaryTails, type StreamTail } from './summary';
+import { crashFacts, summaryTails, type StreamTail } from './summary';
+import { useWarden } from '../../store';
 
 const TAIL_LINES = 30;
 
 export function SummaryView({ run }: { run: RunResult }) {
   const tails = summaryTails(run, TAIL_LINES);
+  // The last sample of the tree this page saw: the process that crashed, when it was the main one.
+  const root = useWarden((s) => s.trees[run.id]?.roots[0]);
+  const crash = crashFacts(run, root ? { pid: root.pid, command: root.command } : undefined);
   const openLog = (stream?: 'stdout' | 'stderr') => {
     if (stream) askStream(run.id, stream);
     navigate({ view: 'run', id: run.id, tab: 'output' });
@@ -39,6 +43,33 @@ export function SummaryView({ run }: { run: RunResult }) {
         )}
       </section>
 
+      {crash && (
+        <section className="rd-card" data-testid="summary-crash">
+          <h3>The crash</h3>
+          <dl className="rd-facts">
+            <dt>Exit status</dt>
+            <dd data-testid="crash-status">{crash.status}</dd>
+            {crash.culprit && (
+              <>
+                <dt>Process</dt>
+                <dd data-testid="crash-culprit">
+                  pid {crash.culprit.pid}: <code>{crash.culprit.command}</code>
+                </dd>
+              </>
+            )}
+          </dl>
+          {crash.python && !crash.faultReport && (
+            <p className="muted" data-testid="crash-faulthandler">
+              Python printed no report of where it crashed: run it again with <code>PYTHONFAULTHANDLER=1</code> in its environment (or <code>python3 -X faulthandler</code>) and the stack of every thread goes to stderr when it dies.
+            </p>
+          )}
+          {crash.python && crash.faultReport && (
+            <p className="muted" data-testid="crash-fault-report">
+              Python&apos;s report of where it crashed is in stderr, below.
+            </p>
+          )}
+        </section>
+      )}
       {tails.length === 0 ? (
         <section className="rd-card">
           <p className="muted" data-testid="summary-no-output">

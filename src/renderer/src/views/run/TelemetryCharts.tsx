@@ -8,7 +8,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { RunResult, SignalSent } from '../../../../shared/result';
 import { readTelemetry, TELEMETRY_EVENT, type TelemetryPoint } from '../../../../shared/telemetry';
-import { bytes, duration } from '../../format';
+import { bytes, duration, memoryLimitOf } from '../../format';
+import { binaryTicks, timeTicks } from './chart-ticks';
 import { messageOf, useWarden } from '../../store';
 
 const NO_SIGNALS: SignalSent[] = [];
@@ -21,21 +22,29 @@ function useSeries(run: RunResult): { points: TelemetryPoint[] | null; source: '
   const ended = run.state === 'ended';
   const [stored, setStored] = useState<TelemetryPoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const seedSeries = useWarden((s) => s.seedSeries);
+  // Ended: the stored series. Live: the host's series so far, once, joined before what this page samples.
   useEffect(() => {
-    if (!ended || !api) return undefined;
+    if (!api) return undefined;
     let current = true;
     api.timeline(run.id).then(
       (events) => {
         if (!current) return;
         const record = events.find((e) => e.kind === TELEMETRY_EVENT);
-        setStored(record ? (readTelemetry(record.detail)?.points ?? null) : []);
+        const detail = record ? readTelemetry(record.detail) : null;
+        if (!ended) {
+          if (detail) seedSeries(run.id, detail);
+          return;
+        }
+        setStored(detail?.points ?? (record ? null : []));
       },
       (e: unknown) => current && setError(messageOf(e)),
     );
     return () => {
       current = false;
     };
-  }, [api, run.id, ended]);
+    // Once per run and state: a live run's later points come from the page's samples.
+  }, [api, run.id, ended, seedSeries]);
   if (stored && stored.length >= (live?.length ?? 0)) return { points: stored, source: 'history', error };
   if (live) return { points: live, source: 'live', error };
   return { points: stored, source: stored ? 'history' : null, error };
@@ -70,8 +79,10 @@ export function TelemetryCharts({ run }: { run: RunResult }) {
             format={(v) => bytes(v)}
             limitMs={run.limitMs}
             signals={signals}
-            line={run.oom?.limitBytes}
-            lineLabel={run.oom?.limitBytes !== undefined ? `memory limit ${bytes(run.oom.limitBytes)}` : undefined}
+            line={memoryLimitOf(run)}
+            lineLabel={memoryLimitOf(run) !== undefined ? `memory limit ${bytes(memoryLimitOf(run))}` : undefined}
+            binary
+            oomAtMs={run.oom?.confirmed && run.state === 'ended' ? run.elapsedMs : undefined}
           />
         </div>
       )}
@@ -98,9 +109,13 @@ interface ChartProps {
   lineLabel?: string | undefined;
   /** The y axis reaches at least this (100 % for CPU). */
   floor?: number;
+  /** Ticks in binary steps (memory). */
+  binary?: boolean;
+  /** When the out-of-memory killer ended it (ms since the start), marked on the chart. */
+  oomAtMs?: number | undefined;
 }
 
-function Chart({ testId, title, points, source, column, format, limitMs, signals, line, lineLabel, floor = 0 }: ChartProps) {
+function Chart({ testId, title, points, source, column, format, limitMs, signals, line, lineLabel, floor = 0, binary = false, oomAtMs }: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const lastAt = points[points.length - 1]![0];
@@ -111,8 +126,9 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
   const xMax = Math.max(lastAt, showLimit ? limitMs! : 0) / 1000;
   const yMax = Math.max(floor, line ?? 0, ...ys) * 1.08;
   // What the chart's hooks read when they run (the chart is built once; these change with each sample).
-  const marks = useRef({ limitMs, signals, line, lineLabel, showLimit, xMax, yMax });
-  marks.current = { limitMs, signals, line, lineLabel, showLimit, xMax, yMax };
+  const oomAt = oomAtMs ?? null;
+  const marks = useRef({ limitMs, signals, line, lineLabel, showLimit, xMax, yMax, oomAt });
+  marks.current = { limitMs, signals, line, lineLabel, showLimit, xMax, yMax, oomAt };
 
   useLayoutEffect(() => {
     const el = host.current;
@@ -126,19 +142,37 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: 160,
-      legend: { show: false },
+      // The values under the cursor, as Grafana's legend shows them.
+      legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false, range: () => [0, Math.max(1, marks.current.xMax)] }, y: { range: () => [0, Math.max(1, marks.current.yMax)] } },
       axes: [
-        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: (_u, vals) => vals.map((v) => duration(v * 1000)) },
-        { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 72, values: (_u, vals) => vals.map((v) => format(v)) },
+        {
+          stroke: text,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid },
+          // Clock steps, far enough apart that no two labels touch (a label is up to "59 min 59 s" wide, about 80 px).
+          splits: (u) => timeTicks(marks.current.xMax, (90 * marks.current.xMax) / Math.max(1, u.bbox.width / (devicePixelRatio || 1))),
+          values: (_u, vals) => vals.map((v) => duration(v * 1000)),
+        },
+        {
+          stroke: text,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid },
+          size: 84,
+          ...(binary ? { splits: () => binaryTicks(marks.current.yMax) } : {}),
+          values: (_u, vals) => vals.map((v) => format(v)),
+        },
       ],
-      series: [{}, { stroke: accent, width: 1.5, fill: `${accent}22`, points: { show: false } }],
+      series: [
+        { label: 'at', value: (_u, v) => (v === null ? '–' : `+${duration(v * 1000)}`) },
+        { label: title, stroke: accent, width: 1.5, fill: `${accent}22`, points: { show: false }, value: (_u, v) => (v === null ? '–' : format(v)) },
+      ],
       hooks: {
         draw: [
           (u) => {
             const ctx = u.ctx;
-            const { limitMs: lim, signals: sig, line: hline, lineLabel: hlabel, showLimit: withLimit } = marks.current;
+            const { limitMs: lim, signals: sig, line: hline, lineLabel: hlabel, showLimit: withLimit, oomAt } = marks.current;
             const top = u.bbox.top;
             const bottom = u.bbox.top + u.bbox.height;
             const dpr = devicePixelRatio || 1;
@@ -162,6 +196,7 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
             };
             if (lim !== null && withLimit) vline(lim, fail, `limit ${duration(lim)}`, [6, 4], 0);
             sig.forEach((s, i) => vline(s.atMs, warn, s.signal, i % 2 ? [2, 2] : [3, 3], i + 1));
+            if (oomAt !== null) vline(oomAt, fail, 'out-of-memory kill', [], sig.length + 1);
             if (hline !== undefined) {
               const y = u.valToPos(hline, 'y', true);
               ctx.strokeStyle = fail;
@@ -171,7 +206,8 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
               ctx.moveTo(u.bbox.left, y);
               ctx.lineTo(u.bbox.left + u.bbox.width, y);
               ctx.stroke();
-              if (hlabel) ctx.fillText(hlabel, u.bbox.left + 4 * dpr, y - 4 * dpr);
+              // Inside the plot: above the line, or below it when the line is at the top.
+              if (hlabel) ctx.fillText(hlabel, u.bbox.left + 4 * dpr, y - 14 * dpr < top ? y + 13 * dpr : y - 4 * dpr);
             }
             ctx.restore();
             if (el.dataset.drawMs === undefined) el.dataset.drawMs = (performance.now() - started).toFixed(1);

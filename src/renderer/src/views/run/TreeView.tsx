@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ProcessSignal } from '../../../../shared/api';
 import type { ProcNode, ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, peakOf } from '../../format';
+import { bytes, clock, duration, memoryLimitOf, peakOf, shortCommand } from '../../format';
 import { messageOf, useWarden } from '../../store';
 import { procStateWord, treeRows } from './describe';
 import { TelemetryCharts } from './TelemetryCharts';
@@ -29,7 +29,7 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
             <dt>Memory (RSS)</dt>
             <dd data-testid="peak-rss">
               {bytes(peakRss)}
-              {run.oom?.limitBytes !== undefined && <span data-testid="peak-memory-limit"> of {bytes(run.oom.limitBytes)} limit</span>}
+              {memoryLimitOf(run) !== undefined && <span data-testid="peak-memory-limit"> of {bytes(memoryLimitOf(run))} limit</span>}
               {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
             </dd>
             <dt>Processes</dt>
@@ -129,7 +129,7 @@ function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: stri
                     ) : (
                       depth === 0 && <span className="rd-tree-fold-space" aria-hidden="true" />
                     )}
-                    <code title={node.command}>{node.command}</code>
+                    <code title={node.command}>{shortCommand(node.command)}</code>
                     {isFolded && <span className="muted rd-tree-hidden">{hidden} hidden</span>}
                     {node.escaped && (
                       <span className="badge escaped" title="Left the run's process group or tree: a signal to the group misses it">
@@ -285,7 +285,7 @@ function ProcList({ procs }: { procs: Proc[] }) {
             <td className="num mono">{p.ppid}</td>
             <td className="num mono">{p.pgid}</td>
             <td>
-              <code title={p.command}>{p.command}</code>
+              <code title={p.command}>{shortCommand(p.command)}</code>
             </td>
           </tr>
         ))}

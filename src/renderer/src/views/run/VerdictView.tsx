@@ -1,7 +1,7 @@
 // The verdict in words, the advice, the notes and the figures behind them.
 
 import type { RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, peakOf, statusOf } from '../../format';
+import { bytes, clock, duration, memoryLimitOf, peakOf, statusOf } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 import { relative, verdictSentence } from './describe';
 import { useNow } from '../../components/hooks';
@@ -51,10 +51,10 @@ export function VerdictView({ run }: { run: RunResult }) {
           </dd>
           <dt>Time limit</dt>
           <dd data-testid="verdict-time-limit">{run.limitMs === null ? 'no limit' : duration(run.limitMs)}</dd>
-          {run.oom?.limitBytes !== undefined && (
+          {memoryLimitOf(run) !== undefined && (
             <>
               <dt>Memory limit</dt>
-              <dd>{bytes(run.oom.limitBytes)}</dd>
+              <dd>{bytes(memoryLimitOf(run))}</dd>
             </>
           )}
           <dt>Started</dt>
@@ -108,7 +108,7 @@ export function VerdictView({ run }: { run: RunResult }) {
               {run.state === 'ended' ? '' : ' so far'}
             </dd>
             <dt>Memory limit</dt>
-            <dd>{bytes(run.oom.limitBytes)}</dd>
+            <dd>{memoryLimitOf(run) === undefined ? 'none' : bytes(memoryLimitOf(run))}</dd>
           </dl>
         </section>
       )}

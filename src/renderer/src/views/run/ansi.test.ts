@@ -91,3 +91,28 @@ describe('parseAnsi', () => {
     expect(styleClass({ fg: 1, bg: 12, bold: true })).toBe('ansi-fg-1 ansi-bg-12 ansi-bold');
   });
 });
+
+describe('inverse video and colours for the theme', () => {
+  const E = '\x1b';
+  it('keeps SGR 7 (inverse) until 27 or a reset, and swaps the colours it shows', () => {
+    const { spans } = parseAnsi(`${E}[7m${E}[1m${E}[31m FAIL ${E}[39m${E}[22m${E}[27m x ${E}[7m y ${E}[0m z`);
+    expect(spans.map((s) => [s.text, styleClass(s.style)])).toEqual([
+      [' FAIL ', 'ansi-inverse ansi-inv-bg-1 ansi-bold'],
+      [' x ', ''],
+      [' y ', 'ansi-inverse'],
+      [' z', ''],
+    ]);
+    // A palette colour inverted: the background is the colour written as the text's.
+    const palette = parseAnsi(`${E}[38;5;200;7mp`).spans[0]!.style;
+    expect(styleColours(palette)).toEqual({ backgroundColor: paletteColour(200) });
+  });
+
+  it('darkens a very light RGB or palette colour on the light theme, lightens a very dark one on the dark, and leaves the rest as written', () => {
+    const yellow = parseAnsi(`${E}[38;2;255;255;0my`).spans[0]!.style;
+    expect(styleColours(yellow)?.color).toBe('color-mix(in srgb, #ffff00 var(--ansi-keep-light, 100%), #000)');
+    const navy = parseAnsi(`${E}[38;5;17mn`).spans[0]!.style;
+    expect(styleColours(navy)?.color).toBe(`color-mix(in srgb, ${paletteColour(17)} var(--ansi-keep-dark, 100%), #fff)`);
+    const green = parseAnsi(`${E}[38;2;10;200;30mg`).spans[0]!.style;
+    expect(styleColours(green)?.color).toBe('#0ac81e');
+  });
+});

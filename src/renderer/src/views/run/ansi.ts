@@ -1,7 +1,7 @@
 // ANSI SGR styles of a line of output, as styled spans: the 16 colours
 // (30-37/90-97, 40-47/100-107), the 256-colour palette (38;5;n / 48;5;n), RGB
 // (38;2;r;g;b), the defaults (39/49), bold and dim (1, 2; 22 ends both),
-// italic (3/23), underline (4/24) and reset (0). Every other escape (cursor
+// italic (3/23), underline (4/24), inverse (7/27) and reset (0). Every other escape (cursor
 // moves, erase, OSC titles) is stripped. A carriage return inside a line keeps
 // what was written after it, as a terminal shows a progress line.
 //
@@ -34,6 +34,8 @@ export interface Style {
   readonly dim?: boolean;
   readonly italic?: boolean;
   readonly underline?: boolean;
+  /** SGR 7 (27 ends it): foreground and background swapped, as test runners print " FAIL ". */
+  readonly inverse?: boolean;
 }
 
 export interface Span {
@@ -46,7 +48,7 @@ export const PLAIN: Style = Object.freeze({ fg: null, bg: null, bold: false });
 export const COLOUR_NAMES = ['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white'] as const;
 
 export function isPlain(style: Style): boolean {
-  return style.fg === null && style.bg === null && !style.bold && !style.dim && !style.italic && !style.underline;
+  return style.fg === null && style.bg === null && !style.bold && !style.dim && !style.italic && !style.underline && !style.inverse;
 }
 
 const hex = (n: number) => Math.max(0, Math.min(255, Math.round(n))).toString(16).padStart(2, '0');
@@ -91,7 +93,7 @@ const applied = new WeakMap<Style, Map<string, Style>>();
 const INTERN_MAX = 4096;
 
 function keyOf(s: Style): string {
-  return `${s.fg ?? ''}|${s.bg ?? ''}|${s.bold ? 1 : 0}${s.dim ? 1 : 0}${s.italic ? 1 : 0}${s.underline ? 1 : 0}`;
+  return `${s.fg ?? ''}|${s.bg ?? ''}|${s.bold ? 1 : 0}${s.dim ? 1 : 0}${s.italic ? 1 : 0}${s.underline ? 1 : 0}${s.inverse ? 1 : 0}`;
 }
 
 function intern(style: Style): Style {
@@ -115,7 +117,7 @@ export function applySgr(style: Style, params: string): Style {
   engine.fg_truecolor = fg.truecolor;
   engine.bg = bg.name;
   engine.bg_truecolor = bg.truecolor;
-  engine.decorations = [...(style.bold ? ['bold'] : []), ...(style.dim ? ['dim'] : []), ...(style.italic ? ['italic'] : []), ...(style.underline ? ['underline'] : [])];
+  engine.decorations = [...(style.bold ? ['bold'] : []), ...(style.dim ? ['dim'] : []), ...(style.italic ? ['italic'] : []), ...(style.underline ? ['underline'] : []), ...(style.inverse ? ['reverse'] : [])];
   // anser reads ';' between parameters; the colon form (ITU T.416, "38:5:200") means the same here.
   engine.processChunkJson(`${params.replace(/:/g, ';')}m`, { use_classes: true }, true);
   const has = (d: string) => engine.decorations.includes(d);
@@ -124,6 +126,7 @@ export function applySgr(style: Style, params: string): Style {
   if (has('dim')) next.dim = true;
   if (has('italic')) next.italic = true;
   if (has('underline')) next.underline = true;
+  if (has('reverse')) next.inverse = true;
   const result = keyOf(next) === keyOf(style) ? style : intern(next);
   if (!cache) applied.set(style, (cache = new Map()));
   if (cache.size < 256) cache.set(params, result);
@@ -182,12 +185,23 @@ export function plainText(text: string): string {
     .join('');
 }
 
-/** CSS class names of a style: ansi-fg-1, ansi-bg-4 (the 16 theme colours), ansi-bold, ansi-dim, ansi-italic, ansi-underline. */
+/**
+ * CSS class names of a style: ansi-fg-1, ansi-bg-4 (the 16 theme colours),
+ * ansi-bold, ansi-dim, ansi-italic, ansi-underline; inverse video: ansi-inverse
+ * (the default colours swapped) with ansi-inv-bg-N for a theme colour as a
+ * solid background, and the background's colour as the text's.
+ */
 export function styleClass(style: Style): string {
   if (style === PLAIN) return '';
   const parts: string[] = [];
-  if (typeof style.fg === 'number' && style.fg < 16) parts.push(`ansi-fg-${style.fg}`);
-  if (typeof style.bg === 'number' && style.bg < 16) parts.push(`ansi-bg-${style.bg}`);
+  if (style.inverse) {
+    parts.push('ansi-inverse');
+    if (typeof style.bg === 'number' && style.bg < 16) parts.push(`ansi-fg-${style.bg}`);
+    if (typeof style.fg === 'number' && style.fg < 16) parts.push(`ansi-inv-bg-${style.fg}`);
+  } else {
+    if (typeof style.fg === 'number' && style.fg < 16) parts.push(`ansi-fg-${style.fg}`);
+    if (typeof style.bg === 'number' && style.bg < 16) parts.push(`ansi-bg-${style.bg}`);
+  }
   if (style.bold) parts.push('ansi-bold');
   if (style.dim) parts.push('ansi-dim');
   if (style.italic) parts.push('ansi-italic');
@@ -207,11 +221,34 @@ export function paletteColour(n: number): string {
   return `#${hex(CUBE[Math.floor(i / 36)]!)}${hex(CUBE[Math.floor(i / 6) % 6]!)}${hex(CUBE[i % 6]!)}`;
 }
 
+/** Relative luminance (WCAG) of '#rrggbb', 0 (black) to 1 (white). */
+function luminance(rgb: string): number {
+  const channel = (i: number) => {
+    const c = parseInt(rgb.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/**
+ * A palette or RGB text colour as the theme can read it: a very light one
+ * (yellow, near white) is darkened on the light theme, a very dark one (navy,
+ * near black) lightened on the dark one, by how much run.css's
+ * --ansi-keep-light and --ansi-keep-dark say; the rest is shown as written.
+ */
+export function readableColour(rgb: string): string {
+  const l = luminance(rgb);
+  if (l > 0.6) return `color-mix(in srgb, ${rgb} var(--ansi-keep-light, 100%), #000)`;
+  if (l < 0.06) return `color-mix(in srgb, ${rgb} var(--ansi-keep-dark, 100%), #fff)`;
+  return rgb;
+}
+
 /** The inline colours a style needs beyond its classes (palette and RGB colours), or undefined. */
 export function styleColours(style: Style): { color?: string; backgroundColor?: string } | undefined {
   const colour = (c: Colour) => (typeof c === 'string' ? c : typeof c === 'number' && c >= 16 ? paletteColour(c) : undefined);
-  const color = colour(style.fg);
-  const backgroundColor = colour(style.bg);
+  const fg = colour(style.inverse ? style.bg : style.fg);
+  const color = fg === undefined ? undefined : style.inverse ? fg : readableColour(fg);
+  const backgroundColor = colour(style.inverse ? style.fg : style.bg);
   if (color === undefined && backgroundColor === undefined) return undefined;
   return { ...(color ? { color } : {}), ...(backgroundColor ? { backgroundColor } : {}) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultTab, isErrorLine, scriptErrorLine, streamTail, summaryTails, tabsOf } from './summary';
+import { crashFacts, defaultTab, isErrorLine, scriptErrorLine, streamTail, summaryTails, tabsOf } from './summary';
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${make(i + 1)}\n`).join('');
 
@@ -61,5 +61,16 @@ describe('the tail of a stream', () => {
     const stderr = 'Traceback (most recent call last):\n  File "<script>", line 3, in <module>\n  File "<script>", line 7, in f\nZeroDivisionError: division by zero\n';
     expect(scriptErrorLine(stderr)).toBe(7);
     expect(scriptErrorLine('nothing')).toBeNull();
+  });
+});
+
+describe('crash facts', () => {
+  const crashed = { verdict: 'crashed' as const, signal: 'SIGSEGV', exitCode: null, kind: 'command' as const, argv: ['./a.out'], stderr: '' };
+  it('gives the exit status a shell reports, the culprit from the tree, and Python\'s report or how to get one', () => {
+    expect(crashFacts(crashed, { pid: 42, command: './a.out' })).toEqual({ status: '139 (128 + 11, SIGSEGV)', culprit: { pid: 42, command: './a.out' }, python: false, faultReport: false });
+    expect(crashFacts({ ...crashed, signal: 'SIGABRT' })?.status).toBe('134 (128 + 6, SIGABRT)');
+    expect(crashFacts({ ...crashed, argv: ['/usr/bin/python3.12', 'x.py'] })).toMatchObject({ python: true, faultReport: false, culprit: null });
+    expect(crashFacts({ ...crashed, kind: 'python', argv: undefined, stderr: 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n' })).toMatchObject({ python: true, faultReport: true });
+    expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 1 })).toBeNull();
   });
 });

@@ -103,3 +103,31 @@ export function scriptErrorLine(stderr: string): number | null {
   for (const m of stderr.matchAll(/File "<script>", line (\d+)/g)) found = Number(m[1]);
   return found;
 }
+
+/** Signal numbers on Linux, for the exit status a shell reports (128 + n). */
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGBUS: 7, SIGFPE: 8, SIGKILL: 9, SIGUSR1: 10, SIGSEGV: 11, SIGUSR2: 12, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15, SIGXCPU: 24, SIGXFSZ: 25, SIGSYS: 31 };
+
+export interface CrashFacts {
+  /** "139 (128 + 11, SIGSEGV)": what a shell would have reported. */
+  status: string;
+  /** The process that died of it, from the last sample of the tree: its pid and command. */
+  culprit: { pid: number; command: string } | null;
+  /** Whether the crash looks like Python's (an interpreter ran it). */
+  python: boolean;
+  /** Python printed its own fatal-error report (PYTHONFAULTHANDLER or a fatal error). */
+  faultReport: boolean;
+}
+
+/** What a crash's summary says beyond the verdict: exit status as a shell gives it, the culprit, and Python's report or how to get one. */
+export function crashFacts(run: Pick<RunResult, 'verdict' | 'signal' | 'exitCode' | 'kind' | 'argv' | 'stderr'>, lastRoot?: { pid: number; command: string }): CrashFacts | null {
+  if (run.verdict !== 'crashed' && run.verdict !== 'signaled') return null;
+  const n = run.signal ? SIGNAL_NUMBERS[run.signal] : undefined;
+  const status = n !== undefined ? `${128 + n} (128 + ${n}, ${run.signal})` : run.exitCode !== null ? String(run.exitCode) : (run.signal ?? 'unknown');
+  const python = run.kind === 'python' || /(^|\/)python[\d.]*$/.test(run.argv?.[0] ?? '') || /(^|\/)python[\d.]*$/.test(lastRoot?.command.split(' ')[0] ?? '');
+  return {
+    status,
+    culprit: lastRoot ? { pid: lastRoot.pid, command: lastRoot.command } : null,
+    python,
+    faultReport: /Fatal Python error|Current thread 0x|Thread 0x[0-9a-f]+ \(most recent call first\)/.test(run.stderr),
+  };
+}

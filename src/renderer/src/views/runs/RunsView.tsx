@@ -15,13 +15,13 @@ import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
 import type { PhaseView } from '../../components/phase';
-import { ago, bytes, commandLine, duration, fullTime } from '../../format';
+import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
+import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
+import { isWebMode } from '../../web-api';
 import { useWarden } from '../../store';
-import { DEFAULT_SORT, ENDED_PAGE, escapedIn, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey } from './model';
+import { DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter } from './model';
 import './runs.css';
-
-type StateFilter = 'all' | 'live' | 'ended';
 
 function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName));
@@ -45,22 +45,25 @@ export function RunsView() {
   const [selected, setSelected] = useState<string | null>(null);
   const rowRefs = useRef(new Map<string, HTMLAnchorElement>());
 
+  const history = useWarden((s) => s.ended);
+  const loadMoreEnded = useWarden((s) => s.loadMoreEnded);
   const all = useMemo(() => order.map((id) => runs[id]).filter((run): run is RunResult => run !== undefined), [order, runs]);
-  const filtered = useMemo(
-    () =>
-      all.filter((run) => {
-        if (stateFilter === 'live' && !isLive(run)) return false;
-        if (stateFilter === 'ended' && isLive(run)) return false;
-        return verdictFilter === '' || run.verdict === verdictFilter;
-      }),
-    [all, stateFilter, verdictFilter],
-  );
+  const filtered = useMemo(() => filterRuns(all, { state: stateFilter, verdict: verdictFilter }), [all, stateFilter, verdictFilter]);
   const liveCount = all.filter(isLive).length;
+  // Ended runs as the history counts them (the page holds the pages it fetched), else as the page holds them.
+  const endedCount = Math.max(history.total ?? 0, all.length - liveCount);
   const wall = useWallClock(15_000);
   // Each live row keeps its own clock; the list itself re-renders for time only when sorted by duration (live runs move as they run).
   const sortNow = useNow(sort.key === 'duration' && liveCount > 0 ? 1000 : null);
-  const { live, ended, endedTotal } = useMemo(() => sections(filtered, sort, endedShown), [filtered, sort, endedShown, sortNow]);
+  // Live runs sort by the figure their rows show: the latest sample's peak (read when sorting, not subscribed to).
+  const { live, ended, endedTotal } = useMemo(
+    () => sections(filtered, sort, endedShown, undefined, (run) => peakOf(run, isLive(run) ? useWarden.getState().trees[run.id] : undefined)),
+    [filtered, sort, endedShown, sortNow],
+  );
   const visible = useMemo(() => [...live, ...ended], [live, ended]);
+  // Unfiltered, the history's count stands for the ended runs not fetched yet; filtered, only those held are known.
+  const isFilteredNow = stateFilter !== 'all' || verdictFilter !== '';
+  const endedAll = isFilteredNow || history.cursor === null ? endedTotal : Math.max(endedTotal, endedCount);
 
   const select = useCallback((id: string) => {
     setSelected(id);
@@ -107,7 +110,7 @@ export function RunsView() {
         <div className="runs-title">
           <h1>Runs</h1>
           <span className="muted" data-testid="runs-count">
-            {liveCount} live · {all.length - liveCount} ended
+            {liveCount} live · {endedCount} ended
           </span>
         </div>
         <div className="runs-filters">
@@ -130,6 +133,7 @@ export function RunsView() {
               ))}
             </select>
           </label>
+          {isWebMode() && <NotifyToggle />}
           <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
             New run
           </button>
@@ -172,14 +176,23 @@ export function RunsView() {
             )}
             {ended.length > 0 && (
               <div className="runs-section" data-testid="runs-section-ended" role="rowgroup" aria-label="Ended runs">
-                <div className="runs-section-head">
-                  Ended · {endedTotal > ended.length ? `${ended.length} of ${endedTotal}` : endedTotal}
+                <div className="runs-section-head" data-testid="runs-ended-head">
+                  Ended · {endedAll > ended.length ? `${ended.length} of ${endedAll}` : endedAll}
                 </div>
                 {ended.map(row)}
-                {endedTotal > ended.length && (
+                {endedAll > ended.length && (
                   <div className="runs-more">
-                    <button type="button" onClick={() => setEndedShown((n) => n + ENDED_PAGE)} data-testid="runs-more">
-                      Show {Math.min(ENDED_PAGE, endedTotal - ended.length)} more
+                    <button
+                      type="button"
+                      disabled={history.loading}
+                      onClick={() => {
+                        setEndedShown((n) => n + ENDED_PAGE);
+                        // The history's next page when the page holds no more to show.
+                        if (endedTotal < endedShown + ENDED_PAGE) void loadMoreEnded();
+                      }}
+                      data-testid="runs-more"
+                    >
+                      Show {Math.min(ENDED_PAGE, endedAll - ended.length)} more
                     </button>
                   </div>
                 )}
@@ -190,7 +203,7 @@ export function RunsView() {
       </div>
       {isFiltered && visible.length > 0 && (
         <p className="runs-foot muted">
-          {live.length + endedTotal} of {all.length} runs match
+          {live.length + endedTotal} of {liveCount + endedCount} runs match{history.cursor !== null ? ' (of those loaded)' : ''}
         </p>
       )}
       <p className="runs-foot muted">
@@ -219,7 +232,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
   const badge = statusBadge(run);
   const extra = processBadges(run, escaped);
   const peak = peakOf(run, treeRss === undefined ? undefined : { peak: { rssBytes: treeRss, processes: 0 }, rssBytes: treeRss });
-  const memoryLimit = run.oom?.limitBytes;
+  const memoryLimit = memoryLimitOf(run);
   const processes = live ? treeProcesses : run.peak?.processes;
 
   return (
@@ -348,6 +361,29 @@ function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status
       {/* scaleX, not width: the compositor moves it, nothing is laid out again. */}
       <span className={`runs-bar-fill ${tone}`} style={{ transform: `scaleX(${limited ? (view.percent ?? 0) / 100 : 1})` }} />
     </span>
+  );
+}
+
+/** Browser notifications for failed runs: off by default, asked for once, per browser. */
+function NotifyToggle() {
+  const [on, setOn] = useState(notificationsOn);
+  if (typeof Notification === 'undefined') return null;
+  return (
+    <button
+      type="button"
+      aria-pressed={on}
+      className={on ? 'on' : undefined}
+      title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
+      data-testid="notify-toggle"
+      onClick={() => {
+        if (on) {
+          turnNotificationsOff();
+          setOn(false);
+        } else void turnNotificationsOn().then(setOn);
+      }}
+    >
+      {on ? 'Notifying of failures' : 'Notify me of failures'}
+    </button>
   );
 }
 

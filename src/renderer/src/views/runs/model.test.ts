@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcNode } from '../../../../shared/proc-tree';
 import type { RunResult } from '../../../../shared/result';
-import { DEFAULT_SORT, nextSort, peakOf, processBadges, sections, statusBadge } from './model';
+import { DEFAULT_SORT, filterRuns, nextSort, peakOf, processBadges, sections, statusBadge, type SortKey } from './model';
 
 let n = 0;
 function run(patch: Partial<RunResult>): RunResult {
@@ -58,6 +58,57 @@ describe('the Runs sections', () => {
   });
 });
 
+describe('every sort and filter of the Runs view', () => {
+  // Four ended runs whose order differs for every column, and from the start
+  // order that ties fall back to: a sort that did nothing would leave them in
+  // start order, and fail.
+  const rows = [
+    run({ argv: ['cc'], verdict: 'completed', elapsedMs: 40, peak: { rssBytes: 3 << 20, processes: 1 } }),
+    run({ argv: ['aa'], verdict: 'failed', exitCode: 1, elapsedMs: 10, peak: { rssBytes: 1 << 20, processes: 1 } }),
+    run({ argv: ['dd'], verdict: 'crashed', exitCode: null, signal: 'SIGSEGV', elapsedMs: 30, peak: { rssBytes: 9 << 20, processes: 1 } }),
+    run({ argv: ['bb'], verdict: 'timed-out', exitCode: 124, elapsedMs: 20, peak: { rssBytes: 5 << 20, processes: 1 }, oom: { confirmed: false, peakBytes: 2 << 20 } }),
+  ];
+  const [cc, aa, dd, bb] = rows.map((r) => r.id) as [string, string, string, string];
+  const expected: Record<SortKey, string[]> = {
+    // Ascending, as each column orders.
+    status: [dd, bb, aa, cc], // crashed, timed-out, failed, completed
+    command: [aa, bb, cc, dd],
+    started: [cc, aa, dd, bb],
+    duration: [aa, bb, dd, cc],
+    memory: [aa, cc, bb, dd], // 1, 3, 5 (the cgroup's 2 is lower than the sampler's 5: one peak, the highest), 9 MiB
+  };
+
+  for (const key of Object.keys(expected) as SortKey[]) {
+    it(`sorts by ${key}, both ways`, () => {
+      const asc = sections(rows, { key, dir: 'asc' }, 10).ended.map((r) => r.id);
+      const desc = sections(rows, { key, dir: 'desc' }, 10).ended.map((r) => r.id);
+      expect(asc).toEqual(expected[key]);
+      expect(desc).toEqual([...expected[key]].reverse());
+      // Not what no sort at all gives (newest first), whichever way it goes.
+      if (key !== 'started') expect(desc).not.toEqual([bb, dd, aa, cc]);
+    });
+  }
+
+  it('sorts live runs by memory from what the rows show (the live tree)', () => {
+    const a = run({ state: 'running', verdict: undefined });
+    const b = run({ state: 'running', verdict: undefined });
+    const live = { [a.id]: 200, [b.id]: 100 };
+    expect(sections([a, b], { key: 'memory', dir: 'asc' }, 10, undefined, (r) => live[r.id]).live.map((r) => r.id)).toEqual([b.id, a.id]);
+    expect(sections([a, b], { key: 'memory', dir: 'desc' }, 10, undefined, (r) => live[r.id]).live.map((r) => r.id)).toEqual([a.id, b.id]);
+  });
+
+  it('filters by state and by verdict', () => {
+    const live = run({ state: 'running', verdict: undefined });
+    const all = [...rows, live];
+    expect(filterRuns(all, { state: 'all', verdict: '' })).toHaveLength(5);
+    expect(filterRuns(all, { state: 'live', verdict: '' }).map((r) => r.id)).toEqual([live.id]);
+    expect(filterRuns(all, { state: 'ended', verdict: '' }).map((r) => r.id)).toEqual([cc, aa, dd, bb]);
+    expect(filterRuns(all, { state: 'all', verdict: 'crashed' }).map((r) => r.id)).toEqual([dd]);
+    expect(filterRuns(all, { state: 'live', verdict: 'crashed' })).toEqual([]);
+    expect(filterRuns(all, { state: 'ended', verdict: 'timed-out' }).map((r) => r.id)).toEqual([bb]);
+  });
+});
+
 describe('badges', () => {
   it('tells an out-of-memory kill from a SIGKILL from outside', () => {
     expect(statusBadge(run({ verdict: 'killed', signal: 'SIGKILL', oom: { confirmed: true, peakBytes: 64 << 20, limitBytes: 64 << 20 } }))).toMatchObject({ label: 'out of memory', tone: 'oom' });
@@ -77,5 +128,8 @@ describe('badges', () => {
     expect(peakOf(run({ peak: { rssBytes: 9_570_000, processes: 1 }, oom: { confirmed: true, peakBytes: 67_108_864 } }))).toBe(67_108_864);
     expect(peakOf(run({ peak: { rssBytes: 100, processes: 1 } }))).toBe(100);
     expect(peakOf(run({}))).toBeUndefined();
+    // A live run: the snapshot's peak is older than the latest sample's; the highest figure is the one shown.
+    const tree = { peak: { rssBytes: 139 << 20, processes: 1 }, rssBytes: 130 << 20 };
+    expect(peakOf(run({ state: 'running', peak: { rssBytes: 123 << 20, processes: 1 } }), tree)).toBe(139 << 20);
   });
 });

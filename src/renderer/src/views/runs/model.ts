@@ -31,6 +31,22 @@ export function isLive(run: Pick<RunResult, 'state'>): boolean {
   return run.state !== 'ended';
 }
 
+export type StateFilter = 'all' | 'live' | 'ended';
+export interface Filters {
+  state: StateFilter;
+  /** '' : any verdict. */
+  verdict: Verdict | '';
+}
+
+/** The runs the State and Verdict filters let through, in the order given. */
+export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict'>>(runs: T[], filters: Filters): T[] {
+  return runs.filter((run) => {
+    if (filters.state === 'live' && !isLive(run)) return false;
+    if (filters.state === 'ended' && isLive(run)) return false;
+    return filters.verdict === '' || run.verdict === filters.verdict;
+  });
+}
+
 const STATUS_RANK: Record<string, number> = {
   stopping: 0,
   running: 1,
@@ -126,8 +142,14 @@ export function processBadges(run: Pick<RunResult, 'state' | 'teardown'>, tree?:
     return out;
   }
   const t = run.teardown;
-  if (t && t.survivors.length > 0) out.push({ label: `${t.survivors.length} survived`, tone: 'survived', title: 'Processes of the run still alive after the teardown' });
-  if (t && t.killed.length > 0) out.push({ label: `${t.killed.length} left behind`, tone: 'escaped', title: 'Processes still running when the main process ended; the teardown ended them' });
+  return summaryBadges({ survived: t?.survivors.length ?? 0, leftBehind: t?.killed.length ?? 0 });
+}
+
+/** The badges beside an ended run's status from a history summary's counts (the list has no teardown lists). */
+export function summaryBadges(run: { leftBehind?: number; survived?: number }): Badge[] {
+  const out: Badge[] = [];
+  if (run.survived) out.push({ label: `${run.survived} survived`, tone: 'survived', title: 'Processes of the run still alive after the teardown' });
+  if (run.leftBehind) out.push({ label: `${run.leftBehind} left behind`, tone: 'escaped', title: 'Processes still running when the main process ended; the teardown ended them' });
   return out;
 }
 

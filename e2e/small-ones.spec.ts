@@ -1,0 +1,81 @@
+// The small ones (issue 19, item 11): inverse video (SGR 7) as test runners
+// print " FAIL "; a very light RGB colour readable on the light theme and as
+// written on the dark one; a long time left in the clock's units; a process
+// shown by its program's name, so its script shows in the tree at 900 px.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitForText, type Harness } from './harness';
+
+const skip = skipReason('small-ones');
+
+test.describe('The small ones', () => {
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
+  let h: Harness;
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('small-ones', browser);
+  });
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
+    await h?.close();
+  });
+
+  test('inverse video shows " FAIL " on a red ground; a light yellow reads on the light theme and is as written on the dark', async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--', 'printf', '\\033[7m\\033[1m\\033[31m FAIL \\033[39m\\033[22m\\033[27m src/x.test.ts\\n\\033[38;2;255;255;0myellow\\033[0m\\n']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    await route(page, `#/runs/${done.json.id}/output`);
+    const fail = page.locator(tid('output-line')).first().locator('span', { hasText: /^ FAIL $/ });
+    await visible(fail);
+    const colours = await fail.evaluate((el) => ({ bg: getComputedStyle(el).backgroundColor, fg: getComputedStyle(el).color }));
+    expect(colours.bg).not.toBe('rgba(0, 0, 0, 0)');
+    expect(colours.bg).not.toBe(colours.fg);
+    // Red ground: more red than green or blue.
+    const [r, g, b] = colours.bg.match(/\d+/g)!.map(Number);
+    expect(r!).toBeGreaterThan(g! + 60);
+    expect(r!).toBeGreaterThan(b! + 60);
+    const yellow = page.locator(tid('output-line')).nth(1).locator('.rd-text > span', { hasText: /^yellow$/ });
+    const light = await yellow.evaluate((el) => getComputedStyle(el).color);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await yellow.evaluate((el) => getComputedStyle(el).color);
+    await page.emulateMedia({ colorScheme: 'light' });
+    // As written on the dark theme (a color-mix computes to color(srgb ...)), darker on the light one.
+    const asWritten = /^(rgb\(255, 255, 0\)|color\(srgb 1 1 0\))$/;
+    expect(dark).toMatch(asWritten);
+    expect(light).not.toMatch(asWritten);
+    await h.screenshot(page, 'inverse-and-colours');
+  });
+
+  test('a long time left reads in minutes; the tree shows the interpreter by name and the script at 900 px', async () => {
+    const { page } = h;
+    await page.setViewportSize({ width: 900, height: 800 });
+    const dir = join(h.stateDir, 'deeply-nested-directory-'.repeat(3));
+    mkdirSync(dir, { recursive: true });
+    const script = join(dir, 'job.py');
+    writeFileSync(script, 'import time\ntime.sleep(60)\n');
+    // The interpreter by its whole path (as a virtualenv or pyenv runs it), then the script.
+    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '10m', '--', python, script]);
+    expect(started.code, started.stderr).toBe(75);
+    await route(page, '#/runs');
+    const phase = page.locator(tid('run-row', { 'data-run-id': started.json.id })).locator(tid('run-phase'));
+    await waitForText(phase, /^9 min \d\d s left$/);
+    await route(page, `#/runs/${started.json.id}/tree`);
+    const node = await visible(page.locator(tid('tree-node')).first());
+    const code = node.locator('code').first();
+    await waitForText(code, /^python3 /);
+    expect(await code.getAttribute('title')).toBe(`${python} ${script}`);
+    expect(await code.innerText()).toBe(`${python.slice(python.lastIndexOf('/') + 1)} ${script}`);
+    await h.screenshot(page, 'tree-900');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await h.cli(['stop', started.json.id]);
+  });
+});

@@ -1,0 +1,54 @@
+// Telemetry from the host (issue 19, item 4): a page opened on a live run
+// late charts it from its first sample (the host sends the series it has),
+// and its peak is the same figure in the Runs row and the Process tree.
+
+import { expect, test } from '@playwright/test';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, sleep, startHarness, tid, visible, waitForAttr, type Harness } from './harness';
+
+const skip = skipReason('telemetry');
+
+test.describe('Telemetry from the host', () => {
+  test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
+  test.skip(skip !== null, skip ?? '');
+  let h: Harness;
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(SETUP_TIMEOUT_MS);
+    h = await startHarness('telemetry', browser);
+  });
+  // eslint-disable-next-line no-empty-pattern
+  test.afterEach(async ({}, testInfo) => {
+    await h?.onTestEnd(testInfo);
+  });
+  test.afterAll(async () => {
+    test.setTimeout(60_000);
+    await h?.close();
+  });
+
+  test('a page opened on a live run 8 s old charts it from its first sample, and shows one peak in the row and the tree', async () => {
+    const { page } = h;
+    // A memory ramp before the page opens (20 MB a second for 6 s), then quiet.
+    const script = 'import time\nb = []\nfor i in range(6):\n    b.append(bytearray(20_000_000))\n    time.sleep(1)\ntime.sleep(120)\n';
+    const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '5m', '--', 'python3', '-c', script]);
+    expect(started.code, started.stderr).toBe(75);
+    const id = started.json.id;
+    await sleep(8000);
+    await page.goto('about:blank');
+    const opened = Date.now();
+    await page.goto(`${h.url()}/#/runs/${id}/tree`);
+    const rss = page.locator(tid('telemetry-rss'));
+    await visible(rss);
+    // The host's series so far: a point per second from the start, not only those sampled since the page opened.
+    const points = Number(await waitForAttr(rss, 'data-points', (v) => Number(v) >= 7, 3000));
+    const within = Date.now() - opened;
+    console.log(`e2e/telemetry: ${points} points charted ${within} ms after opening a run 8 s old`);
+    expect(await page.locator(tid('run-detail')).getAttribute('data-state')).toBe('running');
+    await h.screenshot(page, 'from-first-sample');
+
+    // One peak: the Process tree's card and the Runs row say the same.
+    const treePeak = (await page.locator(tid('peak-rss')).innerText()).split(' ')[0] + ' ' + (await page.locator(tid('peak-rss')).innerText()).split(' ')[1];
+    await route(page, '#/runs');
+    const rowPeak = await page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-peak')).innerText();
+    expect(rowPeak).toBe(treePeak);
+    await h.cli(['stop', id]);
+  });
+});

@@ -1,0 +1,16 @@
+// How long a stream has been, in characters, from the text a result keeps of
+// it: the kept text less the engine's "[warden: N characters dropped here]"
+// marker, plus the N it stands for. Output events count offsets on the same
+// scale, so a client merging a snapshot with the stream knows where the
+// snapshot ends.
+
+/** The engine's marker for `chars` dropped characters (supervisor/output.ts droppedMarker). */
+export function dropMarkerOf(chars: number): string {
+  return `\n[warden: ${chars.toLocaleString('en-US')} characters dropped here]\n`;
+}
+
+export function streamLength(text: string, dropped: number): number {
+  if (dropped <= 0) return text.length;
+  const marker = dropMarkerOf(dropped);
+  return text.includes(marker) ? text.length - marker.length + dropped : text.length + dropped;
+}
