@@ -15,6 +15,28 @@ export type OutputFormat = 'human' | 'json' | 'shell-results';
 export interface ClientChoices {
   yieldMs?: number;
   embedded?: boolean;
+  /** --owner-pid: the host stops the run when this process exits. */
+  ownerPid?: number;
+  /** --detach: the run does not belong to this command (it outlives it). */
+  detach?: boolean;
+  /** --stream-chars: characters of each stream a shell-results answer shows. */
+  streamChars?: number;
+}
+
+/** WARDEN_DEFAULT_LIMIT when not set: agents' runs are never unbounded by accident. */
+export const DEFAULT_AGENT_LIMIT = '10m';
+
+/**
+ * The limit an agent's run gets when it names none (MCP runs, and warden run
+ * with --owner-pid): WARDEN_DEFAULT_LIMIT, else 10m; "0", "none" or "off": none.
+ */
+export function defaultLimitFrom(env: NodeJS.ProcessEnv = process.env): string | null {
+  const text = env.WARDEN_DEFAULT_LIMIT?.trim();
+  if (text === undefined || text === '') return DEFAULT_AGENT_LIMIT;
+  if (/^(0|none|off)$/i.test(text)) return null;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`WARDEN_DEFAULT_LIMIT takes a duration such as 10m or 1h, or 0 or none for no limit, not ${JSON.stringify(text)}.`);
+  return ms === 0 ? null : text;
 }
 
 export interface RunCommand extends ClientChoices {
@@ -43,6 +65,9 @@ const SHARED: Record<string, OptionSpec> = {
   yield: { type: 'string' },
   embedded: { type: 'boolean' },
   python: { type: 'boolean' },
+  'owner-pid': { type: 'string' },
+  detach: { type: 'boolean' },
+  'stream-chars': { type: 'string' },
 };
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
@@ -142,6 +167,21 @@ function sharedOption(
     case 'embedded':
       out.embedded = true;
       return true;
+    case 'owner-pid': {
+      const pid = Number(value);
+      if (!/^\d{1,10}$/.test(value) || !Number.isSafeInteger(pid) || pid < 2) throw new UsageError(`--owner-pid takes a process id, not ${JSON.stringify(value)}.`);
+      out.ownerPid = pid;
+      return true;
+    }
+    case 'detach':
+      out.detach = true;
+      return true;
+    case 'stream-chars': {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || n < 200 || n > 200_000) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(value)}.`);
+      out.streamChars = n;
+      return true;
+    }
     case 'python':
       return true;
     case 'memory':
@@ -191,7 +231,14 @@ function limitOption(token: Extract<OptionToken, { kind: 'option' }>): number | 
 }
 
 function clientChoices(out: ClientChoices): ClientChoices {
-  return { ...(out.yieldMs !== undefined ? { yieldMs: out.yieldMs } : {}), ...(out.embedded ? { embedded: true } : {}) };
+  if (out.embedded && (out.ownerPid !== undefined || out.detach)) throw new UsageError(`${out.detach ? '--detach' : '--owner-pid'} needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).`);
+  return {
+    ...(out.yieldMs !== undefined ? { yieldMs: out.yieldMs } : {}),
+    ...(out.embedded ? { embedded: true } : {}),
+    ...(out.ownerPid !== undefined ? { ownerPid: out.ownerPid } : {}),
+    ...(out.detach ? { detach: true } : {}),
+    ...(out.streamChars !== undefined ? { streamChars: out.streamChars } : {}),
+  };
 }
 
 function parsePythonArgs(args: string[]): PythonRunCommand {
@@ -299,9 +346,19 @@ Options:
   --session NAME          with --python: the session (default "default")
   --on-busy queue|refuse  with --python: wait behind a running script (default) or refuse
   --json                  print the result as one JSON object
-  --format shell-results  print a block for a model to read
+  --format shell-results  print a block for a model to read: verdict, exit, elapsed, advice and
+                          notes first, then each stream cut to its head and tail around a marker
+                          naming the command that pages the rest (whole output in the history)
+  --stream-chars N        with --format shell-results: characters of each stream shown
+                          (default 8000, or WARDEN_MODEL_STREAM_CHARS)
   --yield DURATION        return when it ends or after DURATION, whichever is first; a run still
-                          going is left running in the host (exit 75; continue with warden wait ID)
+                          going is left running in the host (exit 75, or 0 with --format
+                          shell-results, whose <next> line is the exact command to continue)
+  --owner-pid PID         the run belongs to process PID (an agent): when it exits, the host stops
+                          the run with a note; the run gets WARDEN_DEFAULT_LIMIT (default 10m;
+                          0 or none: no limit) unless --limit is given
+  --detach                the run does not belong to this command: it outlives warden run (killed
+                          or not), and a signal to warden run does not stop it
   --embedded              supervise in this process instead of the host (also WARDEN_EMBEDDED=1);
                           no --yield then
 
@@ -313,4 +370,4 @@ stops the run with the stop sequence and records why.
 
 Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
 ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
-returned first; 125 for Warden's own errors (bad arguments).`;
+returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).`;

@@ -5,9 +5,9 @@ import type { HistoryQuery } from '../shared/api';
 import type { RunPage } from '../shared/history';
 import type { RunResult, Verdict } from '../shared/result';
 import { parseDuration } from '../shared/duration';
-import { seconds } from '../main/supervisor/format';
+import { count, seconds } from '../main/supervisor/format';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
-import { humanSummary } from './render';
+import { humanSummary, wardenCommand } from './render';
 
 const VERDICTS: Verdict[] = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
 
@@ -79,15 +79,43 @@ export async function list(args: string[], out: (text: string) => void, source: 
 }
 
 export const SHOW_HELP = `Usage: warden show ID [--json]
+       warden show ID --stream stdout|stderr [--offset N] [--max-chars N]
 
-One run from the history, whole: the result contract with --json.`;
+One run from the history, whole: the result contract with --json. With
+--stream: that stream's characters from N (default 0), at most --max-chars
+(default 8000), as they are on stdout, and on stderr one line saying which
+part it was and the command for the next page: the call a cut answer's
+[warden: ... cut here ...] marker names.`;
 
-export async function show(args: string[], out: (text: string) => void, source: () => Promise<HistorySource>): Promise<number> {
-  const f = flags(args, 'show', [], ['json']);
+export async function show(args: string[], out: (text: string) => void, source: () => Promise<HistorySource>, err?: (text: string) => void): Promise<number> {
+  const f = flags(args, 'show', ['stream', 'offset', 'max-chars'], ['json']);
   if (f.words.length !== 1) throw new UsageError('warden show takes one run id (see warden list).');
   const id = f.words[0]!;
+  const stream = f.values.get('--stream');
+  if (stream !== undefined && stream !== 'stdout' && stream !== 'stderr') throw new UsageError(`--stream takes stdout or stderr, not ${JSON.stringify(stream)}.`);
+  if (stream === undefined && (f.values.has('--offset') || f.values.has('--max-chars'))) throw new UsageError('--offset and --max-chars go with --stream stdout or --stream stderr.');
+  const whole = (flag: string, fallback: number, min: number): number => {
+    const text = f.values.get(flag);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} takes a whole number${min > 0 ? ` from ${min}` : ''}, not ${JSON.stringify(text)}.`);
+    return n;
+  };
+  const offset = whole('--offset', 0, 0);
+  const maxChars = whole('--max-chars', 8000, 1);
   const result = await (await source()).get(id);
   if (!result) throw new UsageError(`No run with id ${JSON.stringify(id)} in the history.`);
+  if (stream !== undefined) {
+    const all = result[stream];
+    const from = Math.min(offset, all.length);
+    const to = Math.min(from + maxChars, all.length);
+    out(all.slice(from, to));
+    const rest = all.length - to;
+    const next = rest > 0 ? `; next page: ${wardenCommand()} show ${id} --stream ${stream} --offset ${to}${maxChars !== 8000 ? ` --max-chars ${maxChars}` : ''}` : '';
+    const page = all.slice(from, to);
+    (err ?? out)(`${page !== '' && !page.endsWith('\n') ? '\n' : ''}[warden: ${stream} of run ${id}, characters ${count(from)} to ${count(to)} of ${count(all.length)}, ${count(rest)} more${next}]\n`);
+    return 0;
+  }
   if (f.switches.has('--json')) {
     out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

@@ -8,6 +8,8 @@ export interface CliIo {
    * answers, src/cli/signals.ts); returns the unregister function.
    */
   onSignal: (handler: (signal: NodeJS.Signals) => void, signals?: NodeJS.Signals[]) => () => void;
+  /** Whether stderr is a terminal (default: process.stderr's); the background-host line is said only there. */
+  errIsTTY?: boolean;
   /** All of stdin, for `warden run --python -` (default: this process's stdin). */
   readStdin?: () => Promise<string>;
 }

@@ -9,9 +9,11 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRequest } from '../shared/request';
-import { isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
+import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
+import { parseDuration } from '../shared/duration';
+import { processName, processStartTime } from '../main/host/owner-pids';
 import { connectToHost } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
@@ -47,7 +49,8 @@ WARDEN_EMBEDDED=1 supervises in this process instead. The history is a SQLite
 file in $WARDEN_STATE_DIR (default ~/.local/state/warden), shared by all.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
-before the run ended (it goes on: warden wait ID); 125 for Warden's own errors.
+before the run ended (it goes on: warden wait ID; 0 with --format shell-results);
+125 for Warden's own errors.
 
 Options:
   --help      show this help
@@ -153,7 +156,7 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
         if (host) return { page: (q) => host.history(q), get: (id) => host.get(id) };
         return (await import('./store-access')).storeSource;
       };
-      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source());
+      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err);
     }
     if (command === 'wait') return await waitCommand(rest, io, () => hostFor(stateDir, io), stateDir);
     if (command === 'stop') return await stopCommand(rest, io, () => hostFor(stateDir, io));
@@ -166,7 +169,7 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
     // By name: the engine's input errors come from a chunk this module does not import.
-    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError'))) {
+    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError'))) {
       io.err(`warden: ${error.message}\n`);
       return 125;
     }
@@ -182,7 +185,8 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
     if (running) return running;
     throw new UsageError('No Warden host is running, and WARDEN_EMBEDDED starts none: no run is live here (ended runs: warden show ID).');
   }
-  return hostApi(stateDir, { onStart: (log) => io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
+  // Said on a terminal only: where a model reads stderr (a hook, an agent's shell), host.log has it.
+  return hostApi(stateDir, { onStart: (log) => (io.errIsTTY ?? process.stderr.isTTY === true) && io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -190,13 +194,41 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const { format, yieldMs } = command;
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
-  const request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
+  if (embedded && (command.ownerPid !== undefined || command.detach)) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).`);
+  let request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
+  let ownerPid: { pid: number; startTime: string; label: string } | undefined;
+  if (command.ownerPid !== undefined) {
+    const startTime = processStartTime(command.ownerPid);
+    if (startTime === null) throw new UsageError(`--owner-pid ${command.ownerPid}: no such process is running.`);
+    const name = processName(command.ownerPid);
+    ownerPid = { pid: command.ownerPid, startTime, label: name ?? `process ${command.ownerPid}` };
+    // An agent's run is never unbounded by accident: WARDEN_DEFAULT_LIMIT (10m) unless --limit says otherwise.
+    if (request.limitMs === undefined) {
+      const limit = defaultLimitFrom();
+      if (limit !== null) request = { ...request, limitMs: parseDuration(limit)! };
+    }
+  }
   const stateDir = resolveStateDir();
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
     const why = unwritable(stateDir);
     const api = why === null ? await hostFor(stateDir, io) : await connectToHost(stateDir);
-    if (api) return runRemote({ api, stateDir, request: asThisProcess(request), format, ...(yieldMs !== undefined ? { yieldMs } : {}) }, io);
+    if (api) {
+      return runRemote(
+        {
+          api,
+          stateDir,
+          request: asThisProcess(request),
+          format,
+          ...(yieldMs !== undefined ? { yieldMs } : {}),
+          ...(ownerPid ? { ownerPid } : {}),
+          ...(command.detach ? { detach: true } : {}),
+          ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}),
+        },
+        io,
+      );
+    }
+    if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
     return (await import('./embedded')).runEmbedded(request, format, io, { history: false });

@@ -18,36 +18,53 @@ import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';
 import { SignalStop, stopNoteFor } from './signals';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
-import { exitStatusFor, humanSummary, shellResults } from './render';
+import { cliPager, exitStatusFor, humanSummary, shellResults, type ShellResultsOptions } from './render';
+import { envStreamChars, locate, type Stream } from './model-answer';
+import { constants } from 'node:os';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
 export const YIELDED_STATUS = 75;
 
 
-/** The exit status for a result a client got: a yielded one has its own. */
-export function statusOf(result: RunResult): number {
-  return result.state === 'ended' ? exitStatusFor(result) : YIELDED_STATUS;
+/**
+ * The exit status for a result a client got: a yielded one has its own, but
+ * not for a model (--format shell-results): its harness would show 75 as a
+ * failure, while the block says the run goes on and how to continue it.
+ */
+export function statusOf(result: RunResult, format: OutputFormat = 'human'): number {
+  if (result.state === 'ended') return exitStatusFor(result);
+  return format === 'shell-results' ? 0 : YIELDED_STATUS;
 }
 
-export function renderResult(result: RunResult, format: OutputFormat): string {
+/** How a client prints a model's answer: the --stream-chars and --yield it was given, and where its output starts. */
+export type ModelOptions = ShellResultsOptions;
+
+export function renderResult(result: RunResult, format: OutputFormat, model: ModelOptions = {}): string {
   if (format === 'json') return `${JSON.stringify(result, null, 2)}\n`;
-  const block = shellResults(result);
-  if (format === 'shell-results') {
-    if (result.state === 'ended') return `${block}\n`;
-    // A yielded run: say how to go on, inside the block the model reads.
-    return `${block.replace('</shell_results>', `<next>still running after ${seconds(result.elapsedMs)}; continue with: warden wait ${result.id}</next>\n</shell_results>`)}\n`;
-  }
+  if (format === 'shell-results') return `${shellResults(result, { base: { stdout: 0, stderr: 0 }, ...model })}\n`;
   return '';
+}
+
+/**
+ * Where a waited answer's output starts in what the history keeps, when it
+ * must be cut (the marker names an exact offset): found in the run's kept
+ * output. A run's first answer starts at 0.
+ */
+async function baseOf(api: WardenApi, result: RunResult, first: boolean, chars: number): Promise<Record<Stream, number | null>> {
+  if (first) return { stdout: 0, stderr: 0 };
+  if (result.stdout.length <= chars && result.stderr.length <= chars) return { stdout: null, stderr: null };
+  const kept = await api.get(result.id).catch(() => null);
+  return kept ? { stdout: locate(kept.stdout, result.stdout), stderr: locate(kept.stderr, result.stderr) } : { stdout: null, stderr: null };
 }
 
 /** What a person sees when a run yields: where it stands and how to go on. */
 function yieldedSummary(result: RunResult): string {
   const limit = result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : '';
-  return `warden: still ${result.state} after ${seconds(result.elapsedMs)}${limit} [run ${result.id}]; continue with: warden wait ${result.id}`;
+  return `warden: still ${result.state} after ${seconds(result.elapsedMs)}${limit} [run ${result.id}]; continue with: ${cliPager().next(result.id).replace(' --format shell-results', '')}`;
 }
 
 /** Prints a result in the chosen format; a person gets the output then a summary line. */
-function printResult(result: RunResult, format: OutputFormat, io: CliIo, options: { outputShown?: boolean } = {}): number {
+function printResult(result: RunResult, format: OutputFormat, io: CliIo, options: { outputShown?: boolean; model?: ModelOptions } = {}): number {
   if (format === 'human') {
     if (!options.outputShown) {
       if (result.stdout) io.out(result.stdout);
@@ -55,9 +72,9 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
     }
     io.err(`${result.state === 'ended' ? humanSummary(result) : yieldedSummary(result)}\n`);
   } else {
-    io.out(renderResult(result, format));
+    io.out(renderResult(result, format, options.model));
   }
-  return statusOf(result);
+  return statusOf(result, format);
 }
 
 /** The host's errors as the CLI's: bad input is a usage error (125), not an internal one. */
@@ -123,12 +140,19 @@ export interface RemoteRun {
   request: RunRequest;
   format: OutputFormat;
   yieldMs?: number;
+  /** --owner-pid: the process the run belongs to (the host stops the run when it is gone). */
+  ownerPid?: { pid: number; startTime: string; label: string };
+  /** --detach: the run does not belong to this command. */
+  detach?: boolean;
+  streamChars?: number;
 }
 
 /**
  * `warden run` through a host. Ctrl-C stops the run (a second kills it); a
- * yield leaves it running. Without a yield the run is owned by this process's
- * connection: if this process dies, the host stops the run.
+ * yield leaves it running. Without a yield (or --detach) the run is owned by
+ * this process's connection: if this process dies, the host stops the run.
+ * With --owner-pid it is owned by that process too. With --detach a signal
+ * makes this command leave and the run go on.
  */
 export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> {
   const { api, format } = options;
@@ -136,7 +160,10 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   const signals = new SignalStop(io);
   let started: RunResult;
   try {
-    started = await api.start(options.request, options.yieldMs === undefined ? { owner: 'connection' } : {});
+    started = await api.start(options.request, {
+      ...(options.yieldMs === undefined && !options.detach ? { owner: 'connection' as const } : {}),
+      ...(options.ownerPid ? { ownerPid: options.ownerPid } : {}),
+    });
   } catch (error) {
     signals.dispose();
     clientError(error);
@@ -144,39 +171,82 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   // Whether this host writes its history: asked once it answers (a first request may have started it).
   const info = await api.host().catch(() => null);
   if (info && !info.history) io.err(`warden: the history is not being written: the host (pid ${info.pid}) has none (${info.historyOff ?? 'no reason given'}); this run happens but is not recorded.\n`);
-  return follow(api, started.id, { stateDir: options.stateDir, format, yieldMs: options.yieldMs, all: false, io, ended: started.state === 'ended', signals });
+  return follow(api, started.id, {
+    stateDir: options.stateDir,
+    format,
+    yieldMs: options.yieldMs,
+    all: false,
+    io,
+    ended: started.state === 'ended',
+    signals,
+    first: true,
+    ...(options.detach ? { detach: true } : {}),
+    ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}),
+  });
 }
 
-async function follow(
-  api: WardenApi,
-  id: string,
-  options: { stateDir: string; format: OutputFormat; yieldMs: number | undefined; all: boolean; io: CliIo; ended?: boolean; signals?: SignalStop },
-): Promise<number> {
+interface FollowOptions {
+  stateDir: string;
+  format: OutputFormat;
+  yieldMs: number | undefined;
+  all: boolean;
+  io: CliIo;
+  ended?: boolean;
+  signals?: SignalStop;
+  /** This is the run's first answer (its output starts at 0). */
+  first?: boolean;
+  /** A signal leaves the run going (--detach). */
+  detach?: boolean;
+  streamChars?: number;
+}
+
+async function follow(api: WardenApi, id: string, options: FollowOptions): Promise<number> {
   const { io, format } = options;
   const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id) : null;
   const signals = options.signals ?? new SignalStop(io);
+  let leave: (signal: NodeJS.Signals) => void = () => undefined;
+  const left = new Promise<NodeJS.Signals>((resolve) => (leave = resolve));
   signals.attach((signal, nth) => {
+    if (options.detach) {
+      if (nth === 1) io.err(`\nwarden: ${signal}: leaving; run ${id} goes on (--detach): ${cliPager().stop(id)} ends it\n`);
+      leave(signal);
+      return;
+    }
     if (nth === 1) io.err(`\nwarden: ${signal}: stopping run ${id} (again to kill it now)\n`);
     const note = stopNoteFor(signal);
     void api.stop(id, { force: nth > 1, ...(note ? { note } : {}) }).catch(() => undefined);
   });
+  const asLeft = (signal: NodeJS.Signals) => 128 + (constants.signals[signal as keyof typeof constants.signals] ?? 0);
+  const model: ModelOptions = {
+    ...(options.yieldMs !== undefined ? { yieldMs: options.yieldMs } : {}),
+    ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}),
+  };
   try {
     let result: RunResult;
     try {
       if (live) {
         // A person: output streamed live, then what the stream had not shown yet.
         const from = { ...live.printed };
-        result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        const waited = api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        const got = await Promise.race([waited, left]);
+        if (typeof got === 'string') return asLeft(got);
+        result = got;
         live.finish(result, from);
         return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
       }
-      result = await api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' });
+      const got = await Promise.race([api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' }), left]);
+      if (typeof got === 'string') return asLeft(got);
+      result = got;
     } catch (error) {
       // Ended before this host's memory of it: the stored result is the answer.
       if (!(api instanceof HttpWardenApi)) clientError(error);
       result = await storedEnd(api, id, error);
     }
-    return signals.exitStatus(printResult(result, format, io));
+    if (format === 'shell-results') {
+      const chars = options.streamChars ?? envStreamChars();
+      model.base = await baseOf(api, result, options.first === true || options.all, chars);
+    }
+    return signals.exitStatus(printResult(result, format, io, { model }));
   } finally {
     live?.abandon();
     signals.dispose();
@@ -209,20 +279,24 @@ function runIdWord(words: string[], name: string, usage: string): string {
   return id;
 }
 
-export const WAIT_HELP = `Usage: warden wait ID [--yield DURATION] [--all-output] [--json | --format shell-results]
+export const WAIT_HELP = `Usage: warden wait ID [--yield DURATION] [--all-output] [--json | --format shell-results [--stream-chars N]]
 
 Waits for a run to end and prints its result. With --yield, returns after
-DURATION if it is still running (state running, exit status ${YIELDED_STATUS}); wait again to go on.
+DURATION if it is still running (state running, exit status ${YIELDED_STATUS}, or 0 with
+--format shell-results, whose <next> line is the command to go on); wait again to go on.
 Output an earlier yielded answer already returned is not repeated; --all-output
 prints all of it. Exit status as warden run's.`;
 
 export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string): Promise<number> {
-  const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield'], ['all-output']);
+  const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield', 'stream-chars'], ['all-output']);
   const id = runIdWord(words, 'wait', 'warden wait ID');
   if (words.length > 1) throw new UsageError('warden wait takes one run id.');
   const yieldMs = values.has('--yield') ? parseYield(values.get('--yield')!) : undefined;
+  const charsText = values.get('--stream-chars');
+  const streamChars = charsText === undefined ? undefined : Number(charsText);
+  if (charsText !== undefined && (!/^\d+$/.test(charsText) || streamChars! < 200 || streamChars! > 200_000)) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(charsText)}.`);
   const api = await host();
-  return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io });
+  return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
 }
 
 export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]

@@ -1,9 +1,12 @@
 // A finished run for its reader: a model (shell-results), a program (JSON) or
 // a person (a short summary). Also the exit status of `warden run`.
 
+import { join } from 'node:path';
 import type { RunResult } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
 import { signalNumber } from '../main/supervisor/signals';
+import { packageRoot } from '../client/package-root';
+import { answerText, envStreamChars, modelAnswer, type Pager, type Stream } from './model-answer';
 
 /** ARCHITECTURE.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
 export function exitStatusFor(result: RunResult): number {
@@ -13,32 +16,61 @@ export function exitStatusFor(result: RunResult): number {
   return 125;
 }
 
-/**
- * Text for the shell-results block: XML's five escapes, and every control
- * character XML cannot carry (all of C0 but tab, newline and carriage
- * return, and DEL) written visibly as \xNN, so an ESC of a colour code or a
- * NUL in binary output leaves a block any XML or text reader takes.
- */
-export function escapeXml(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+/** A word for a POSIX shell: double-quoted when it holds nothing special there, else single-quoted. */
+export function shellQuote(word: string): string {
+  if (!/["$`\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function shellResults(result: RunResult): string {
-  const lines = ['<shell_results>'];
-  const tag = (name: string, text: string) => lines.push(`<${name}>${escapeXml(text)}</${name}>`);
-  if (result.exitCode !== null) tag('exit_code', String(result.exitCode));
-  if (result.signal !== null) tag('signal', result.signal);
-  tag('verdict', result.verdict ?? result.state);
-  tag('elapsed', `${seconds(result.elapsedMs)}${result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : ''}`);
-  tag('stdout', result.stdout);
-  tag('stderr', result.stderr);
-  if (result.advice !== null) tag('advice', result.advice);
-  for (const note of result.notes) tag('note', note);
-  lines.push('</shell_results>');
-  return lines.join('\n');
+/** The command line that runs this warden: the Node running it and the package's bin/warden.mjs, by absolute paths. */
+export function wardenCommand(): string {
+  const root = packageRoot();
+  const bin = root ? join(root, 'bin', 'warden.mjs') : process.argv[1] ?? 'warden';
+  return `${shellQuote(process.execPath)} ${shellQuote(bin)}`;
+}
+
+/** "30s", "1500ms": a yield as --yield takes it. */
+export function durationWord(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * The commands a CLI answer names, absolute (nothing needs to be on PATH):
+ * show to page a stream, wait with the same --format, --yield and
+ * --stream-chars to continue a yielded run, stop to end it.
+ */
+export function cliPager(options: { yieldMs?: number; streamChars?: number } = {}): Pager {
+  const cmd = wardenCommand();
+  const chars = options.streamChars !== undefined ? ` --stream-chars ${options.streamChars}` : '';
+  return {
+    page: (id: string, stream: Stream, offset: number) => `${cmd} show ${id} --stream ${stream} --offset ${offset}`,
+    next: (id: string) => `${cmd} wait ${id} --format shell-results${options.yieldMs !== undefined ? ` --yield ${durationWord(options.yieldMs)}` : ''}${chars}`,
+    stop: (id: string) => `${cmd} stop ${id}`,
+  };
+}
+
+export interface ShellResultsOptions {
+  /** --stream-chars, when given (else WARDEN_MODEL_STREAM_CHARS or 8000). */
+  streamChars?: number;
+  /** The --yield the answer's <next> command keeps. */
+  yieldMs?: number;
+  base?: Partial<Record<Stream, number | null>>;
+}
+
+/**
+ * A result as a model reads it (src/cli/model-answer.ts): what decides the
+ * next step first, each stream cut around a marker naming the command that
+ * pages the rest. `base`: where this answer's output starts in what the
+ * history keeps (0: the whole output; null: not known).
+ */
+export function shellResults(result: RunResult, options: ShellResultsOptions = {}): string {
+  return answerText(
+    modelAnswer(result, {
+      streamChars: options.streamChars ?? envStreamChars(),
+      pager: cliPager({ ...(options.yieldMs !== undefined ? { yieldMs: options.yieldMs } : {}), ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}) }),
+      ...(options.base ? { base: options.base } : {}),
+    }),
+  );
 }
 
 export function humanSummary(result: RunResult): string {

@@ -1,19 +1,25 @@
 // `warden mcp`: an MCP server over stdio for agents (Claude Code, Codex,
 // Gemini CLI, ...). A client of the Warden host of the state dir: it connects
 // to the running host or starts a background one, and keeps an event stream
-// open while the agent is attached so that host does not idle out. Runs until
-// stdin closes (the agent went away), then exits 0; runs it started go on in
-// the host under their limits.
+// open while the agent is attached so that host does not idle out. It
+// answers initialize first and finds or starts the host after the handshake
+// (a tool call waits for it). Runs until stdin closes (the agent went away),
+// then exits 0; the runs it started belong to this process, so the host
+// stops those still live once it is gone (unless started with detach: true).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CliIo } from '../cli/io';
+import { defaultLimitFrom, UsageError } from '../cli/args';
+import { envStreamChars, DEFAULT_STREAM_CHARS, StreamCharsError } from '../cli/model-answer';
 import { resolveStateDir } from '../client/state-dir';
+import { processStartTime } from '../main/host/owner-pids';
 import { embeddedFromEnv } from '../client/autostart';
 import { HostLink } from './host-link';
 import { createMcpServer } from './server';
+import { BoundedStdioTransport } from './stdio';
+import { newSession } from './tools';
 
 export const MCP_HELP = `Usage: warden mcp
 
@@ -26,9 +32,19 @@ Python scripts under Warden's supervision. Register it with the agent, e.g.:
 
 Tools: run (a command, a shell line or a Python script, with a limit; returns
 when it ends or after its yield, default 30s, at most 50s), wait, stop, extend,
-list, show and sessions. Every run answer is a <shell_results> block for the
-model and the result contract (as warden run --json prints it) as
-structuredContent.
+list, show and sessions. Every run answer is sized for a model, in both forms
+(Claude Code and Codex show the model structuredContent, Gemini CLI the text):
+verdict, exit code or signal, elapsed against the limit, advice and notes
+first, then each stream cut to its head and tail (8000 characters per stream:
+WARDEN_MODEL_STREAM_CHARS, or the call's streamChars) around a marker naming
+how much was cut and the show call that pages it; the history keeps it all.
+
+Runs end with their agent: a run started here belongs to this warden mcp, and
+when it exits (the agent closed stdin, exited, crashed or was killed) the host
+stops the runs still live, with a note saying why; detach: true keeps a run.
+A run given no limit gets WARDEN_DEFAULT_LIMIT (default 10m; 0 or none: no
+limit). A shell tool's timeout argument (milliseconds) is taken as the limit;
+wait_for_previous (Gemini CLI) is accepted and ignored.
 
 It always goes through a Warden host (--embedded and WARDEN_EMBEDDED do not
 apply): the one running for the state dir ($WARDEN_STATE_DIR, default
@@ -91,22 +107,48 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   }
   if (embeddedFromEnv()) io.err('warden mcp: WARDEN_EMBEDDED is ignored: the MCP server always uses a Warden host.\n');
 
+  let defaultLimit: string | null;
+  try {
+    defaultLimit = defaultLimitFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`warden mcp: ${error.message} Using 10m.\n`);
+    defaultLimit = '10m';
+  }
+  let streamChars = DEFAULT_STREAM_CHARS;
+  try {
+    streamChars = envStreamChars();
+  } catch (error) {
+    if (!(error instanceof StreamCharsError)) throw error;
+    io.err(`warden mcp: ${error.message} Using ${DEFAULT_STREAM_CHARS}.\n`);
+  }
   const link = new HostLink(resolveStateDir());
-  const server = createMcpServer(link, packageVersion());
+  const startTime = processStartTime(process.pid);
+  let server: ReturnType<typeof createMcpServer> | null = null;
+  const clientName = () => server?.getClientVersion()?.name;
+  const session = newSession({
+    clientName,
+    owner: () => (startTime === null ? null : { pid: process.pid, startTime, label: `warden mcp for ${clientName() ?? 'an MCP client'}` }),
+    streamChars,
+    defaultLimit,
+  });
+  server = createMcpServer(link, packageVersion(), session);
   // Never die of one bad moment: a stray error is logged on stderr (stdout carries the protocol alone).
   const onStray = (error: unknown) => io.err(`warden mcp: ${error instanceof Error ? error.message : String(error)}\n`);
   process.on('uncaughtException', onStray);
   process.on('unhandledRejection', onStray);
   server.onerror = (error) => io.err(`warden mcp: ${error.message}\n`);
+  // The host is found (or started) once the handshake is done, so initialize is answered at once; a tool call waits for it.
+  server.oninitialized = () => {
+    link.api().catch((error: unknown) => io.err(`warden mcp: ${error instanceof Error ? error.message : String(error)} (tool calls try again)\n`));
+  };
 
   let stopSignal: (() => void) | null = null;
   const signalled = new Promise<void>((resolve) => (stopSignal = resolve));
   const unregister = io.onSignal(() => stopSignal?.());
   const transportClosed = new Promise<void>((resolve) => (server.onclose = resolve));
   try {
-    await server.connect(new StdioServerTransport());
-    // Connect to (or start) the host now, so the first tool call does not wait for it; a failure is retried by that call.
-    link.api().catch((error: unknown) => io.err(`warden mcp: ${error instanceof Error ? error.message : String(error)} (tool calls try again)\n`));
+    await server.connect(new BoundedStdioTransport());
     await Promise.race([stdinClosed(), signalled, transportClosed]);
   } finally {
     unregister();

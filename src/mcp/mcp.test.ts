@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,14 +99,16 @@ describe('warden mcp', { timeout: 60_000 }, () => {
       expect(tool.outputSchema?.type).toBe('object');
     }
     const run = tools.find((t) => t.name === 'run')!;
-    expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['argv', 'shell', 'python', 'session', 'cwd', 'env', 'stdin', 'limit', 'grace', 'memory', 'yield']));
-    expect(Object.keys(run.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'state', 'verdict', 'exitCode', 'stdout', 'stderr', 'advice']));
+    expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['argv', 'shell', 'python', 'session', 'cwd', 'env', 'stdin', 'limit', 'grace', 'memory', 'yield', 'detach', 'streamChars']));
+    expect(Object.keys(run.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['id', 'state', 'verdict', 'exitCode', 'stdout', 'stderr', 'advice', 'next', 'stdoutCut', 'stderrCut']));
+    // Claude Code would defer the tools behind its ToolSearch otherwise.
+    for (const tool of tools) expect(tool._meta?.['anthropic/alwaysLoad']).toBe(true);
   });
 
   it('runs a command and answers with the result contract and a shell_results block', async () => {
     const { result, text, run } = await call('run', { argv: ['bash', '-c', 'echo hi'] });
     expect(result.isError).toBeFalsy();
-    expect(run).toMatchObject({ kind: 'command', state: 'ended', verdict: 'completed', exitCode: 0, signal: null, stdout: 'hi\n', stderr: '' });
+    expect(run).toMatchObject({ kind: 'command', state: 'ended', verdict: 'completed', exitCode: 0, signal: null, stdout: 'hi\n', stderr: '', stdoutCut: 0, stderrCut: 0 });
     expect(run.id).toMatch(/^[0-9a-f]{6,32}$/);
     expect(text).toContain('<shell_results>');
     expect(text).toContain('<verdict>completed</verdict>');
@@ -138,10 +141,13 @@ describe('warden mcp', { timeout: 60_000 }, () => {
   it('yields a run still going with a <next> hint; wait returns the rest and its end', async () => {
     const first = await call('run', { shell: 'echo first; sleep 2.5; echo second', yield: '1s' });
     expect(first.run.state).toBe('running');
-    expect(first.run.verdict).toBeUndefined();
+    expect(first.run.verdict).toBe('running');
     expect(first.run.stdout).toBe('first\n');
     expect(first.text).toContain('<verdict>running</verdict>');
-    expect(first.text).toMatch(new RegExp(`<next>.*wait.*${first.run.id}.*</next>\\n</shell_results>`));
+    expect(first.text).toContain(`<next>wait {"id": "${first.run.id}"}</next>`);
+    // What Claude Code and Codex show (structuredContent): the exact call, and advice saying to make it.
+    expect((first.run as unknown as { next: string }).next).toBe(`wait {"id": "${first.run.id}"}`);
+    expect(first.run.advice).toContain(`wait {"id": "${first.run.id}"}`);
     const rest = await call('wait', { id: first.run.id });
     expect(rest.run).toMatchObject({ id: first.run.id, state: 'ended', verdict: 'completed', exitCode: 0, stdout: 'second\n' });
     expect(rest.text).not.toContain('<next>');
@@ -192,9 +198,9 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const number = await call('run', { argv: ['true'], limit: 5 });
     expectOneLineError(number.result, number.text);
     expect(number.text).toMatch(/^limit: /);
-    const extra = await call('run', { argv: ['true'], timeout: '5s' });
+    const extra = await call('run', { argv: ['true'], timeoutSeconds: 5 });
     expectOneLineError(extra.result, extra.text);
-    expect(extra.text).toContain('"timeout"');
+    expect(extra.text).toContain('"timeoutSeconds"');
     const long = await call('run', { argv: ['true'], yield: '5m' });
     expectOneLineError(long.result, long.text);
     const unknown = await call('wait', { id: 'abcdef123456' });
@@ -223,16 +229,16 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const page = await call('show', { id: run.id, stream: 'stdout', maxChars: 1000 });
     expect(page.run.stdout).toBe('x'.repeat(1000));
     expect(page.run.stderr).toBe('');
-    expect(page.text).toMatch(/<page>stdout: characters 0 to 1,000 of 30,001, 29,001 more; next page: show with \{&quot;id&quot;: &quot;[0-9a-f]+&quot;, &quot;offset&quot;: 1000, &quot;maxChars&quot;: 1000\}<\/page>/);
-    const last = await call('show', { id: run.id, offset: 29_500 });
+    expect(page.text).toMatch(/<page>stdout: characters 0 to 1,000 of 30,001, 29,001 more; next page: show with \{"id": "[0-9a-f]+", "offset": 1000, "maxChars": 1000\}<\/page>/);
+    const last = await call('show', { id: run.id, offset: 29_500, maxChars: 20_000 });
     expect(last.run.stdout).toBe(`${'x'.repeat(500)}\n`);
     expect(last.text).not.toContain('next page');
 
-    // A long output: the text block keeps its head and tail and says where the rest is; structuredContent has all of it.
+    // A long output: both forms keep its head and tail and name the show call for the rest.
     const big = await call('run', { argv: ['python3', '-c', "print('y' * 120000)"] });
-    expect(big.run.stdout).toHaveLength(120_001);
-    expect(big.text).toContain('characters omitted here; the show tool');
-    expect(big.text.length).toBeLessThan(60_000);
+    expect((big.run as unknown as { stdoutChars: number }).stdoutChars).toBe(120_001);
+    expect(big.text).toMatch(/\[warden: [\d,]+ characters of stdout cut here/);
+    expect(big.text.length).toBeLessThan(20_000);
   });
 
   it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {
@@ -353,5 +359,244 @@ describe("the run tool's arguments as a run request (the CLI's parser underneath
     expect(message({ python: 'x', stdin: 'y' })).toBe('stdin is for commands (argv or shell), not python scripts.');
     expect(message({ python: 'x', session: 'no spaces' })).toMatch(/^session: must be 1 to 64 letters/);
     expect(message({ argv: [] })).toMatch(/^argv: needs at least the command/);
+  });
+});
+
+// ---------------------------------------------------------------- what each agent's model gets
+
+/** A session as a given harness names itself in initialize (clientInfo.name). */
+async function attachAs(name: string, stateDir: string, env: Record<string, string> = {}): Promise<Attached & { transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { ...childEnv(stateDir), ...env }, stderr: 'pipe', cwd: workDir });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, transport };
+}
+
+async function callOn(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  return { result, text, json: result.structuredContent as Record<string, unknown> & { stdout: string; stderr: string; id: string } };
+}
+
+/** The run as the host has it now (the whole result contract). */
+async function hostRun(stateDir: string, id: string): Promise<RunResult | null> {
+  return (await connectToHost(stateDir))!.get(id);
+}
+
+/** Polls until `check` holds or `ms` passed; returns whether it held. */
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return check();
+}
+
+const MARKER = /\[warden: ([\d,]+) characters of (stdout|stderr) cut here \(characters ([\d,]+) to ([\d,]+)(?: of ([\d,]+))?\); read them with show (\{[^}]*\})\]/;
+const num = (text: string) => Number(text.replace(/,/g, ''));
+
+describe('what an agent receives', { timeout: 90_000 }, () => {
+  const LINES = 300_000;
+  /** 300,000 numbered lines on stdout, a traceback-like error on stderr, exit 3. */
+  const bigRun = { argv: ['python3', '-c', `import sys\nfor i in range(${LINES}): print(i)\nprint("Traceback: f('b') > \\"x\\" & <y>", file=sys.stderr)\nsys.exit(3)`] };
+  // 1,988,890 characters: under the host's output cap (2,000,000), so the history keeps it all.
+  const expectedStdout = Array.from({ length: LINES }, (_, i) => `${i}\n`).join('');
+
+  for (const [client, budget, form] of [
+    ['claude-code', 25_000, 'json'],
+    ['codex-mcp-client', 12_000, 'json'],
+    ['gemini-cli-mcp-client', 40_000, 'text'],
+  ] as const) {
+    it(`${client}: a 300,000-line run gives verdict, exit, stderr and an exact, pageable marker within ${budget} characters`, async () => {
+      const agent = await attachAs(client, dir);
+      try {
+        const { text, json, result } = await callOn(agent.client, 'run', { argv: bigRun.argv, limit: '60s' });
+        expect(result._meta?.['anthropic/maxResultSizeChars']).toBeGreaterThanOrEqual(JSON.stringify(json).length);
+        const shown = form === 'json' ? JSON.stringify(json) : text;
+        // Codex's ~12,000 and Gemini's 40,000 cuts, and Claude Code's token limit, never reach Warden's marker.
+        expect(shown.length).toBeLessThan(budget * (client === 'codex-mcp-client' ? 0.85 : 1));
+        expect(JSON.stringify(json).length).toBeLessThan(budget);
+        expect(text.length).toBeLessThan(40_000);
+        expect(json).toMatchObject({ verdict: 'failed', exitCode: 3, state: 'ended' });
+        expect(json.stderr).toContain("Traceback: f('b') > \"x\" & <y>");
+        // What decides the next step comes first in both forms.
+        expect(text.split('\n').slice(0, 4)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>3</exit_code>', expect.stringMatching(/^<elapsed>.* of a 60 s limit<\/elapsed>$/)]);
+        expect(Object.keys(json).slice(0, 4)).toEqual(['id', 'state', 'verdict', 'exitCode']);
+        expect(text).toContain("<stderr>Traceback: f('b') > \"x\" &amp; &lt;y>\n</stderr>");
+
+        const marker = MARKER.exec(json.stdout)!;
+        expect(marker).not.toBeNull();
+        const [cut, from, to, total] = [num(marker[1]!), num(marker[3]!), num(marker[4]!), num(marker[5]!)];
+        expect(total).toBe(expectedStdout.length);
+        expect(to - from).toBe(cut);
+        expect(json.stdoutCut).toBe(cut);
+        expect(json.stdoutChars).toBe(expectedStdout.length);
+        // Head and tail are exactly the output around the cut.
+        const [head, tail] = json.stdout.split(`${marker[0]}\n`);
+        expect(head).toBe(expectedStdout.slice(0, from));
+        expect(tail).toBe(expectedStdout.slice(to));
+        // The marker's call, made as written, returns the characters cut, from the first.
+        const page = await callOn(agent.client, 'show', JSON.parse(marker[6]!) as Record<string, unknown>);
+        expect(page.result.isError).toBeFalsy();
+        expect(page.json.stdout).toBe(expectedStdout.slice(from, from + page.json.stdout.length));
+        expect(page.json.stdout.length).toBeGreaterThan(1000);
+        expect(page.text).toMatch(/next page: show with \{"id": "[0-9a-f]+", "offset": \d+\}/);
+        // The whole output stays in the history.
+        expect((await hostRun(dir, json.id))!.stdout).toBe(expectedStdout);
+      } finally {
+        await agent.client.close();
+      }
+    });
+  }
+
+  it("escapes only & and < in the text, and gives advice that fits an empty stderr", async () => {
+    const { text, json } = await call('run', { shell: `printf '%s\\n' "{\\"a\\": 'b'} -> x & y < z"; exit 1` }).then((r) => ({ text: r.text, json: r.run as unknown as Record<string, string> }));
+    expect(text).toContain(`<stdout>{"a": 'b'} -> x &amp; y &lt; z\n</stdout>`);
+    expect(text).not.toMatch(/&quot;|&apos;|&gt;/);
+    expect(json.stderr).toBe('');
+    expect(json.advice).not.toMatch(/stderr for/i);
+    expect(json.advice).toMatch(/nothing on stderr/);
+  });
+
+  it('accepts and ignores wait_for_previous (Gemini CLI adds it to every call)', async () => {
+    const ran = await call('run', { argv: ['echo', 'gemini'], wait_for_previous: true });
+    expect(ran.result.isError).toBeFalsy();
+    expect(ran.run.stdout).toBe('gemini\n');
+    const waited = await call('wait', { id: ran.run.id, wait_for_previous: false });
+    expect(waited.result.isError).toBeFalsy();
+    const listed = await call('list', { wait_for_previous: true, limit: 1 });
+    expect(listed.result.isError).toBeFalsy();
+  });
+
+  it('takes timeout as milliseconds (as the shell tools do) for the limit; an unknown argument lists the accepted ones', async () => {
+    const timed = await call('run', { argv: ['bash', '-c', 'echo started; sleep 30'], timeout: 1000 });
+    expect(timed.run).toMatchObject({ verdict: 'timed-out', limitMs: 1000, stdout: 'started\n' });
+    const both = await call('run', { argv: ['true'], timeout: 1000, limit: '1s' });
+    expectOneLineError(both.result, both.text);
+    expect(both.text).toMatch(/limit or timeout, not both/);
+    const unknown = await call('run', { argv: ['true'], cmd: 'ls' });
+    expectOneLineError(unknown.result, unknown.text);
+    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, limit, grace, memory, yield, detach, streamChars, timeout (milliseconds, taken as limit).');
+    const waitUnknown = await call('wait', { id: 'abcdef123456', timeout: 5 });
+    expect(waitUnknown.text).toBe('Wait takes no argument "timeout": it takes id, yield, streamChars.');
+  });
+
+  it('gives a run with no limit WARDEN_DEFAULT_LIMIT (10m unless set; none turns it off)', async () => {
+    const plain = await call('run', { argv: ['true'] });
+    expect(plain.run.limitMs).toBe(600_000);
+    const short = await attachAs('claude-code', dir, { WARDEN_DEFAULT_LIMIT: '1s' });
+    const off = await attachAs('claude-code', dir, { WARDEN_DEFAULT_LIMIT: 'none' });
+    try {
+      const stopped = await callOn(short.client, 'run', { argv: ['sleep', '30'] });
+      expect(stopped.json).toMatchObject({ verdict: 'timed-out', limitMs: 1000 });
+      const unbounded = await callOn(off.client, 'run', { argv: ['true'] });
+      expect(unbounded.json.limitMs).toBeNull();
+    } finally {
+      await short.client.close();
+      await off.client.close();
+    }
+  });
+
+  for (const how of ['stdin closes', 'warden mcp is SIGKILLed'] as const) {
+    it(`stops the runs an agent left live within 5 s when ${how}, with a note; detach: true keeps a run`, async () => {
+      const agent = await attachAs('claude-code', dir);
+      const owned = await callOn(agent.client, 'run', { argv: ['sleep', '60'], yield: '300ms' });
+      const kept = await callOn(agent.client, 'run', { argv: ['sleep', '60'], yield: '300ms', detach: true });
+      expect(owned.json.state).toBe('running');
+      expect(kept.json.state).toBe('running');
+      if (how === 'stdin closes') await agent.client.close();
+      else process.kill(agent.transport.pid!, 'SIGKILL');
+      const ended = await eventually(async () => (await hostRun(dir, owned.json.id))?.state === 'ended', 5000);
+      expect(ended).toBe(true);
+      const result = (await hostRun(dir, owned.json.id))!;
+      expect(result.verdict).toBe('stopped');
+      expect(result.notes.join(' ')).toMatch(/Its owner, warden mcp for claude-code \(pid \d+\), went away before the run ended, so Warden stopped it/);
+      // The detached one goes on.
+      expect((await hostRun(dir, kept.json.id))!.state).toBe('running');
+      await (await connectToHost(dir))!.stop(kept.json.id, { force: true });
+      await agent.client.close();
+    });
+  }
+});
+
+describe('warden mcp over raw stdio', { timeout: 60_000 }, () => {
+  /** A warden mcp child spoken to line by line. */
+  function rawMcp(stateDir: string) {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: childEnv(stateDir), stdio: ['pipe', 'pipe', 'pipe'], cwd: workDir });
+    let out = '';
+    const waiters: (() => void)[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      waiters.splice(0).forEach((w) => w());
+    });
+    child.stderr.resume();
+    const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number; message: string } });
+    const next = async (count: number) => {
+      const until = Date.now() + 30_000;
+      while (lines().length < count && Date.now() < until) await new Promise<void>((r) => waiters.push(r));
+      return lines();
+    };
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    return { child, next, exited, write: (text: string) => child.stdin.write(text) };
+  }
+
+  const INIT = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`;
+
+  it('answers initialize before it finds or starts a host', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'wmcp-init-'));
+    stateDirs.push(fresh);
+    const mcp = rawMcp(fresh);
+    try {
+      mcp.write(INIT);
+      const [init] = await mcp.next(1);
+      expect(init).toMatchObject({ id: 1, result: { serverInfo: { name: 'warden' } } });
+      // No notifications/initialized yet: no host was looked for, none started.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(existsSync(join(fresh, 'host.log'))).toBe(false);
+      expect(await connectToHost(fresh)).toBeNull();
+      // After the handshake, a tool call gets the host (started now).
+      mcp.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      mcp.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run', arguments: { argv: ['echo', 'ok'] } } })}\n`);
+      const [, ran] = await mcp.next(2);
+      expect((ran!.result as { structuredContent: { stdout: string } }).structuredContent.stdout).toBe('ok\n');
+    } finally {
+      mcp.child.stdin.end();
+      await mcp.exited;
+      await stopHost(fresh);
+    }
+  });
+
+  it('answers every bad message with a JSON-RPC error, a message over 10 MiB too, and keeps serving', async () => {
+    const mcp = rawMcp(dir);
+    try {
+      mcp.write(INIT);
+      await mcp.next(1);
+      mcp.write('this is not json\n');
+      mcp.write('{"jsonrpc": "2.0", "id": {"no": 1}, "method": "ping"}\n');
+      mcp.write('{"jsonrpc": "2.0", "id": 7, "method": 12}\n');
+      mcp.write('[1, 2]\n');
+      mcp.write('{"jsonrpc": "1.0", "id": true}\n');
+      mcp.write('"just a string"\n');
+      mcp.write('{"truncated": \n');
+      mcp.write('null\n');
+      // Over 10 MiB, in pieces, with an id at its start.
+      mcp.write(`{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "run", "arguments": {"shell": "${'x'.repeat(1024 * 1024)}`);
+      for (let i = 0; i < 10; i++) mcp.write('y'.repeat(1024 * 1024));
+      mcp.write('"}}}\n');
+      mcp.write(`${JSON.stringify({ jsonrpc: '2.0', id: 100, method: 'ping' })}\n`);
+      const all = await mcp.next(11);
+      const errors = all.slice(1, 10);
+      expect(errors.map((e) => e.error?.code)).toEqual([-32700, -32600, -32600, -32600, -32600, -32600, -32700, -32600, -32600]);
+      expect(errors.map((e) => e.id)).toEqual([null, null, 7, null, null, null, null, null, 99]);
+      expect(errors[8]!.error!.message).toMatch(/over 10485760 bytes/);
+      expect(all[10]).toMatchObject({ id: 100, result: {} });
+      expect(mcp.child.exitCode).toBeNull();
+    } finally {
+      mcp.child.stdin.end();
+      expect(await mcp.exited).toBe(0);
+    }
   });
 });

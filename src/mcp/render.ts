@@ -1,50 +1,40 @@
-// What the model reads: the text blocks of the MCP tools' answers. A run is a
-// <shell_results> block (src/cli/render.ts), with a <next> line inside it
-// when the run goes on; lists are compact tables.
+// What the model reads: the MCP tools' answers. A run is a <shell_results>
+// block and a compact structuredContent, both cut for a model by
+// src/cli/model-answer.ts (with a <next> line / next field when the run goes
+// on); lists are compact tables.
 
 import type { RunSummary } from '../shared/history';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { count, seconds } from '../main/supervisor/format';
-import { escapeXml, shellResults } from '../cli/render';
+import { answerJson, answerText, escapeText, modelAnswerWithin, type ModelAnswerOptions, type Pager, type Stream } from '../cli/model-answer';
+
+/** The calls an MCP answer names: tool calls with their JSON arguments. */
+export const MCP_PAGER: Pager = {
+  page: (id, stream, offset) => `show {"id": "${id}", "stream": "${stream}", "offset": ${offset}}`,
+  next: (id) => `wait {"id": "${id}"}`,
+  stop: (id) => `stop {"id": "${id}"}`,
+};
 
 /**
- * Characters of each stream a text block shows whole; beyond it the block
- * keeps the head and the tail (structuredContent still has all of it, and
- * the show tool pages through the run's whole output).
+ * What each client kind shows its model, measured with the real harnesses:
+ * Claude Code (clientInfo "claude-code") and Codex ("codex-mcp-client") show
+ * the structuredContent JSON and drop the text block; Gemini CLI
+ * ("gemini-cli-mcp-client") shows the text. Both forms are sent to every
+ * client, each model-sized; the budget is the most characters of JSON an
+ * answer may take: Codex cuts a tool's output at about 12,000 characters.
  */
-export const TEXT_STREAM_CAP = 50_000;
-const HEAD = 10_000;
-
-function capStream(result: RunResult, stream: 'stdout' | 'stderr'): string {
-  const text = result[stream];
-  if (text.length <= TEXT_STREAM_CAP) return text;
-  const tail = TEXT_STREAM_CAP - HEAD;
-  const omitted = text.length - HEAD - tail;
-  return `${text.slice(0, HEAD)}\n[warden: ${count(omitted)} characters omitted here; the show tool with id "${result.id}" and stream "${stream}" pages through the whole output]\n${text.slice(-tail)}`;
+export function budgetFor(clientName: string | undefined): number {
+  if (clientName === 'codex-mcp-client') return 10_000;
+  return 24_000;
 }
 
-/** Inserts lines inside a shell_results block, before its end. */
-function withinBlock(block: string, lines: string[]): string {
-  if (lines.length === 0) return block;
-  return block.replace(/<\/shell_results>$/, `${lines.join('\n')}\n</shell_results>`);
+/** A run answer: the shell_results block and the compact structuredContent, both cut for a model. */
+export function runAnswerParts(result: RunResult, options: Omit<ModelAnswerOptions, 'pager'> & { budget: number | null; extra?: string[] }) {
+  const answer = modelAnswerWithin(result, { ...options, pager: MCP_PAGER }, options.budget);
+  return { answer, text: answerText(answer, options.extra ?? []), json: answerJson(answer) };
 }
 
-/** The next step for a run that has not ended: the wait tool, with its id. */
-export function nextLine(result: RunResult): string {
-  const where =
-    result.state === 'queued'
-      ? `queued${result.queuePosition !== undefined ? ` (position ${result.queuePosition} in session ${result.session ?? 'default'})` : ''}`
-      : result.state === 'stopping'
-        ? `stopping after ${seconds(result.elapsedMs)}`
-        : `still running after ${seconds(result.elapsedMs)}`;
-  return `<next>${escapeXml(`${where} [run ${result.id}]; call the wait tool with {"id": "${result.id}"} for more output and its end, or stop to end it`)}</next>`;
-}
-
-/** A run as a shell_results block; one not ended yet says how to go on. */
-export function runText(result: RunResult, extra: string[] = []): string {
-  const block = shellResults({ ...result, stdout: capStream(result, 'stdout'), stderr: capStream(result, 'stderr') });
-  return withinBlock(block, [...extra, ...(result.state === 'ended' ? [] : [nextLine(result)])]);
-}
+export type { Stream };
 
 function what(run: Pick<RunSummary, 'command' | 'code' | 'argv' | 'session'>): string {
   if (run.command) return run.command;
@@ -93,7 +83,7 @@ export function sessionsText(sessions: SessionInfo[]): string {
 }
 
 /** show's page size when the caller gives none. */
-export const DEFAULT_MAX_CHARS = 20_000;
+export const DEFAULT_MAX_CHARS = 8000;
 
 export interface StreamPage {
   from: number;
@@ -118,5 +108,5 @@ export function pageLines(id: string, pages: Partial<Record<'stdout' | 'stderr',
   }
   const text = lines.join('; ');
   const next = nextFrom.length > 0 ? `; next page: show with {"id": "${id}", "offset": ${Math.min(...nextFrom)}${maxChars !== DEFAULT_MAX_CHARS ? `, "maxChars": ${maxChars}` : ''}}` : '';
-  return [`<page>${escapeXml(text + next)}</page>`];
+  return [`<page>${escapeText(text + next)}</page>`];
 }

@@ -14,45 +14,36 @@ const VERDICTS = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'cras
 
 // ---------------------------------------------------------------- outputs
 
-const proc = z.looseObject({ pid: z.number(), ppid: z.number(), pgid: z.number(), command: z.string() });
-
-/** The result contract of ARCHITECTURE.md (src/shared/result.ts RunResult), as `warden run --json` prints it. */
+/**
+ * A run as a model gets it (src/cli/model-answer.ts answerJson): what decides
+ * the next step first, each stream cut to its head and tail with a marker
+ * naming the show call for the rest. `warden run --json` and `warden show
+ * --json` print the whole result contract.
+ */
 export const runResultSchema = z
   .looseObject({
     id: z.string().describe('The run id: pass it to wait, stop, extend and show.'),
-    kind: z.string().describe("'command' or 'python'."),
-    argv: z.array(z.string()).optional(),
-    code: z.string().optional(),
-    session: z.string().optional(),
-    cwd: z.string(),
-    state: z.string().describe("'queued', 'running', 'stopping' or 'ended'; not 'ended' means the run goes on: call wait."),
-    queuePosition: z.number().optional(),
-    verdict: z.string().optional().describe(`How it ended (absent while live): ${VERDICTS.join(', ')}.`),
+    state: z.string().describe("'queued', 'running', 'stopping' or 'ended'; not 'ended' means the run goes on: call wait (see next)."),
+    verdict: z.string().describe(`How it ended (${VERDICTS.join(', ')}), or its state while live.`),
     exitCode: z.number().nullable(),
     signal: z.string().nullable(),
+    elapsed: z.string().describe('Time it ran, against its limit.'),
+    advice: z.string().nullable().describe('What to do next.'),
+    notes: z.array(z.string()),
+    next: z.string().optional().describe('While the run goes on: the exact call that continues it.'),
+    stdout: z.string().describe('Its stdout (for a wait: since the last answer), cut to head and tail around a [warden: ... cut here ...] marker naming the show call that pages the rest.'),
+    stderr: z.string().describe('Its stderr, cut the same way.'),
+    stdoutCut: z.number().describe('Characters of stdout left out of this answer (show pages them; the history keeps them).'),
+    stderrCut: z.number(),
+    stdoutChars: z.number().describe('Characters of stdout this answer stood for before the cut.'),
+    stderrChars: z.number(),
+    kind: z.string(),
+    cwd: z.string(),
     startedAt: z.string(),
-    endedAt: z.string().optional(),
     elapsedMs: z.number(),
     limitMs: z.number().nullable(),
-    stop: z
-      .looseObject({
-        reason: z.string(),
-        requestedAtMs: z.number(),
-        signals: z.array(z.looseObject({ signal: z.string(), atMs: z.number() })),
-        endedBy: z.string(),
-      })
-      .optional(),
-    oom: z.looseObject({ confirmed: z.boolean(), peakBytes: z.number().optional(), limitBytes: z.number().optional() }).optional(),
-    advice: z.string().nullable(),
-    notes: z.array(z.string()),
-    stdout: z.string(),
-    stderr: z.string(),
-    stdoutTruncated: z.number(),
-    stderrTruncated: z.number(),
-    teardown: z.looseObject({ killed: z.array(proc), survivors: z.array(proc), elapsedMs: z.number(), complete: z.boolean() }).optional(),
-    peak: z.looseObject({ rssBytes: z.number(), processes: z.number() }).optional(),
   })
-  .describe('The run as the result contract describes it: the same object `warden run --json` prints.');
+  .describe("A run as a model reads it: verdict, exit, elapsed, advice and notes, then its output cut to size (show pages the rest).");
 
 const streamPage = z.looseObject({
   from: z.number().describe('Offset of the first character returned.'),
@@ -98,10 +89,26 @@ const yieldArg = duration(
   'Return after this long if the run is still going (default "30s", at most "50s"); the run keeps running and wait continues it. Durations: "500ms", "30s", "2m".',
 ).optional();
 
-const strict = <T extends z.core.$ZodLooseShape>(tool: string, shape: T) =>
+/** Arguments harnesses add to every call on their own (Gemini CLI: wait_for_previous): accepted and ignored. */
+export const IGNORED_ARGUMENTS = ['wait_for_previous'] as const;
+
+const strict = <T extends z.core.$ZodLooseShape>(tool: string, shape: T, also: string[] = []) =>
   z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `${tool} takes no argument ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : `${tool} takes an object of arguments`),
+    error: (issue) => {
+      if (issue.code !== 'unrecognized_keys') return `${tool} takes an object of arguments`;
+      const names = [...Object.keys(shape), ...also];
+      const takes = names.length === 0 ? `${tool} takes no arguments` : `it takes ${names.join(', ')}`;
+      return `${tool} takes no argument ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}: ${takes}`;
+    },
   });
+
+const streamChars = z
+  .number({ error: 'must be a number of characters' })
+  .int({ error: 'must be a whole number' })
+  .min(200, { error: 'must be 200 to 200000' })
+  .max(200_000, { error: 'must be 200 to 200000' })
+  .optional()
+  .describe('Characters of each stream the answer shows, head and tail (default 8000, WARDEN_MODEL_STREAM_CHARS); a marker names the show call for what is cut.');
 
 export const runInput = strict('run', {
   argv: z
@@ -128,13 +135,20 @@ export const runInput = strict('run', {
     .optional()
     .describe('Extra environment variables: {"NAME": "value"}. With python, used when the session\'s interpreter starts.'),
   stdin: z.string({ error: 'must be a string' }).optional().describe('Text given to the command on stdin (default: none, /dev/null). Commands only.'),
-  limit: duration('Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. Default: none. E.g. "30s", "10m".').optional(),
+  limit: duration(
+    'Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. E.g. "30s", "10m"; "0" for none. Default: WARDEN_DEFAULT_LIMIT, else "10m". (A shell tool\'s timeout, a number of milliseconds, is taken as the limit too.)',
+  ).optional(),
   grace: duration('From the limit (or a stop) to SIGKILL (default "5s"; "10s" for python).').optional(),
   memory: z.string({ error: 'must be text such as "256M" or "1G"' }).optional().describe('Memory limit in its own cgroup, e.g. "256M" or "1G" (refused where no memory cgroup is writable).'),
   yield: yieldArg,
-});
+  detach: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe('true: the run outlives this agent session (by default Warden stops the runs an agent left live when it exits).'),
+  streamChars,
+}, ['timeout (milliseconds, taken as limit)']);
 
-export const waitInput = strict('wait', { id: runId, yield: yieldArg });
+export const waitInput = strict('wait', { id: runId, yield: yieldArg, streamChars });
 
 export const stopInput = strict('stop', {
   id: runId,
@@ -178,14 +192,18 @@ export const showInput = strict('show', {
     .min(1, { error: 'must be at least 1' })
     .max(50_000, { error: 'is at most 50000' })
     .optional()
-    .describe('At most this many characters of each stream (default 20000).'),
+    .describe('At most this many characters of each stream (default 8000).'),
 });
 
 export const sessionsInput = strict('sessions', {});
 
 /** Parses tool arguments or throws InputError with the first problem as one line: "limit: must be a duration string ...". */
 export function parseToolArgs<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value ?? {});
+  let args = value ?? {};
+  if (typeof args === 'object' && args !== null && !Array.isArray(args) && IGNORED_ARGUMENTS.some((name) => Object.hasOwn(args as object, name))) {
+    args = Object.fromEntries(Object.entries(args).filter(([name]) => !(IGNORED_ARGUMENTS as readonly string[]).includes(name)));
+  }
+  const result = schema.safeParse(args);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';

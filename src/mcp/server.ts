@@ -10,9 +10,9 @@ import { InputError } from '../shared/schemas';
 import { UsageError } from '../cli/args';
 import { HostLink, NoHostError } from './host-link';
 import { jsonSchemaOf } from './schemas';
-import { ToolError, TOOLS, type ToolContext } from './tools';
+import { ToolError, TOOLS, type McpSession, type ToolContext } from './tools';
 
-const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"): at the limit Warden interrupts the run and still returns all its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and has a <next> line; call wait with its id for the rest, or stop. list and show read past runs; a person can watch every run live in the Warden app.`;
+const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"; default 10m): at the limit Warden interrupts the run and still returns its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. Long output comes cut to its head and tail, with a marker naming the show call that pages the rest. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and its next field (or <next> line) names the wait call that continues it. Runs you leave live end when you exit, unless started with detach: true. list and show read past runs; a person can watch every run live in the Warden app.`;
 
 /** One line for the model: the message of a known error, else "Internal error: ...". */
 export function errorLine(error: unknown): string {
@@ -26,25 +26,31 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-export function createMcpServer(link: HostLink, version: string): Server {
+export function createMcpServer(link: HostLink, version: string, session: McpSession): Server {
   const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const tools: Tool[] = TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchemaOf(tool.input, 'input'),
-    outputSchema: jsonSchemaOf(tool.output, 'output'),
-    annotations: { title: tool.title, ...tool.annotations },
-  }));
+  // Built at the first tools/list, not before initialize is answered.
+  let tools: Tool[] | null = null;
+  const toolList = (): Tool[] =>
+    (tools ??= TOOLS.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchemaOf(tool.input, 'input'),
+      outputSchema: jsonSchemaOf(tool.output, 'output'),
+      annotations: { title: tool.title, ...tool.annotations },
+      // Claude Code defers a server's tools behind its ToolSearch tool unless told to load them.
+      _meta: { 'anthropic/alwaysLoad': true },
+    })));
   const byName = new Map(TOOLS.map((tool) => [tool.name, tool] as const));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) return errorResult(`No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
     const token = request.params._meta?.progressToken;
     const context: ToolContext = {
       link,
+      session,
       signal: extra.signal,
       progress:
         token === undefined

@@ -17,7 +17,8 @@ import { seconds } from '../main/supervisor/format';
 import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
 import { asThisProcess } from '../client/as-this-process';
 import type { HostLink } from './host-link';
-import { DEFAULT_MAX_CHARS, listText, pageLines, runText, sessionsText, type StreamPage } from './render';
+import { budgetFor, DEFAULT_MAX_CHARS, listText, pageLines, runAnswerParts, sessionsText, type StreamPage } from './render';
+import { locate, type Stream } from '../cli/model-answer';
 import {
   extendInput,
   listInput,
@@ -45,8 +46,27 @@ export class ToolError extends Error {
   override name = 'ToolError';
 }
 
+/** What one MCP session (one agent) holds across its calls. */
+export interface McpSession {
+  /** The client's name from initialize (clientInfo.name): "claude-code", "codex-mcp-client", "gemini-cli-mcp-client". */
+  clientName(): string | undefined;
+  /** The process runs are owned by (this warden mcp): the host stops them when it is gone. Null: not owned. */
+  owner(): { pid: number; startTime: string; label: string } | null;
+  /** Characters of each stream an answer shows unless a call says otherwise. */
+  streamChars: number;
+  /** The limit of a run given none ("10m"); null: none. */
+  defaultLimit: string | null;
+  /** Per live run, where the next answer's output starts in what the history keeps (null: not known). */
+  returned: Map<string, Record<Stream, number | null>>;
+}
+
+export function newSession(options: Partial<McpSession> = {}): McpSession {
+  return { clientName: () => undefined, owner: () => null, streamChars: 8000, defaultLimit: null, returned: new Map(), ...options };
+}
+
 export interface ToolContext {
   link: HostLink;
+  session: McpSession;
   /** Sends notifications/progress for this call; null when the client sent no progressToken. */
   progress: ((progress: number, message: string, total?: number) => void) | null;
   /** Aborted when the client cancels the call: progress stops (the run goes on). */
@@ -63,12 +83,42 @@ export interface ToolDef {
   handle(args: unknown, context: ToolContext): Promise<CallToolResult>;
 }
 
-function runAnswer(result: RunResult, lead?: string): CallToolResult {
-  const block = runText(result);
+/** Claude Code saves a result longer than this to a file and shows a preview; ours fit (see render.ts budgetFor). */
+export const MAX_RESULT_SIZE_CHARS = 100_000;
+
+/**
+ * A run answer for the model, both forms cut to size. `base`: where this
+ * answer's output starts in what the history keeps (0 for a run's first
+ * answer); when not known and the output must be cut, it is found from the
+ * run's kept output, so the marker's show call is exact.
+ */
+async function runAnswer(result: RunResult, context: ToolContext, options: { base?: Record<Stream, number | null>; lead?: string; streamChars?: number; extra?: string[] } = {}): Promise<CallToolResult> {
+  const { session } = context;
+  const streamChars = options.streamChars ?? session.streamChars;
+  let base: Record<Stream, number | null> = options.base ?? session.returned.get(result.id) ?? { stdout: null, stderr: null };
+  if ((base.stdout === null && result.stdout.length > streamChars) || (base.stderr === null && result.stderr.length > streamChars)) {
+    const kept = await context.link.call((api) => api.get(result.id)).catch(() => null);
+    if (kept) base = { stdout: base.stdout ?? locate(kept.stdout, result.stdout), stderr: base.stderr ?? locate(kept.stderr, result.stderr) };
+  }
+  const { text, json } = runAnswerParts(result, { streamChars, base, budget: options.streamChars !== undefined ? null : budgetFor(session.clientName()), ...(options.extra ? { extra: options.extra } : {}) });
+  if (result.state === 'ended') session.returned.delete(result.id);
+  else {
+    const after = (stream: Stream) => {
+      const at = base[stream];
+      const dropped = stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated;
+      return at === null || dropped > 0 ? null : at + result[stream].length;
+    };
+    session.returned.set(result.id, { stdout: after('stdout'), stderr: after('stderr') });
+  }
   return {
-    content: [{ type: 'text', text: lead ? `${lead}\n${block}` : block }],
-    structuredContent: result as unknown as Record<string, unknown>,
+    content: [{ type: 'text', text: options.lead ? `${escapeLead(options.lead)}\n${text}` : text }],
+    structuredContent: options.lead ? { message: options.lead, ...json } : json,
+    _meta: { 'anthropic/maxResultSizeChars': MAX_RESULT_SIZE_CHARS },
   };
+}
+
+function escapeLead(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 }
 
 function parseYieldArg(text: string | undefined): number {
@@ -128,6 +178,21 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
     if (error instanceof UsageError) throw new InputError(asToolMessage(error.message));
     throw error;
   }
+}
+
+/**
+ * `timeout`, as models trained on shell tools send it: a number of
+ * milliseconds (Claude Code's Bash and Codex's shell take it so), or a
+ * duration string; taken as the limit.
+ */
+export function timeoutAsLimit(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Object.hasOwn(raw, 'timeout')) return raw;
+  const { timeout, ...rest } = raw as Record<string, unknown>;
+  if (rest.limit !== undefined) throw new InputError('Give limit or timeout, not both: limit takes a duration ("30s", "10m"); timeout is the same in milliseconds.');
+  if (typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0) return { ...rest, limit: `${Math.round(timeout)}ms` };
+  if (typeof timeout === 'string' && /^\d+$/.test(timeout.trim())) return { ...rest, limit: `${timeout.trim()}ms` };
+  if (typeof timeout === 'string' && parseDuration(timeout) !== undefined) return { ...rest, limit: timeout };
+  throw new InputError(`timeout takes milliseconds (120000 is 2 minutes), not ${JSON.stringify(timeout)}; or give limit a duration such as "30s" or "10m".`);
 }
 
 /** ANSI escape sequences (colours, cursor moves), left out of a progress message. */
@@ -229,10 +294,12 @@ export const TOOLS: ToolDef[] = [
     output: runResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async handle(raw, context) {
-      const args = parseToolArgs(runInput, raw);
-      const request = asThisProcess(runRequestFrom(args));
+      const args = parseToolArgs(runInput, timeoutAsLimit(raw));
+      const withLimit = args.limit === undefined && context.session.defaultLimit !== null ? { ...args, limit: context.session.defaultLimit } : args;
+      const request = asThisProcess(runRequestFrom(withLimit));
       const yieldMs = parseYieldArg(args.yield);
-      const started = await context.link.call((api) => api.start(request));
+      const owner = args.detach === true ? null : context.session.owner();
+      const started = await context.link.call((api) => api.start(request, owner ? { ownerPid: owner } : {}));
       let result: RunResult;
       try {
         result = await waitWithProgress(context, started.id, yieldMs, { startElapsedMs: started.elapsedMs, limitMs: started.limitMs });
@@ -241,7 +308,7 @@ export const TOOLS: ToolDef[] = [
         const why = error instanceof Error ? error.message : String(error);
         throw new ToolError(`Run ${started.id} started, but waiting on it failed: ${why}`);
       }
-      return runAnswer(result);
+      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, ...(args.streamChars !== undefined ? { streamChars: args.streamChars } : {}) });
     },
   },
   {
@@ -254,7 +321,7 @@ export const TOOLS: ToolDef[] = [
     async handle(raw, context) {
       const args = parseToolArgs(waitInput, raw);
       const yieldMs = parseYieldArg(args.yield);
-      return runAnswer(await waitWithProgress(context, args.id, yieldMs));
+      return runAnswer(await waitWithProgress(context, args.id, yieldMs), context, args.streamChars !== undefined ? { streamChars: args.streamChars } : {});
     },
   },
   {
@@ -278,11 +345,11 @@ export const TOOLS: ToolDef[] = [
         }
       });
       if (snapshot.state === 'ended' && snapshot.stop?.reason !== 'user') {
-        return runAnswer(snapshot, `Run ${snapshot.id} had already ended (${snapshot.verdict ?? 'ended'}); nothing was stopped.`);
+        return runAnswer(snapshot, context, { base: { stdout: 0, stderr: 0 }, lead: `Run ${snapshot.id} had already ended (${snapshot.verdict ?? 'ended'}); nothing was stopped.` });
       }
       // The stop sequence takes up to the grace; a very long grace yields like wait does.
-      const result = snapshot.state === 'ended' ? snapshot : await waitWithProgress(context, args.id, MAX_YIELD_MS, { startElapsedMs: snapshot.elapsedMs, limitMs: snapshot.limitMs });
-      return runAnswer(result);
+      if (snapshot.state === 'ended') return runAnswer(snapshot, context, { base: { stdout: 0, stderr: 0 } });
+      return runAnswer(await waitWithProgress(context, args.id, MAX_YIELD_MS, { startElapsedMs: snapshot.elapsedMs, limitMs: snapshot.limitMs }), context);
     },
   },
   {
@@ -298,7 +365,7 @@ export const TOOLS: ToolDef[] = [
       if (byMs === undefined || byMs <= 0) throw new InputError(`by takes a duration such as 30s or 5m, not ${JSON.stringify(args.by)}.`);
       const result = await context.link.call((api) => api.extend(args.id, byMs));
       const limit = result.limitMs !== null ? `a ${seconds(result.limitMs)} limit` : 'no limit';
-      return runAnswer(result, `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).`);
+      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, lead: `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).` });
     },
   },
   {
@@ -365,9 +432,12 @@ export const TOOLS: ToolDef[] = [
         text[s] = all.slice(from, to);
       }
       const paged: RunResult = { ...result, stdout: text.stdout, stderr: text.stderr };
+      // A page is not cut again: maxChars is its size (at most 50,000 per stream).
+      const { text: block, json } = runAnswerParts(paged, { streamChars: Math.max(maxChars, 200_000), base: { stdout: null, stderr: null }, budget: null, extra: pageLines(result.id, pages, maxChars) });
       return {
-        content: [{ type: 'text', text: runText(paged, pageLines(result.id, pages, maxChars)) }],
-        structuredContent: { ...(paged as unknown as Record<string, unknown>), page: { stream, ...pages } },
+        content: [{ type: 'text', text: block }],
+        structuredContent: { ...json, page: { stream, ...pages } },
+        _meta: { 'anthropic/maxResultSizeChars': MAX_RESULT_SIZE_CHARS },
       };
     },
   },

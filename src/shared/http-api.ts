@@ -102,6 +102,28 @@ export function historyQueryString(query: HistoryQuery = {}): string {
   });
 }
 
+/**
+ * Who owns a run being started. `owner: 'connection'`: this client's
+ * connection; the host stops the run if it closes before the run ends (a
+ * transport that keeps one connection, as the CLI's does, makes that "while
+ * this process lives"). `ownerPid`: a process, known by its pid and start
+ * time (/proc/PID/stat field 22, so a reused pid does not count); the host
+ * stops the run when that process is gone, with a note naming `label`.
+ */
+export interface StartOptions {
+  owner?: 'connection';
+  ownerPid?: { pid: number; startTime: string; label?: string };
+}
+
+export function startQuery(options: StartOptions = {}): string {
+  return queryString({
+    owner: options.owner,
+    ownerPid: options.ownerPid?.pid,
+    ownerStart: options.ownerPid?.startTime,
+    ownerLabel: options.ownerPid?.label,
+  });
+}
+
 export interface HttpWardenApiOptions {
   /** Called when the event stream reports a gap: a UI refetches what it shows. */
   onGap?: () => void;
@@ -131,8 +153,8 @@ export class HttpWardenApi implements WardenApi {
    * that keeps one connection, as the CLI's does, makes that "while this
    * process lives").
    */
-  start(request: RunRequest, options: { owner?: 'connection' } = {}): Promise<RunResult> {
-    return this.call('POST', options.owner ? `${ROUTES.runs}?owner=${options.owner}` : ROUTES.runs, request);
+  start(request: RunRequest, options: StartOptions = {}): Promise<RunResult> {
+    return this.call('POST', `${ROUTES.runs}${startQuery(options)}`, request);
   }
 
   stop(id: string, options: { force?: boolean; note?: string } = {}): Promise<RunResult> {

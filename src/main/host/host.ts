@@ -329,14 +329,18 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     webRoot: options.webRoot === undefined ? defaultWebRoot() : options.webRoot,
     port: () => tcpPort,
     log,
-    onOwnerGone: (id) => {
+    onOwnerGone: (id, note) => {
       const run = supervisor.get(id);
       if (!run || run.state === 'ended') return;
-      log(`run ${id}: its client went away before the end; stopping it`);
+      log(`run ${id}: its ${note ? 'owner' : 'client'} went away before the end; stopping it`);
       supervisor.stop(id, {
         reason: 'user',
-        note: 'Its client (the warden run that started it) went away before the end, so the host stopped it: a run started without --yield belongs to its command, as with timeout(1).',
+        note: note ?? 'Its client (the warden run that started it) went away before the end, so the host stopped it: a run started without --yield belongs to its command, as with timeout(1).',
       });
+    },
+    isLive: (id) => {
+      const run = supervisor.get(id);
+      return run !== undefined && run !== null && run.state !== 'ended';
     },
   });
 

@@ -18,6 +18,7 @@ import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, pa
 import { WardenInputError } from '../supervisor/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
+import { OwnerPids, type PidOwner } from './owner-pids';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const SESSION_COOKIE = 'warden_session';
@@ -42,7 +43,9 @@ export interface ControlServerOptions {
    * A run started with ?owner=connection whose client's connection closed
    * while it was live (the client died or was killed): the host stops it.
    */
-  onOwnerGone?: (runId: string) => void;
+  onOwnerGone?: (runId: string, note?: string) => void;
+  /** Whether a run is live: an owner watch of an ended run is dropped. */
+  isLive?: (runId: string) => boolean;
 }
 
 class HttpError extends Error {
@@ -152,6 +155,29 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
       }
     });
   });
+}
+
+/** The owners a run start names in its query: its connection, and/or a process (pid, start time, label for the note). */
+function ownerQuery(params: URLSearchParams): { connection: boolean; pid: PidOwner | null } {
+  const allowed = new Set(['owner', 'ownerPid', 'ownerStart', 'ownerLabel']);
+  for (const [key, value] of params) {
+    if (!allowed.has(key)) throw new HttpError(400, `Starting a run takes only the query owner=connection and ownerPid, ownerStart, ownerLabel, not ${key}.`);
+    if (params.getAll(key).length > 1) throw new HttpError(400, `The query gives ${key} twice.`);
+    if (key === 'owner' && value !== 'connection') throw new HttpError(400, `owner takes only connection, not ${JSON.stringify(value.slice(0, 40))}.`);
+  }
+  const pidText = params.get('ownerPid');
+  const start = params.get('ownerStart');
+  if ((pidText === null) !== (start === null)) throw new HttpError(400, 'ownerPid and ownerStart go together (the start time tells a reused pid from its owner).');
+  if (pidText === null || start === null) {
+    if (params.has('ownerLabel')) throw new HttpError(400, 'ownerLabel goes with ownerPid.');
+    return { connection: params.has('owner'), pid: null };
+  }
+  const pid = Number(pidText);
+  if (!/^\d{1,10}$/.test(pidText) || !Number.isSafeInteger(pid) || pid < 2) throw new HttpError(400, `ownerPid takes a process id (a whole number from 2), not ${JSON.stringify(pidText.slice(0, 40))}.`);
+  if (!/^\d{1,20}$/.test(start)) throw new HttpError(400, `ownerStart takes the process's start time from /proc/PID/stat (a whole number), not ${JSON.stringify(start.slice(0, 40))}.`);
+  const rawLabel = params.get('ownerLabel') ?? `process ${pid}`;
+  const label = rawLabel.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ').trim().slice(0, 120) || `process ${pid}`;
+  return { connection: params.has('owner'), pid: { pid, startTime: start, label } };
 }
 
 /** Query values as the schemas take them: numbers where the text is a number, comma lists for verdicts. */
@@ -284,6 +310,10 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   const oneTime = new Set<string>();
   const sessions = new Set<string>();
   const webRoot = options.webRoot ? resolve(options.webRoot) : null;
+  const ownerPids = new OwnerPids(
+    (runId, note) => options.onOwnerGone?.(runId, note),
+    (runId) => options.isLive?.(runId) ?? true,
+  );
 
   /** DNS rebinding and cross-site requests: only pages on our own loopback origin. */
   function checkTcpOrigin(req: IncomingMessage): void {
@@ -332,18 +362,17 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       if (method === 'POST') {
         // ?owner=connection: the run belongs to this client, as a command belongs to timeout(1);
         // when the connection closes before the run ends, the host stops it.
-        for (const [key, value] of url.searchParams) {
-          if (key !== 'owner' || value !== 'connection') throw new HttpError(400, `Starting a run takes only the query owner=connection, not ${key}=${value}.`);
-        }
-        const owned = url.searchParams.has('owner');
+        // ?ownerPid=PID&ownerStart=T[&ownerLabel=L]: it belongs to that process; when it is gone, the host stops it.
+        const owned = ownerQuery(url.searchParams);
         const request = parseRunRequest(await body());
         const started = await api.start(request);
-        if (owned && started.state !== 'ended') {
+        if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;
           const gone = () => options.onOwnerGone?.(started.id);
           if (socket.destroyed) queueMicrotask(gone);
           else socket.once('close', gone);
         }
+        if (owned.pid && started.state !== 'ended') ownerPids.add(started.id, owned.pid);
         return send(res, 201, started);
       }
       if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });

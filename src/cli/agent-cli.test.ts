@@ -1,0 +1,161 @@
+// `warden run` and `warden wait` as an agent's shell hook uses them (real
+// processes, a real background host): --format shell-results sized for a
+// model, with exact absolute commands to page and to continue; a yield that
+// exits 0; runs owned by an agent's pid (--owner-pid) or by nobody
+// (--detach); the default limit; the background-host line kept off a stderr
+// that is no terminal.
+
+import { execa } from 'execa';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectToHost } from '../client/transport';
+import type { RunResult } from '../shared/result';
+import { stopBackgroundHosts } from './testkit';
+
+const BIN = resolve(__dirname, '../../bin/warden.mjs');
+const dirs: string[] = [];
+
+function stateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wagent-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const dir = stateDir();
+
+function warden(args: string[], env: Record<string, string> = {}) {
+  return execa(process.execPath, [BIN, ...args], { reject: false, env: { WARDEN_STATE_DIR: dir, WARDEN_HOST_IDLE: '30s', ...env }, stdin: 'ignore', timeout: 60_000, stripFinalNewline: false });
+}
+
+/** Runs a command line as an agent's shell tool would: bash -c. */
+function bash(line: string) {
+  return execa('bash', ['-c', line], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore', timeout: 60_000, stripFinalNewline: false });
+}
+
+async function hostRun(id: string): Promise<RunResult> {
+  return (await (await connectToHost(dir))!.get(id))!;
+}
+
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return check();
+}
+
+const idOf = (text: string) => /(?:wait|show|stop) ([0-9a-f]{6,32})\b/.exec(text)![1]!;
+const WARDEN = `"${process.execPath}" "${BIN}"`;
+
+afterAll(() => stopBackgroundHosts(dirs), 60_000);
+
+describe('warden run --format shell-results, for a model', { timeout: 60_000 }, () => {
+  it('cuts a 300,000-line run to its head and tail; the marker names the exact absolute show command for the cut', async () => {
+    const expected = Array.from({ length: 300_000 }, (_, i) => `${i + 1}\n`).join('');
+    const ran = await warden(['run', '--format', 'shell-results', '--', 'bash', '-c', 'seq 1 300000; echo "boom: it\'s <bad> & \\"worse\\"" >&2; exit 4']);
+    expect(ran.exitCode).toBe(4);
+    expect(ran.stdout.length).toBeLessThan(20_000);
+    const lines = ran.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>4</exit_code>']);
+    expect(ran.stdout).toContain(`<stderr>boom: it's &lt;bad> &amp; "worse"\n</stderr>`);
+    const marker = /\[warden: ([\d,]+) characters of stdout cut here \(characters ([\d,]+) to ([\d,]+) of ([\d,]+)\); read them with (.*)\]/.exec(ran.stdout)!;
+    expect(marker).not.toBeNull();
+    const n = (i: number) => Number(marker[i]!.replace(/,/g, ''));
+    expect(n(4)).toBe(expected.length);
+    expect(n(3) - n(2)).toBe(n(1));
+    expect(marker[5]).toMatch(new RegExp(`^${WARDEN.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} show [0-9a-f]+ --stream stdout --offset ${n(2)}$`));
+    const stdoutBlock = /<stdout>([^]*)<\/stdout>/.exec(ran.stdout)![1]!;
+    const [head, tail] = stdoutBlock.split(`${marker[0]}\n`);
+    expect(head).toBe(expected.slice(0, n(2)));
+    expect(tail).toBe(expected.slice(n(3)));
+    // The command, run as written by a shell: the characters cut, from the first, and where the next page is.
+    const page = await bash(marker[5]!);
+    expect(page.exitCode).toBe(0);
+    expect(page.stdout).toBe(expected.slice(n(2), n(2) + 8000));
+    expect(page.stderr).toContain(`show ${idOf(marker[5]!)} --stream stdout --offset ${n(2) + 8000}`);
+  });
+
+  it('a yield exits 0 and its <next> line is the exact command (absolute paths, same --format and --yield) that continues it', async () => {
+    const first = await warden(['run', '--format', 'shell-results', '--yield', '1s', '--', 'bash', '-c', 'echo one; sleep 2; echo two; exit 3']);
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain('<verdict>running</verdict>');
+    const next = /<next>(.*)<\/next>/.exec(first.stdout)![1]!;
+    const id = idOf(next);
+    expect(next).toBe(`${WARDEN} wait ${id} --format shell-results --yield 1s`);
+    expect(first.stdout).toMatch(/<advice>It is still running, and keeps going in Warden\. Call .* wait .* for more output/);
+    expect(first.stdout).toContain('<stdout>one\n</stdout>');
+    let answer = await bash(next);
+    for (let i = 0; i < 10 && answer.stdout.includes('<verdict>running</verdict>'); i++) {
+      expect(answer.exitCode).toBe(0);
+      answer = await bash(/<next>(.*)<\/next>/.exec(answer.stdout)![1]!);
+    }
+    expect(answer.exitCode).toBe(3);
+    expect(answer.stdout).toContain('<verdict>failed</verdict>');
+    expect(answer.stdout).toContain('<stdout>two\n</stdout>');
+    expect(answer.stdout).not.toContain('<next>');
+  });
+
+  it('--owner-pid: the host stops the run within 5 s of that process exiting, with a note; the run gets the default limit', async () => {
+    const owner = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const ran = await warden(['run', '--json', '--yield', '300ms', '--owner-pid', String(owner.pid), '--', 'sleep', '60']);
+      expect(ran.exitCode).toBe(75);
+      const run = JSON.parse(ran.stdout) as RunResult;
+      expect(run.limitMs).toBe(600_000);
+      owner.kill('SIGKILL');
+      expect(await eventually(async () => (await hostRun(run.id)).state === 'ended', 5000)).toBe(true);
+      const ended = await hostRun(run.id);
+      expect(ended.verdict).toBe('stopped');
+      expect(ended.notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away before the run ended, so Warden stopped it`);
+    } finally {
+      owner.kill('SIGKILL');
+    }
+    // WARDEN_DEFAULT_LIMIT sets it; --limit wins; a pid that runs nothing is refused.
+    const self = String(process.pid);
+    const short = await warden(['run', '--json', '--owner-pid', self, '--', 'sleep', '30'], { WARDEN_DEFAULT_LIMIT: '1s' });
+    expect(JSON.parse(short.stdout)).toMatchObject({ verdict: 'timed-out', limitMs: 1000 });
+    const given = await warden(['run', '--json', '--owner-pid', self, '--limit', '5s', '--', 'true'], { WARDEN_DEFAULT_LIMIT: '1s' });
+    expect(JSON.parse(given.stdout)).toMatchObject({ verdict: 'completed', limitMs: 5000 });
+    const none = await warden(['run', '--json', '--owner-pid', '999999999', '--', 'true']);
+    expect(none.exitCode).toBe(125);
+    expect(none.stderr.trim()).toBe('warden: --owner-pid 999999999: no such process is running.');
+  });
+
+  it('--detach: the run outlives a SIGKILLed warden run; without it the run is stopped', async () => {
+    const detached = execa(process.execPath, [BIN, 'run', '--json', '--detach', '--', 'bash', '-c', 'echo $$; sleep 30'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore' });
+    const owned = execa(process.execPath, [BIN, 'run', '--json', '--', 'bash', '-c', 'echo $$; sleep 30'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore' });
+    const api = (await eventually(async () => (await connectToHost(dir)) !== null, 20_000), (await connectToHost(dir))!);
+    let live: RunResult[] = [];
+    await eventually(async () => (live = (await api.list()).filter((r) => r.argv?.[2] === 'echo $$; sleep 30' && r.stdout !== '')).length === 2, 20_000);
+    expect(live).toHaveLength(2);
+    detached.kill('SIGKILL');
+    owned.kill('SIGKILL');
+    await Promise.all([detached, owned]);
+    const ids = live.map((r) => r.id);
+    // The owned one is stopped; the detached one goes on.
+    expect(await eventually(async () => (await Promise.all(ids.map(hostRun))).some((r) => r.state === 'ended'), 5000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1000));
+    const states = await Promise.all(ids.map(hostRun));
+    expect(states.map((r) => r.state).sort()).toEqual(['ended', 'running']);
+    const survivor = states.find((r) => r.state === 'running')!;
+    await api.stop(survivor.id, { force: true });
+  });
+});
+
+describe('the background-host line', { timeout: 60_000 }, () => {
+  it('goes to host.log, and to stderr only when stderr is a terminal', async () => {
+    const piped = stateDir();
+    const quiet = await execa(process.execPath, [BIN, 'run', '--', 'true'], { reject: false, env: { WARDEN_STATE_DIR: piped }, stdin: 'ignore' });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).not.toMatch(/starting a background/);
+    expect(readFileSync(join(piped, 'host.log'), 'utf8')).toMatch(/starting a background host/);
+    // Under a terminal (script(1) gives the command a pty): said there too.
+    const tty = stateDir();
+    const loud = await execa('script', ['-qec', `"${process.execPath}" "${BIN}" run -- true`, '/dev/null'], { reject: false, env: { WARDEN_STATE_DIR: tty }, stdin: 'ignore' });
+    expect(loud.stdout).toMatch(/warden: starting a background Warden host for /);
+  });
+});

@@ -1,0 +1,284 @@
+// A run's result sized for a model, in the two forms models are shown: the
+// <shell_results> text block (Gemini CLI shows MCP text; a shell hook's
+// `warden run --format shell-results` prints it) and the compact JSON of
+// MCP structuredContent (Claude Code and Codex show that and drop the text).
+// Both put first what decides the next step (verdict, exit code or signal,
+// elapsed against the limit, advice, notes, the call that continues a live
+// run), then each stream cut to its head and tail with an exact marker: how
+// many characters were cut, and the call that pages them. The whole output
+// stays in the history. Used by `warden mcp` and by the CLI alike; only the
+// calls named differ (a tool call, or an absolute command line).
+
+import type { RunResult } from '../shared/result';
+import { count, seconds } from '../main/supervisor/format';
+
+export type Stream = 'stdout' | 'stderr';
+
+/** Characters of each stream an answer shows when not told (WARDEN_MODEL_STREAM_CHARS overrides). */
+export const DEFAULT_STREAM_CHARS = 8000;
+/** The fewest characters of a stream worth showing (below it a cut shows nothing useful). */
+export const MIN_STREAM_CHARS = 200;
+/** The most a caller may ask for per stream. */
+export const MAX_STREAM_CHARS = 200_000;
+/** Of a cut stream's characters shown, the share from its start; the rest is its end, where errors are. */
+const HEAD_SHARE = 0.25;
+/** A cut moves up to this far to fall on a line break. */
+const SNAP_CHARS = 200;
+
+/** How the answer names the calls a model makes next. */
+export interface Pager {
+  /** The exact call that returns `stream` of run `id` from `offset` (of the output the history keeps). */
+  page(id: string, stream: Stream, offset: number): string;
+  /** The exact call that continues a run not ended yet. */
+  next(id: string): string;
+  /** What "stop it" is called: the stop tool, or a command. */
+  stop(id: string): string;
+}
+
+export interface ModelAnswerOptions {
+  streamChars: number;
+  pager: Pager;
+  /**
+   * Where this answer's text of each stream starts in the output the history
+   * keeps (0 for an answer carrying the whole output); null when not known
+   * (the marker then names the call without an offset).
+   */
+  base?: Partial<Record<Stream, number | null>>;
+}
+
+export interface CutStream {
+  /** What the answer shows: the stream, or its head, a marker and its tail. */
+  text: string;
+  /** Characters left out of `text` (0 when whole). */
+  cut: number;
+  /** Characters of the stream this answer carried before the cut. */
+  chars: number;
+}
+
+/** The `WARDEN_MODEL_STREAM_CHARS` setting: a whole number of characters, else undefined (one line on a bad value). */
+export function streamCharsFrom(text: string | undefined, what: string): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < MIN_STREAM_CHARS || n > MAX_STREAM_CHARS) {
+    throw new StreamCharsError(`${what} takes a number of characters from ${MIN_STREAM_CHARS} to ${MAX_STREAM_CHARS}, not ${JSON.stringify(text)}.`);
+  }
+  return n;
+}
+
+export class StreamCharsError extends Error {
+  override name = 'StreamCharsError';
+}
+
+/** The per-stream size from the environment, or the default. */
+export function envStreamChars(env: NodeJS.ProcessEnv = process.env): number {
+  return streamCharsFrom(env.WARDEN_MODEL_STREAM_CHARS, 'WARDEN_MODEL_STREAM_CHARS') ?? DEFAULT_STREAM_CHARS;
+}
+
+/**
+ * `text` cut to at most about `max` characters: its head and tail, each cut
+ * moved to a line break when one is near, and between them a marker naming
+ * the characters cut and the call that pages them. `base`: where `text`
+ * starts in the stream the history keeps (null: not known).
+ */
+export function cutStream(text: string, max: number, marker: (from: number | null, cut: number) => string, base: number | null = 0): CutStream {
+  if (text.length <= max) return { text, cut: 0, chars: text.length };
+  let headEnd = Math.floor(max * HEAD_SHARE);
+  let tailStart = text.length - (max - headEnd);
+  const newline = text.lastIndexOf('\n', headEnd - 1);
+  if (newline >= 0 && headEnd - (newline + 1) <= SNAP_CHARS) headEnd = newline + 1;
+  const tailBreak = text.indexOf('\n', tailStart);
+  if (tailBreak >= 0 && tailBreak + 1 - tailStart <= SNAP_CHARS && tailBreak + 1 < text.length) tailStart = tailBreak + 1;
+  // A surrogate pair is never split: a half is not a character.
+  if (isLowSurrogate(text.charCodeAt(headEnd))) headEnd -= 1;
+  if (isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
+  const cut = tailStart - headEnd;
+  const from = base === null ? null : base + headEnd;
+  const head = text.slice(0, headEnd);
+  const sep = head === '' || head.endsWith('\n') ? '' : '\n';
+  return { text: `${head}${sep}${marker(from, cut)}\n${text.slice(tailStart)}`, cut, chars: text.length };
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The marker a cut stream carries in place of what was cut. */
+export function cutMarker(pager: Pager, id: string, stream: Stream, from: number | null, cut: number, total: number | null): string {
+  const where = from === null ? '' : ` (characters ${count(from)} to ${count(from + cut)}${total !== null ? ` of ${count(total)}` : ''})`;
+  const call = from === null ? `${pager.page(id, stream, 0)} pages the whole ${stream} from its start` : `read them with ${pager.page(id, stream, from)}`;
+  return `[warden: ${count(cut)} characters of ${stream} cut here${where}; ${call}]`;
+}
+
+/** Advice that fits what was seen: nothing about stderr when the run printed none. */
+export function fitAdvice(advice: string | null, stderrSeen: boolean, stdoutSeen: boolean): string | null {
+  if (advice === null || stderrSeen) return advice;
+  const where = stdoutSeen ? 'the end of stdout may say why' : 'it printed nothing on stdout either';
+  return advice
+    .replace(/^Read stderr for the error the command reported\.$/, `It wrote nothing on stderr; ${where}.`)
+    .replace(/^Exit code 2 often means a usage error: check the arguments, then read stderr\.$/, `Exit code 2 often means a usage error: check the arguments (nothing was written on stderr; ${where}).`)
+    .replace(/^Read stderr for why it exited with (\d+); /, (_m, code: string) => `It exited with ${code} and wrote nothing on stderr (${where}); `)
+    .replace(/\bread stderr\b/g, 'check its output');
+}
+
+/** "12 s of a 10 min limit", "3.5 s (no limit)". */
+export function elapsedText(result: Pick<RunResult, 'elapsedMs' | 'limitMs'>): string {
+  return `${seconds(result.elapsedMs)}${result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : ' (no limit)'}`;
+}
+
+/** The advice for a run not ended yet: call wait (or stop). */
+function liveAdvice(result: RunResult, pager: Pager): string {
+  const where =
+    result.state === 'queued'
+      ? `It is queued${result.queuePosition !== undefined ? ` (position ${result.queuePosition} in session ${result.session ?? 'default'})` : ''}`
+      : result.state === 'stopping'
+        ? 'It is being stopped'
+        : 'It is still running';
+  return `${where}, and keeps going in Warden. Call ${pager.next(result.id)} for more output and how it ends (or ${pager.stop(result.id)} to end it).`;
+}
+
+/** A result as a model should read it: what decides the next step first, each stream cut to size. */
+export interface ModelAnswer {
+  id: string;
+  state: RunResult['state'];
+  verdict: string;
+  exitCode: number | null;
+  signal: string | null;
+  elapsed: string;
+  advice: string | null;
+  notes: string[];
+  next: string | null;
+  stdout: CutStream;
+  stderr: CutStream;
+  result: RunResult;
+}
+
+export function modelAnswer(result: RunResult, options: ModelAnswerOptions): ModelAnswer {
+  const { pager, streamChars } = options;
+  const cut = (stream: Stream): CutStream => {
+    const base = options.base?.[stream] === undefined ? 0 : options.base[stream]!;
+    // The stream's total in the history is known when this answer carries all of it.
+    const total = base === 0 ? result[stream].length : null;
+    return cutStream(result[stream], streamChars, (from, n) => cutMarker(pager, result.id, stream, from, n, total), base);
+  };
+  const stdout = cut('stdout');
+  const stderr = cut('stderr');
+  const ended = result.state === 'ended';
+  const wholeOutput = (options.base?.stderr ?? 0) === 0;
+  const advice = ended ? fitAdvice(result.advice, result.stderr.length > 0 || !wholeOutput, result.stdout.length > 0) : (result.advice ?? liveAdvice(result, pager));
+  const notes = [...result.notes];
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const dropped = stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated;
+    if (dropped > 0) notes.push(`Warden kept the head and tail of ${stream}: ${count(dropped)} characters in its middle were not kept.`);
+  }
+  return {
+    id: result.id,
+    state: result.state,
+    verdict: result.verdict ?? result.state,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    elapsed: elapsedText(result),
+    advice,
+    notes,
+    next: ended ? null : pager.next(result.id),
+    stdout,
+    stderr,
+    result,
+  };
+}
+
+/**
+ * Text for a shell_results block: only `&` and `<` are escaped (all a reader
+ * needs to find the tags), and every control character XML cannot carry
+ * (C0 but tab, newline and carriage return, and DEL) is written as \xNN.
+ */
+export function escapeText(text: string): string {
+  return text
+    .replace(/[&<]/g, (c) => (c === '&' ? '&amp;' : '&lt;'))
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** The answer as a <shell_results> block; `extra` lines (a page line) go before the streams. */
+export function answerText(answer: ModelAnswer, extra: string[] = []): string {
+  const lines = ['<shell_results>'];
+  const tag = (name: string, text: string) => lines.push(`<${name}>${escapeText(text)}</${name}>`);
+  tag('verdict', answer.verdict);
+  if (answer.exitCode !== null) tag('exit_code', String(answer.exitCode));
+  if (answer.signal !== null) tag('signal', answer.signal);
+  tag('elapsed', answer.elapsed);
+  if (answer.advice !== null) tag('advice', answer.advice);
+  for (const note of answer.notes) tag('note', note);
+  if (answer.next !== null) tag('next', answer.next);
+  lines.push(...extra);
+  tag('stdout', answer.stdout.text);
+  tag('stderr', answer.stderr.text);
+  lines.push('</shell_results>');
+  return lines.join('\n');
+}
+
+/**
+ * The answer as structuredContent: the same order, the streams cut, their cut
+ * counts and totals, and the run's record without what a model does not need
+ * (argv and code it sent, the full process lists of teardown).
+ */
+export function answerJson(answer: ModelAnswer): Record<string, unknown> {
+  const r = answer.result;
+  return {
+    id: answer.id,
+    state: answer.state,
+    verdict: answer.verdict,
+    exitCode: answer.exitCode,
+    signal: answer.signal,
+    elapsed: answer.elapsed,
+    advice: answer.advice,
+    notes: answer.notes,
+    ...(answer.next !== null ? { next: answer.next } : {}),
+    stdout: answer.stdout.text,
+    stderr: answer.stderr.text,
+    stdoutCut: answer.stdout.cut,
+    stderrCut: answer.stderr.cut,
+    stdoutChars: answer.stdout.chars,
+    stderrChars: answer.stderr.chars,
+    kind: r.kind,
+    ...(r.session !== undefined ? { session: r.session } : {}),
+    cwd: r.cwd,
+    startedAt: r.startedAt,
+    ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
+    elapsedMs: r.elapsedMs,
+    limitMs: r.limitMs,
+    ...(r.queuePosition !== undefined ? { queuePosition: r.queuePosition } : {}),
+    ...(r.stop ? { stop: { reason: r.stop.reason, endedBy: r.stop.endedBy, signals: r.stop.signals.map((s) => s.signal) } } : {}),
+    ...(r.oom ? { oom: r.oom } : {}),
+    ...(r.peak ? { peak: r.peak } : {}),
+    ...(r.teardown ? { teardown: { killed: r.teardown.killed.length, survivors: r.teardown.survivors.length, complete: r.teardown.complete } } : {}),
+    stdoutTruncated: r.stdoutTruncated,
+    stderrTruncated: r.stderrTruncated,
+  };
+}
+
+/**
+ * An answer within `budget` characters of JSON: when the streams at
+ * `streamChars` make it longer (JSON escapes count), they are cut shorter
+ * until it fits. For a client whose own cut is near (Codex's ~12,000).
+ */
+export function modelAnswerWithin(result: RunResult, options: ModelAnswerOptions, budget: number | null): ModelAnswer {
+  let answer = modelAnswer(result, options);
+  if (budget === null) return answer;
+  let chars = options.streamChars;
+  for (let i = 0; i < 6; i++) {
+    const size = JSON.stringify(answerJson(answer)).length;
+    if (size <= budget || chars <= MIN_STREAM_CHARS) break;
+    chars = Math.max(MIN_STREAM_CHARS, Math.floor((chars * budget * 0.9) / size));
+    answer = modelAnswer(result, { ...options, streamChars: chars });
+  }
+  return answer;
+}
+
+/** Where `text` (the part of a stream an answer carries) starts in `kept` (all the history keeps); null when not found once. */
+export function locate(kept: string, text: string): number | null {
+  if (text.length === 0) return kept.length;
+  if (kept.endsWith(text)) return kept.length - text.length;
+  const at = kept.lastIndexOf(text);
+  if (at < 0) return null;
+  return kept.indexOf(text) === at ? at : null;
+}
