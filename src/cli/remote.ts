@@ -9,7 +9,7 @@
 import type { WardenApi } from '../shared/api';
 import { parseDuration } from '../shared/duration';
 import type { OutputStream } from '../shared/events';
-import { HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
+import { HttpWardenApi, ROUTES, WardenApiError, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
@@ -97,8 +97,9 @@ class LiveOutput {
     private readonly io: CliIo,
     stateDir: string,
     id: string,
+    link?: HttpTransport,
   ) {
-    const transport = new NodeTransport({ socketPath: socketPathFor(stateDir) });
+    const transport = link ?? new NodeTransport({ socketPath: socketPathFor(stateDir) });
     // since=start: the run's events still buffered from its start, so nothing printed before we connected is missed.
     this.close = transport.events(`${ROUTES.events}?run=${id}&since=start`, {
       onEvent: (event) => {
@@ -137,6 +138,8 @@ class LiveOutput {
 export interface RemoteRun {
   api: HttpWardenApi;
   stateDir: string;
+  /** The transport under `api` when it is not the state dir's socket (a remote's link): live output streams over it. */
+  link?: HttpTransport;
   request: RunRequest;
   format: OutputFormat;
   yieldMs?: number;
@@ -173,6 +176,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   if (info && !info.history) io.err(`warden: the history is not being written: the host (pid ${info.pid}) has none (${info.historyOff ?? 'no reason given'}); this run happens but is not recorded.\n`);
   return follow(api, started.id, {
     stateDir: options.stateDir,
+    ...(options.link ? { link: options.link } : {}),
     format,
     yieldMs: options.yieldMs,
     all: false,
@@ -187,6 +191,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
 
 interface FollowOptions {
   stateDir: string;
+  link?: HttpTransport;
   format: OutputFormat;
   yieldMs: number | undefined;
   all: boolean;
@@ -202,7 +207,7 @@ interface FollowOptions {
 
 async function follow(api: WardenApi, id: string, options: FollowOptions): Promise<number> {
   const { io, format } = options;
-  const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id) : null;
+  const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id, options.link) : null;
   const signals = options.signals ?? new SignalStop(io);
   let leave: (signal: NodeJS.Signals) => void = () => undefined;
   const left = new Promise<NodeJS.Signals>((resolve) => (leave = resolve));
@@ -287,7 +292,7 @@ DURATION if it is still running (state running, exit status ${YIELDED_STATUS}, o
 Output an earlier yielded answer already returned is not repeated; --all-output
 prints all of it. Exit status as warden run's.`;
 
-export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string): Promise<number> {
+export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string, link?: HttpTransport): Promise<number> {
   const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield', 'stream-chars'], ['all-output']);
   const id = runIdWord(words, 'wait', 'warden wait ID');
   if (words.length > 1) throw new UsageError('warden wait takes one run id.');
@@ -296,7 +301,7 @@ export async function waitCommand(args: string[], io: CliIo, host: () => Promise
   const streamChars = charsText === undefined ? undefined : Number(charsText);
   if (charsText !== undefined && (!/^\d+$/.test(charsText) || streamChars! < 200 || streamChars! > 200_000)) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(charsText)}.`);
   const api = await host();
-  return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
+  return follow(api, id, { stateDir, ...(link ? { link } : {}), format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
 }
 
 export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]
