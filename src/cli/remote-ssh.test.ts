@@ -1,0 +1,240 @@
+// Remote hosts over a real ssh server: Debian's sshd on 127.0.0.1 with keys
+// made for the test (sshd-testkit.ts), and a second state dir standing for
+// the other machine. Runs started here live in that machine's host and
+// history; stop from here ends them there; a run survives its ssh link being
+// killed, and wait finds its end once the link is back; list --all-hosts
+// shows both hosts; a name or destination never becomes an ssh option.
+// Skipped, with the reason printed, where sshd cannot run.
+
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlPath } from '../client/remotes';
+import type { RunResult } from '../shared/result';
+import { YIELDED_STATUS } from './remote';
+import { masterPid, startSshd, type Sshd } from './sshd-testkit';
+import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
+
+let sshd: Sshd | null = null;
+let skip = '';
+const localDir = mkdtempSync(join(tmpdir(), 'wlocal-'));
+
+function warden(args: string[], env: Record<string, string> = {}): ResultPromise<{ reject: false }> {
+  return execa(process.execPath, [WARDEN_BIN, ...args], {
+    reject: false,
+    env: { WARDEN_STATE_DIR: localDir, WARDEN_HOST_IDLE: '60s', WARDEN_SSH: sshd?.ssh ?? 'ssh', ...env },
+    extendEnv: true,
+    stdin: 'ignore',
+    timeout: 60_000,
+  }) as ResultPromise<{ reject: false }>;
+}
+
+/** The other machine's own view: its warden with its state dir, no ssh. */
+function there(args: string[]) {
+  return execa(process.execPath, [WARDEN_BIN, ...args], { reject: false, env: { WARDEN_STATE_DIR: sshd!.remoteStateDir }, extendEnv: true, stdin: 'ignore', timeout: 60_000 });
+}
+
+/** The run's processes: bash or sleep whose command line holds `marker` (the machine is the same one, so "there" is readable here; the warden client is not one). */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(marker) && /^(bash|sleep)\0/.test(cmdline)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids.filter((pid) => pid !== process.pid);
+}
+
+async function until<T>(what: string, probe: () => T | undefined | null | false, tries = 200): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+beforeAll(async () => {
+  const started = await startSshd();
+  if ('skip' in started) {
+    skip = started.skip;
+    console.log(`remote-ssh tests skipped: ${skip}`);
+    return;
+  }
+  sshd = started;
+  const added = await warden(['remote', 'add', 'box', sshd.url, '--warden', sshd.warden]);
+  if (added.exitCode !== 0) throw new Error(`remote add failed: ${added.stderr}`);
+}, 60_000);
+
+afterAll(async () => {
+  if (!sshd) return;
+  // The shared ssh session first (it holds a session process of sshd), then sshd and both machines' hosts.
+  const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+  if (master !== null) process.kill(master, 'SIGTERM');
+  await sshd.stop();
+  await stopBackgroundHosts([sshd.remoteStateDir, localDir]);
+  for (const dir of [sshd.dir, sshd.remoteStateDir, localDir]) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+const json = (text: string) => JSON.parse(text) as RunResult;
+
+describe('remote hosts over ssh', () => {
+  it('a run there: its result here, recorded in that machine\'s history and not in this one', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const done = await warden(['--remote', 'box', 'run', '--json', '--', 'bash', '-c', 'echo "state=$WARDEN_STATE_DIR"; exit 3']);
+    expect(done.stderr).toBe('');
+    expect(done.exitCode).toBe(3);
+    const result = json(done.stdout);
+    // The background host there has the other machine's state dir in its environment.
+    expect(result).toMatchObject({ state: 'ended', verdict: 'failed', exitCode: 3, stdout: `state=${sshd.remoteStateDir}\n` });
+
+    const thereList = await there(['list', '--json']);
+    expect((JSON.parse(thereList.stdout) as { id: string }[]).map((r) => r.id)).toContain(result.id);
+    const hereList = await warden(['list', '--json']);
+    expect((JSON.parse(hereList.stdout) as { id: string }[]).map((r) => r.id)).not.toContain(result.id);
+    // show through the remote finds it; here it is unknown.
+    expect(json((await warden(['--remote', 'box', 'show', result.id, '--json'])).stdout)).toMatchObject({ id: result.id, exitCode: 3 });
+    expect((await warden(['show', result.id])).exitCode).toBe(125);
+    // WARDEN_REMOTE says the same as --remote.
+    const viaEnv = await warden(['show', result.id, '--json'], { WARDEN_REMOTE: 'box' });
+    expect(json(viaEnv.stdout).id).toBe(result.id);
+    // The session is shared: one master for the remote, in the state dir's private run dir.
+    expect(masterPid(sshd.ssh, controlPath(localDir, 'box')!)).not.toBeNull();
+  }, 60_000);
+
+  it('live output for a person streams over the link', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const done = await warden(['--remote', 'box', 'run', '--', 'bash', '-c', 'echo out; echo err >&2']);
+    expect(done.exitCode).toBe(0);
+    expect(done.stdout).toBe('out');
+    expect(done.stderr).toMatch(/^err\nwarden: completed, exit 0/);
+    const id = /\[run ([0-9a-f]+)\]/.exec(done.stderr)![1]!;
+    expect((await there(['show', id, '--json'])).exitCode).toBe(0);
+  }, 60_000);
+
+  it('stop from here leaves nothing running there', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const marker = `wrstop${process.pid}x${Date.now()}`;
+    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '500ms', '--', 'bash', '-c', `sleep 300 & sleep 301; : ${marker}`]);
+    expect(started.exitCode).toBe(YIELDED_STATUS);
+    const id = json(started.stdout).id;
+    await until('the run\'s processes', () => processesWith(marker).length > 0);
+    expect(json((await there(['show', id, '--json'])).stdout).state).toBe('running');
+    const stopped = await warden(['--remote', 'box', 'stop', id, '--json']);
+    expect([130, 143, 137]).toContain(stopped.exitCode);
+    expect(json(stopped.stdout)).toMatchObject({ id, state: 'ended', verdict: 'stopped' });
+    expect(processesWith(marker)).toEqual([]);
+    expect(processesWith('sleep 300').filter((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').includes(sshd!.remoteStateDir))).toEqual([]);
+  }, 60_000);
+
+  it('the ssh link killed mid-run: the run goes on there, and wait finds its end once the link is back', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', 'echo before; sleep 3; echo after']);
+    expect(started.exitCode).toBe(YIELDED_STATUS);
+    const id = json(started.stdout).id;
+    const waiting = warden(['--remote', 'box', 'wait', id, '--json']);
+    // The wait is under way over the shared session: kill that session.
+    await new Promise((r) => setTimeout(r, 800));
+    const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+    expect(master).not.toBeNull();
+    process.kill(master!, 'SIGKILL');
+    const lost = await waiting;
+    expect(lost.exitCode).toBe(125);
+    expect(lost.stderr).toMatch(/ssh to box/);
+    // The run is still going there.
+    expect(json((await there(['show', id, '--json'])).stdout).state).toBe('running');
+    // A new command opens a new session; wait picks the run up and sees its end.
+    const done = await warden(['--remote', 'box', 'wait', id, '--json', '--all-output']);
+    expect(done.exitCode).toBe(0);
+    expect(json(done.stdout)).toMatchObject({ id, verdict: 'completed', stdout: 'before\nafter\n' });
+    expect(masterPid(sshd.ssh, controlPath(localDir, 'box')!)).not.toBe(master);
+  }, 60_000);
+
+  it('a run owned by its warden run is stopped there when that command is killed', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const marker = `wrowned${process.pid}x${Date.now()}`;
+    const client = warden(['--remote', 'box', 'run', '--', 'bash', '-c', `sleep 302; : ${marker}`]);
+    await until('the run\'s processes', () => processesWith(marker).length > 0);
+    client.kill('SIGKILL');
+    await client;
+    await until('the owned run stopped there', () => processesWith(marker).length === 0);
+    const ended = async () => {
+      const runs = JSON.parse((await there(['list', '--json'])).stdout) as { verdict: string | null; argv: string[] }[];
+      return runs.find((r) => r.argv.join(' ').includes(marker))?.verdict;
+    };
+    let verdict = await ended();
+    for (let i = 0; i < 50 && !verdict; i++) verdict = await ended();
+    expect(verdict).toBe('stopped');
+  }, 60_000);
+
+  it('list --all-hosts: this machine\'s runs and the remote\'s, each with its host; a host that is down is named', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const local = await warden(['run', '--json', '--', 'echo', 'here']);
+    const remote = await warden(['--remote', 'box', 'run', '--json', '--', 'echo', 'there']);
+    const localId = json(local.stdout).id;
+    const remoteId = json(remote.stdout).id;
+    const all = await warden(['list', '--all-hosts', '--json']);
+    expect(all.exitCode).toBe(0);
+    const runs = JSON.parse(all.stdout) as { id: string; host: string }[];
+    expect(runs.find((r) => r.id === localId)?.host).toBe('local');
+    expect(runs.find((r) => r.id === remoteId)?.host).toBe('box');
+    const human = await warden(['list', '--all-hosts']);
+    expect(human.stdout).toMatch(new RegExp(`^box +${remoteId} .* echo there$`, 'm'));
+    expect(human.stdout).toMatch(new RegExp(`^local +${localId} .* echo here$`, 'm'));
+
+    // A remote nobody answers for: named on stderr; the others are still listed.
+    const closed = `ssh://${sshd.user}@127.0.0.1:1`;
+    expect((await warden(['remote', 'add', 'down', closed])).exitCode).toBe(0);
+    try {
+      const partial = await warden(['list', '--all-hosts']);
+      expect(partial.exitCode).toBe(0);
+      expect(partial.stderr).toMatch(/host down is unreachable \(.*ssh to down exited with status 255: .*\)/);
+      expect(partial.stdout).toMatch(new RegExp(`^box +${remoteId}`, 'm'));
+    } finally {
+      await warden(['remote', 'remove', 'down']);
+    }
+  }, 60_000);
+
+  it('a name or destination is never an ssh option', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const pwned = join(sshd.dir, 'pwned');
+    const attempts = [
+      ['remote', 'add', 'x', `ssh://-oProxyCommand=touch ${pwned}`],
+      ['remote', 'add', 'x', `ssh://-oProxyCommand=touch${pwned}`],
+      ['remote', 'add', 'x', `-oProxyCommand=touch ${pwned}`],
+      ['remote', 'add', 'x', '--', `-oProxyCommand=touch ${pwned}`],
+      ['remote', 'add', 'x', `ssh://-oProxyCommand=touch@127.0.0.1:${sshd.port}`],
+      ['remote', 'add', '--', '-oProxyCommand=x', sshd.url],
+      ['remote', 'add', '-oProxyCommand=x', sshd.url],
+      ['remote', 'add', '../x', sshd.url],
+      ['remote', 'add', 'x', sshd.url, '--warden', 'warden\n-oProxyCommand=x'],
+      ['remote', 'add', 'x', '--command', `kubectl exec -i p -- warden dial-stdio; touch ${pwned}`],
+    ];
+    for (const args of attempts) {
+      const refused = await warden(args);
+      expect(refused.exitCode, args.join(' ')).toBe(125);
+      expect(refused.stderr, args.join(' ')).toMatch(/^warden: [^\n]*$/);
+    }
+    expect((await warden(['remote', 'list', '--json'])).stdout).not.toMatch(/"x"/);
+    // A remotes file edited by hand is held to the same checks when read.
+    const file = join(localDir, 'remotes.json');
+    const kept = readFileSync(file, 'utf8');
+    try {
+      writeFileSync(file, JSON.stringify({ remotes: [{ name: 'evil', ssh: `ssh://-oProxyCommand=touch${pwned}` }] }));
+      const used = await warden(['--remote', 'evil', 'list']);
+      expect(used.exitCode).toBe(125);
+      expect(used.stderr).toMatch(/remotes\.json is not a remotes file Warden wrote/);
+      // Even a host name ssh would take for an option goes after `--`: here a real connection attempt to it, never a ProxyCommand.
+    } finally {
+      writeFileSync(file, kept);
+    }
+    expect(existsSync(pwned)).toBe(false);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  }, 60_000);
+});
