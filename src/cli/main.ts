@@ -9,6 +9,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRequest } from '../shared/request';
+import type { RunResult } from '../shared/result';
 import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
@@ -19,7 +20,7 @@ import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import type { RemoteLink } from '../client/remotes';
-import { extendCommand, runRemote, sessionsCommand, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
+import { extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
@@ -241,12 +242,13 @@ async function run(args: string[], io: CliIo, remote: RemoteLink | null = null):
     }
   }
   const stateDir = resolveStateDir();
+  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io);
   if (remote) {
     if (embedded) throw new UsageError('--embedded supervises on this machine: drop it (or WARDEN_EMBEDDED) to run on a remote.');
     if (ownerPid) throw new UsageError('--owner-pid names a process on this machine, which the remote host cannot watch: a remote run belongs to this command, or to nobody with --yield or --detach.');
     if (request.cwd !== undefined && !request.cwd.startsWith('/')) throw new UsageError(`A remote run's --cwd is a directory there: give an absolute path, not ${JSON.stringify(request.cwd)}.`);
     // Not asThisProcess: this machine's directory and environment are not the remote's.
-    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
+    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
   }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
@@ -259,6 +261,7 @@ async function run(args: string[], io: CliIo, remote: RemoteLink | null = null):
           stateDir,
           request: asThisProcess(request),
           format,
+          ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
           ...(ownerPid ? { ownerPid } : {}),
           ...(command.detach ? { detach: true } : {}),
@@ -270,9 +273,22 @@ async function run(args: string[], io: CliIo, remote: RemoteLink | null = null):
     if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
-    return (await import('./embedded')).runEmbedded(request, format, io, { history: false });
+    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
   }
-  return (await import('./embedded')).runEmbedded(request, format, io);
+  return (await import('./embedded')).runEmbedded(request, format, io, terminationLog ? { onResult: terminationLog(null) } : {});
+}
+
+/**
+ * --termination-log: the writer of a run's end, given the host it ran in (null: in this
+ * process). A person's answer holds only the output not yet streamed, so an ended run's
+ * whole result is asked of the host for the last lines.
+ */
+async function terminationLogWriter(path: string, io: CliIo): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
+  const { writeTerminationLog } = await import('./termination-log');
+  return (api) => async (result) => {
+    const whole = api && result.state === 'ended' ? ((await api.get(result.id).catch(() => null)) ?? result) : result;
+    writeTerminationLog(path, whole, statusOf(result), io.err);
+  };
 }
 
 /** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */

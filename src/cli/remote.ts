@@ -140,6 +140,8 @@ export interface RemoteRun {
   stateDir: string;
   /** The transport under `api` when it is not the state dir's socket (a remote's link): live output streams over it. */
   link?: HttpTransport;
+  /** Called with the answer before it is printed (--termination-log); a person's has only the output not streamed. */
+  onResult?: (result: RunResult) => Promise<void> | void;
   request: RunRequest;
   format: OutputFormat;
   yieldMs?: number;
@@ -177,6 +179,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   return follow(api, started.id, {
     stateDir: options.stateDir,
     ...(options.link ? { link: options.link } : {}),
+    ...(options.onResult ? { onResult: options.onResult } : {}),
     format,
     yieldMs: options.yieldMs,
     all: false,
@@ -192,6 +195,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
 interface FollowOptions {
   stateDir: string;
   link?: HttpTransport;
+  onResult?: (result: RunResult) => Promise<void> | void;
   format: OutputFormat;
   yieldMs: number | undefined;
   all: boolean;
@@ -237,6 +241,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
         if (typeof got === 'string') return asLeft(got);
         result = got;
         live.finish(result, from);
+        await options.onResult?.(result);
         return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
       }
       const got = await Promise.race([api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' }), left]);
@@ -247,6 +252,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
       if (!(api instanceof HttpWardenApi)) clientError(error);
       result = await storedEnd(api, id, error);
     }
+    await options.onResult?.(result);
     if (format === 'shell-results') {
       const chars = options.streamChars ?? envStreamChars();
       model.base = await baseOf(api, result, options.first === true || options.all, chars);
