@@ -16,13 +16,6 @@ import { socketPathFor } from '../client/transport';
 import { UsageError } from './parse';
 import type { CliIo } from './io';
 
-export const DIAL_STDIO_HELP = `Usage: warden dial-stdio
-
-Connects stdin and stdout to this state dir's Warden host (starting one in the
-background when none runs) and carries its API, for a client on another
-machine: warden remote add NAME ssh://HOST runs it there over ssh. Not for
-typing at: it speaks HTTP.`;
-
 function open(path: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);

@@ -43,12 +43,17 @@ Commands:
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
+  remote add|list|remove               other machines' hosts, over ssh or any command (see warden remote --help)
+  dial-stdio                           stdin and stdout to this state dir's host: a remote's bridge
 
 Commands go through the state dir's host (the app, warden serve, or one started
 in the background when none runs, which exits after 10 minutes with no live
 run and no client: WARDEN_HOST_IDLE), so runs appear live there. --embedded or
 WARDEN_EMBEDDED=1 supervises in this process instead. The history is a SQLite
 file in $WARDEN_STATE_DIR (default ~/.local/state/warden), shared by all.
+warden --remote NAME COMMAND (or WARDEN_REMOTE=NAME) sends run, wait, stop,
+extend, list, show, sessions or mcp to a remote's host (warden remote --help);
+list --all-hosts lists every host's runs.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID; 0 with --format shell-results);

@@ -6,27 +6,6 @@ import { resolveStateDir } from '../client/state-dir';
 import type { CliIo } from './io';
 import { tokensOf, UsageError } from './parse';
 
-export const REMOTE_HELP = `Usage: warden remote add NAME ssh://[USER@]HOST[:PORT] [--warden CMD]
-       warden remote add NAME --command 'kubectl exec -i POD -- warden dial-stdio'
-       warden remote list [--json]
-       warden remote remove NAME
-
-Other machines' Warden hosts, for warden --remote NAME COMMAND (or
-WARDEN_REMOTE=NAME): run, wait, stop, extend, list, show, sessions and mcp
-then act there, the runs living in that machine's host and history; warden
-list --all-hosts lists every host's runs.
-
-An ssh remote runs \`CMD dial-stdio\` there (CMD: how to run warden on that
-machine, default warden; the remote's shell reads it) with the system ssh, so
-your ssh config, keys and agent apply; WARDEN_SSH names another ssh program.
-One ssh session per remote is shared by all commands (ControlMaster, kept
-${'10m'} after the last) and opened again when it dropped. --command runs any
-program (split into words, no shell) whose stdin and stdout reach
-\`warden dial-stdio\` on a machine with Warden.
-
-Names are 1 to 32 letters, digits, '_', '.' or '-'. Kept in
-<state dir>/remotes.json, readable by you alone.`;
-
 export async function remoteCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const stateDir = resolveStateDir();
