@@ -6,6 +6,9 @@
 // shows both hosts; a name or destination never becomes an ssh option.
 // Skipped, with the reason printed, where sshd cannot run.
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,4 +240,45 @@ describe('remote hosts over ssh', () => {
     expect(existsSync(pwned)).toBe(false);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   }, 60_000);
+
+  it('MCP: run with host runs there; wait, show and list allHosts follow it; warden --remote NAME mcp serves that host', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const connect = async (args: string[]) => {
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+      const transport = new StdioClientTransport({ command: process.execPath, args: [WARDEN_BIN, ...args], env: { ...env, WARDEN_STATE_DIR: localDir, WARDEN_SSH: sshd!.ssh, WARDEN_HOST_IDLE: '60s' }, stderr: 'pipe' });
+      const client = new Client({ name: 'warden-remote-test', version: '0.0.0' });
+      await client.connect(transport);
+      return client;
+    };
+    const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult & { structuredContent: Record<string, unknown> };
+    const client = await connect(['mcp']);
+    try {
+      const ran = await call(client, 'run', { shell: 'echo "on $WARDEN_STATE_DIR"; sleep 1; echo done', host: 'box', yield: '200ms' });
+      expect(ran.isError).toBeFalsy();
+      const id = ran.structuredContent.id as string;
+      expect(ran.structuredContent.state).toBe('running');
+      // wait goes to the run's host without being told.
+      const waited = await call(client, 'wait', { id });
+      expect(waited.structuredContent).toMatchObject({ id, verdict: 'completed' });
+      expect(String(waited.structuredContent.stdout)).toContain('done');
+      expect(json((await there(['show', id, '--json'])).stdout).stdout).toBe(`on ${sshd.remoteStateDir}\ndone\n`);
+      expect((await warden(['show', id])).exitCode).toBe(125);
+      const all = await call(client, 'list', { allHosts: true });
+      expect((all.structuredContent.runs as { id: string; host: string }[]).find((r) => r.id === id)?.host).toBe('box');
+      expect(all.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^host local:/) });
+      const unknown = await call(client, 'run', { argv: ['true'], host: 'nosuch' });
+      expect(unknown.isError).toBe(true);
+      expect(unknown.content[0]).toMatchObject({ text: expect.stringMatching(/^No remote host named "nosuch"/) });
+    } finally {
+      await client.close();
+    }
+    const served = await connect(['--remote', 'box', 'mcp']);
+    try {
+      const ran = await call(served, 'run', { argv: ['bash', '-c', 'echo "$WARDEN_STATE_DIR"'] });
+      expect(ran.structuredContent).toMatchObject({ verdict: 'completed', stdout: `${sshd.remoteStateDir}\n` });
+    } finally {
+      await served.close();
+    }
+  }, 90_000);
 });

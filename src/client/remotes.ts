@@ -160,7 +160,8 @@ export function loadRemotes(stateDir: string): Remote[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw new RemoteError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
   }
   try {
