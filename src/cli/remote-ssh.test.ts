@@ -136,27 +136,47 @@ describe('remote hosts over ssh', () => {
     expect(processesWith('sleep 300').filter((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').includes(sshd!.remoteStateDir))).toEqual([]);
   }, 60_000);
 
-  it('the ssh link killed mid-run: the run goes on there, and wait finds its end once the link is back', async (context) => {
+  it('the ssh session killed mid-wait: the run goes on, and the same wait connects again and finds its end', async (context) => {
     if (!sshd) return context.skip(skip);
     const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', 'echo before; sleep 3; echo after']);
     expect(started.exitCode).toBe(YIELDED_STATUS);
     const id = json(started.stdout).id;
-    const waiting = warden(['--remote', 'box', 'wait', id, '--json']);
+    const waiting = warden(['--remote', 'box', 'wait', id, '--json', '--all-output']);
     // The wait is under way over the shared session: kill that session.
     await new Promise((r) => setTimeout(r, 800));
     const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
     expect(master).not.toBeNull();
     process.kill(master!, 'SIGKILL');
-    const lost = await waiting;
-    expect(lost.exitCode).toBe(125);
-    expect(lost.stderr).toMatch(/ssh to box/);
-    // The run is still going there.
-    expect(json((await there(['show', id, '--json'])).stdout).state).toBe('running');
-    // A new command opens a new session; wait picks the run up and sees its end.
+    const done = await waiting;
+    expect(done.stderr).toMatch(/^warden: the link to the remote host dropped \(.*ssh to box.*\); connecting again$/m);
+    expect(done.exitCode).toBe(0);
+    expect(json(done.stdout)).toMatchObject({ id, verdict: 'completed', stdout: 'before\nafter\n' });
+    const now = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+    expect(now).not.toBeNull();
+    expect(now).not.toBe(master);
+  }, 60_000);
+
+  it('the machine unreachable: wait gives up with one line while the run goes on; once it is back, wait finds the end', async (context) => {
+    if (!sshd) return context.skip(skip);
+    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', 'echo before; sleep 12; echo after']);
+    expect(started.exitCode).toBe(YIELDED_STATUS);
+    const id = json(started.stdout).id;
+    // sshd down and the session gone: no new connection can be made.
+    await sshd.stop();
+    const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+    if (master !== null) process.kill(master, 'SIGKILL');
+    try {
+      const lost = await warden(['--remote', 'box', 'wait', id, '--json']);
+      expect(lost.exitCode).toBe(125);
+      expect(lost.stderr.split('\n').pop()).toMatch(/^warden: Lost the Warden host \(.*ssh to box exited with status 255: .*Connection refused\)/);
+      // The run is still going there.
+      expect(json((await there(['show', id, '--json'])).stdout).state).toBe('running');
+    } finally {
+      await sshd.restart();
+    }
     const done = await warden(['--remote', 'box', 'wait', id, '--json', '--all-output']);
     expect(done.exitCode).toBe(0);
     expect(json(done.stdout)).toMatchObject({ id, verdict: 'completed', stdout: 'before\nafter\n' });
-    expect(masterPid(sshd.ssh, controlPath(localDir, 'box')!)).not.toBe(master);
   }, 60_000);
 
   it('a run owned by its warden run is stopped there when that command is killed', async (context) => {

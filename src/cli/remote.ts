@@ -235,8 +235,11 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
     try {
       if (live) {
         // A person: output streamed live, then what the stream had not shown yet.
-        const from = { ...live.printed };
-        const waited = api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        let from = { ...live.printed };
+        const waited = relinking(options, () => {
+          from = { ...live.printed };
+          return api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        });
         const got = await Promise.race([waited, left]);
         if (typeof got === 'string') return asLeft(got);
         result = got;
@@ -244,7 +247,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
         await options.onResult?.(result);
         return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
       }
-      const got = await Promise.race([api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' }), left]);
+      const got = await Promise.race([relinking(options, () => api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' })), left]);
       if (typeof got === 'string') return asLeft(got);
       result = got;
     } catch (error) {
@@ -261,6 +264,28 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
   } finally {
     live?.abandon();
     signals.dispose();
+  }
+}
+
+/** Tries of a wait whose remote link dropped, and the pause before each (a new ssh session is opened each time). */
+const RELINK_PAUSES_MS = [250, 1000, 2000, 4000];
+
+/**
+ * A wait over a remote's link, opened again when the link dropped (the ssh
+ * session died, the network blinked): the run lives in the remote host and
+ * goes on meanwhile, so waiting again finds it. Over this machine's socket a
+ * lost host is final.
+ */
+async function relinking<T>(options: { link?: HttpTransport; io: CliIo }, wait: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await wait();
+    } catch (error) {
+      const pause = RELINK_PAUSES_MS[attempt];
+      if (!options.link || !(error instanceof HostUnreachableError) || pause === undefined) throw error;
+      options.io.err(`warden: the link to the remote host dropped (${error.message}); connecting again\n`);
+      await new Promise((r) => setTimeout(r, pause));
+    }
   }
 }
 

@@ -30,6 +30,8 @@ export interface Sshd {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** Starts sshd again on the same port, after stop(). */
+  restart(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -106,18 +108,22 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
   );
   const ssh = join(dir, 'ssh');
   writeFileSync(ssh, `#!/bin/sh\nexec ssh -F ${clientConfig} "$@"\n`, { mode: 0o700 });
-  const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString()));
-  let up = false;
-  for (let i = 0; i < 100 && child.exitCode === null && !up; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    up = await accepts(port);
-  }
-  if (!up) {
+  const launch = async (): Promise<{ child: ChildProcess } | { why: string }> => {
+    const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString()));
+    let up = false;
+    for (let i = 0; i < 100 && child.exitCode === null && !up; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      up = await accepts(port);
+    }
+    if (up) return { child };
     child.kill('SIGKILL');
-    return { skip: `sshd did not start: ${log.trim().split('\n').pop() ?? 'no reason given'}` };
-  }
+    return { why: `sshd did not start: ${log.trim().split('\n').pop() ?? 'no reason given'}` };
+  };
+  const first = await launch();
+  if ('why' in first) return { skip: first.why };
+  let child = first.child;
   const remoteStateDir = mkdtempSync(join(tmpdir(), 'wremote-'));
   return {
     dir,
@@ -127,12 +133,19 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
     remoteStateDir,
     warden: `env WARDEN_STATE_DIR=${remoteStateDir} WARDEN_HOST_IDLE=60s ${process.execPath} ${WARDEN_BIN}`,
     url: `ssh://${user}@127.0.0.1:${port}`,
-    child,
+    get child() {
+      return child;
+    },
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await gone;
+    },
+    restart: async () => {
+      const again = await launch();
+      if ('why' in again) throw new Error(again.why);
+      child = again.child;
     },
   };
 }
