@@ -168,6 +168,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
         if (host) return { page: (q) => host.history(q), get: (id) => host.get(id) };
         return (await import('./store-access')).storeSource;
       };
+      if (command === 'list' && rest.includes('--all-hosts') && remote) throw new UsageError('--all-hosts lists every host already: drop --remote (or WARDEN_REMOTE).');
       if (command === 'list' && rest.includes('--all-hosts')) return await (await import('./all-hosts')).listAllHosts(rest, io, stateDir, source);
       return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err);
     }
