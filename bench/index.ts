@@ -7,7 +7,7 @@
 // BENCH_UI_RUNS [50], BENCH_UI_ROUNDS [5], BENCH_UI_HISTORY_RUNS [100000], BENCH_UI_PARTS [1,2,3],
 // BENCH_CLI_CALLS [30], BENCH_CLI_COLD [5], BENCH_MCP_CALLS [30], BENCH_PROTOCOL_LOADS [100], BENCH_PROTOCOL_ROUNDS [15],
 // BENCH_LOAD_RUNS [50], BENCH_LOAD_ROUNDS [8], BENCH_LOAD_BYTES [10000000], BENCH_FAULT_ROUNDS [5],
-// BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5].
+// BENCH_MCP_INIT_RUNS [20], BENCH_HOOK_CALLS [30], BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5].
 
 import { benchDeadline } from './deadline';
 import { machineLine, printFigure, type Figure } from './lib';
@@ -23,7 +23,7 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
-const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,r').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,x').split(',').map((s) => s.trim()));
 
 // (a) runs first: fork() costs more as the process grows (page tables), and
 // (b) grows it, which would hide the engine's fixed cost behind a slower baseline.
@@ -40,10 +40,13 @@ const sections: [string, () => Promise<Figure>][] = [
   ['j', async () => (await import('./store')).benchStore({ runs: intEnv('BENCH_STORE_RUNS', 100_000), outputBytes: 100_000_000, rounds: intEnv('BENCH_STORE_ROUNDS', 11), repeats: 20 })],
   ['k', async () => (await import('./host')).benchHost({ rounds: 10, getsPerRound: 200, runsPerRound: 15, warmupRuns: 20, warmupGets: 200, latencyLines: 50, latencyRounds: 4, latencyIntervalMs: 20, loadRuns: intEnv('BENCH_HOST_RUNS', 200), loadLines: 1000, loadIntervalMs: 10, clients: 5 })],
   ['m', async () => (await import('./cli')).benchCli({ calls: intEnv('BENCH_CLI_CALLS', 30), coldStarts: intEnv('BENCH_CLI_COLD', 5), mcpCalls: intEnv('BENCH_MCP_CALLS', 30) })],
-  ['r', async () => (await import('./remote')).benchRemote({ calls: intEnv('BENCH_REMOTE_CALLS', 15), coldCalls: intEnv('BENCH_REMOTE_COLD', 5), latencyRounds: 4, latencyLines: 50 })],
+  ['q', async () => (await import('./mcp')).benchMcp({ runs: intEnv('BENCH_MCP_INIT_RUNS', 20) })],
+  ['r', async () => (await import('./hook')).benchHook({ calls: intEnv('BENCH_HOOK_CALLS', 30) })],
+  ['s', async () => (await import('./remote')).benchRemote({ calls: intEnv('BENCH_REMOTE_CALLS', 15), coldCalls: intEnv('BENCH_REMOTE_COLD', 5), latencyRounds: 4, latencyLines: 50 })],
   ['p', async () => (await import('./faults')).benchFaults({ rounds: intEnv('BENCH_FAULT_ROUNDS', 5), sweepRuns: 20, lostRuns: 100 })],
   ['n', async () => (await import('./protocol')).benchProtocol({ loads: intEnv('BENCH_PROTOCOL_LOADS', 100), rounds: intEnv('BENCH_PROTOCOL_ROUNDS', 15) })],
   ['o', async () => (await import('./load')).benchLoad({ runs: intEnv('BENCH_LOAD_RUNS', 50), rounds: intEnv('BENCH_LOAD_ROUNDS', 8), bytes: intEnv('BENCH_LOAD_BYTES', 10_000_000) })],
+  ['x', async () => (await import('./harness')).benchHarnesses()],
   ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100, quietRuns: 5, quietSeconds: 10, chartPoints: 3600 })],
 ];
 

@@ -1,4 +1,4 @@
-// (r) A remote host over ssh: what the link costs. Debian's sshd on
+// (s) A remote host over ssh: what the link costs. Debian's sshd on
 // 127.0.0.1 (src/cli/sshd-testkit.ts: generated keys, a second state dir for
 // the "other machine"), so the figures are ssh's and the bridge's costs, not a
 // network's.
@@ -135,7 +135,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<Figure> 
     const el = median(overLocal);
     const er = median(overRemote);
     return {
-      title: '(r) a remote host over ssh (loopback sshd)',
+      title: '(s) a remote host over ssh (loopback sshd)',
       lines: [
         `run --json -- true, ${options.calls} calls per side, interleaved:`,
         `  through this machine's host: median ${ms(lm)} (p90 ${ms(quantile(localTimes, 0.9))})`,

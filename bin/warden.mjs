@@ -1,20 +1,25 @@
 #!/usr/bin/env node
-// The `warden` command: runs the bundled CLI in out/cli/current (see
-// scripts/build-cli.mjs). Right after `npm install`, or after a source
-// changed, it builds the bundle first (saying so once on stderr); only when
-// that fails does it run the TypeScript sources through tsx.
-import { readFileSync, statSync } from 'node:fs';
+// The `warden` command. An installed package (no src/ beside bin/) runs the
+// bundle npm pack's prepack built into out/cli/dist, as it is: it writes
+// nothing into its install directory and needs no dev dependency. A checkout
+// runs the bundle in out/cli/current (see scripts/build-cli.mjs): right after
+// `npm install`, or after a source changed, it builds the bundle first
+// (saying so once on stderr); only when that fails does it run the
+// TypeScript sources through tsx. `warden hook` loads only hook.mjs, the
+// hook's own small bundle, so a harness's hook call costs about a Node start.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const current = join(root, 'out', 'cli', 'current');
+const entry = process.argv[2] === 'hook' ? 'hook' : 'warden';
 
 /** Whether the bundle exists and no input it was built from changed since. */
 function fresh() {
   try {
-    const { builtMs, inputs } = JSON.parse(readFileSync(join(current, 'meta.json'), 'utf8'));
-    for (const input of inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
+    const { builtMs, inputs, hookInputs } = JSON.parse(readFileSync(join(current, 'stamp.json'), 'utf8'));
+    for (const input of entry === 'hook' ? hookInputs : inputs) if (statSync(join(root, input)).mtimeMs > builtMs) return false;
     return true;
   } catch {
     return false;
@@ -22,6 +27,14 @@ function fresh() {
 }
 
 async function load() {
+  if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
+    const bundle = join(root, 'out', 'cli', 'dist', `${entry}.mjs`);
+    if (!existsSync(bundle)) {
+      process.stderr.write(`warden: this package has no CLI bundle (${bundle}): it was packed without its prepack step (npm pack --ignore-scripts=false runs it).\n`);
+      process.exit(125);
+    }
+    return import(pathToFileURL(bundle).href);
+  }
   if (process.env.WARDEN_CLI_SOURCE !== '1') {
     if (!fresh()) {
       process.stderr.write('warden: building the CLI (first run after install or a change)...\n');
@@ -34,7 +47,7 @@ async function load() {
         return fromSources();
       }
     }
-    return import(pathToFileURL(join(current, 'warden.mjs')).href);
+    return import(pathToFileURL(join(current, `${entry}.mjs`)).href);
   }
   return fromSources();
 }
@@ -42,9 +55,9 @@ async function load() {
 async function fromSources() {
   const { register } = await import('tsx/esm/api');
   register();
-  return import('../src/warden.ts');
+  return import(entry === 'hook' ? '../src/cli/hook/main.ts' : '../src/warden.ts');
 }
 
 const { main } = await load();
 process.stdout.on('error', () => undefined); // a closed pipe (| head) is not our error
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(entry === 'hook' ? process.argv.slice(3) : process.argv.slice(2));

@@ -1,3 +1,4 @@
 // Types for scripts/build-cli.mjs (imported by the CLI's tests).
 export const CURRENT: string;
-export function buildCli(): Promise<{ dir: string; relative: string }>;
+export const DIST: string;
+export function buildCli(options?: { dist?: boolean }): Promise<{ dir: string; relative: string }>;

@@ -10,7 +10,15 @@
 // bin/warden.mjs builds when out/cli/current is missing or older than an
 // input recorded in its meta.json.
 //
-//   node scripts/build-cli.mjs     build now (npm test and npm run build do)
+//   node scripts/build-cli.mjs          build now (npm test and npm run build do)
+//   node scripts/build-cli.mjs --dist   build the package's copy into out/cli/dist
+//                                       (npm pack's prepack): a plain directory,
+//                                       no source maps, which an installed
+//                                       package runs as it is (bin/warden.mjs)
+//
+// Two entries: warden.mjs (the CLI) and hook.mjs (`warden hook`, which loads
+// nothing but its own small module so a harness's hook call costs about a
+// Node start). stamp.json holds what bin/warden.mjs checks for freshness.
 
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -23,38 +31,50 @@ const KEEP_OLD_BUILDS_MS = 60 * 60 * 1000;
 
 export const CURRENT = join(outRoot, 'current');
 
-export async function buildCli() {
+export const DIST = join(outRoot, 'dist');
+
+export async function buildCli({ dist = false } = {}) {
   const { build } = await import('esbuild');
   mkdirSync(outRoot, { recursive: true });
-  const name = `build-${Date.now().toString(36)}-${process.pid}`;
+  const name = `${dist ? '.dist' : 'build'}-${Date.now().toString(36)}-${process.pid}`;
   const dir = join(outRoot, name);
   const startedMs = Date.now();
-  const result = await build({
+  const shared = {
     absWorkingDir: root,
-    entryPoints: { warden: 'src/warden.ts' },
     outdir: dir,
     bundle: true,
-    // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     outExtension: { '.js': '.mjs' },
     // Dependencies load from node_modules as they are (libsql is native; none needs bundling to start fast).
     packages: 'external',
-    sourcemap: 'linked',
+    sourcemap: dist ? false : 'linked',
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-  });
+  };
+  // Lazy imports (the engine, SQLite, zod, the MCP SDK) become chunks loaded only by the commands that need them.
+  const result = await build({ ...shared, entryPoints: { warden: 'src/warden.ts' }, splitting: true });
+  // The hook is one file of its own: a harness calls it before every shell command, and each module loaded costs.
+  const hook = await build({ ...shared, entryPoints: { hook: 'src/cli/hook/main.ts' }, splitting: false });
   // A warning is an import esbuild could not follow (a module that does not exist yet, say): a bundle
   // built past it would fail at run time, long after this check said it was fresh.
-  if (result.warnings.length > 0) {
+  const warnings = [...result.warnings, ...hook.warnings];
+  if (warnings.length > 0) {
     rmSync(dir, { recursive: true, force: true });
-    const first = result.warnings[0];
+    const first = warnings[0];
     throw new Error(`${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`);
   }
-  const inputs = [...Object.keys(result.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'])];
+  // A hook call checks only the hook's own inputs for freshness.
+  const hookInputs = [...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
+  writeFileSync(join(dir, 'stamp.json'), `${JSON.stringify({ builtMs: startedMs, inputs, hookInputs })}\n`);
+  if (dist) {
+    rmSync(DIST, { recursive: true, force: true });
+    renameSync(dir, DIST);
+    return { dir: DIST, relative: relative(root, DIST) };
+  }
   writeFileSync(join(dir, 'meta.json'), `${JSON.stringify({ builtMs: startedMs, inputs, metafile: result.metafile })}\n`);
   const link = join(outRoot, `.${name}.link`);
   symlinkSync(name, link);
@@ -72,8 +92,9 @@ export async function buildCli() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    const { relative: where } = await buildCli();
-    console.error(`warden: built the CLI into ${where} (out/cli/current)`);
+    const dist = process.argv.includes('--dist');
+    const { relative: where } = await buildCli({ dist });
+    console.error(`warden: built the CLI into ${where}${dist ? '' : ' (out/cli/current)'}`);
   } catch (error) {
     console.error(`warden: building the CLI failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     process.exit(1);

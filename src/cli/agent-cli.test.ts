@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectToHost } from '../client/transport';
+import { connectToHost, NodeTransport, socketPathFor } from '../client/transport';
 import type { RunResult } from '../shared/result';
 import { stopBackgroundHosts } from './testkit';
 
@@ -143,6 +143,34 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
     expect(states.map((r) => r.state).sort()).toEqual(['ended', 'running']);
     const survivor = states.find((r) => r.state === 'running')!;
     await api.stop(survivor.id, { force: true });
+  });
+});
+
+describe('run ownership through the control API', { timeout: 60_000 }, () => {
+  it('a pid whose start time is not the one given counts as gone (a reused pid); a bad owner query is one line', async () => {
+    await warden(['run', '--', 'true']); // a host for the state dir
+    const transport = new NodeTransport({ socketPath: socketPathFor(dir) });
+    try {
+      // This process, but a start time it never had: as if the pid had been reused.
+      const reused = await transport.request('POST', `/api/v1/runs?ownerPid=${process.pid}&ownerStart=1&ownerLabel=agent`, { argv: ['sleep', '60'] });
+      expect(reused.status).toBe(201);
+      const id = (reused.body as RunResult).id;
+      expect(await eventually(async () => (await hostRun(id)).state === 'ended', 5000)).toBe(true);
+      expect((await hostRun(id)).notes.join(' ')).toContain(`Its owner, agent (pid ${process.pid}), went away`);
+      for (const [query, message] of [
+        ['ownerPid=12', /ownerPid and ownerStart go together/],
+        ['ownerPid=abc&ownerStart=1', /ownerPid takes a process id/],
+        ['ownerPid=12&ownerStart=x', /ownerStart takes/],
+        ['owner=someone', /owner takes only connection/],
+        ['other=1', /takes only the query/],
+      ] as const) {
+        const reply = await transport.request('POST', `/api/v1/runs?${query}`, { argv: ['true'] });
+        expect(reply.status, query).toBe(400);
+        expect((reply.body as { error: string }).error).toMatch(message);
+      }
+    } finally {
+      transport.close();
+    }
   });
 });
 

@@ -6,6 +6,8 @@
 import { RUN_HELP } from './args';
 import { LIST_HELP, PRUNE_HELP, SHOW_HELP } from './history';
 import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
+import { SETUP_HELP } from './setup/index';
+import { HOOK_HELP } from './hook/hook';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
@@ -74,6 +76,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   serve: SERVE_HELP,
   history: HISTORY_HELP,
   'history prune': PRUNE_HELP,
+  setup: SETUP_HELP,
+  hook: HOOK_HELP,
   remote: REMOTE_HELP,
   'dial-stdio': DIAL_STDIO_HELP,
 };

@@ -41,6 +41,9 @@ Commands:
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
+  setup claude-code|codex|gemini [--scope user|project] [--shell] [--dry-run] [--remove]
+                                       register warden mcp (and the shell hook) with an agent
+  hook claude-code|codex|gemini        a harness's pre-tool hook: its shell tool through warden run
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
   remote add|list|remove               other machines' hosts, over ssh or any command (see warden remote --help)
@@ -160,6 +163,8 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
+    if (command === 'setup') return await (await import('./setup/index')).setupCommand(rest, io);
+    if (command === 'hook') return await (await import('./hook/main')).hookMain(rest);
     const stateDir = resolveStateDir();
     if (command === 'list' || command === 'show') {
       // A running host answers (its live runs included); with none, the store is read directly.

@@ -112,7 +112,7 @@ export function cutMarker(pager: Pager, id: string, stream: Stream, from: number
 /** Advice that fits what was seen: nothing about stderr when the run printed none. */
 export function fitAdvice(advice: string | null, stderrSeen: boolean, stdoutSeen: boolean): string | null {
   if (advice === null || stderrSeen) return advice;
-  const where = stdoutSeen ? 'the end of stdout may say why' : 'it printed nothing on stdout either';
+  const where = stdoutSeen ? 'the end of stdout may say why' : 'it printed nothing on stdout either, so its exit code is all it said';
   return advice
     .replace(/^Read stderr for the error the command reported\.$/, `It wrote nothing on stderr; ${where}.`)
     .replace(/^Exit code 2 often means a usage error: check the arguments, then read stderr\.$/, `Exit code 2 often means a usage error: check the arguments (nothing was written on stderr; ${where}).`)
@@ -163,8 +163,9 @@ export function modelAnswer(result: RunResult, options: ModelAnswerOptions): Mod
   const stdout = cut('stdout');
   const stderr = cut('stderr');
   const ended = result.state === 'ended';
-  const wholeOutput = (options.base?.stderr ?? 0) === 0;
-  const advice = ended ? fitAdvice(result.advice, result.stderr.length > 0 || !wholeOutput, result.stdout.length > 0) : (result.advice ?? liveAdvice(result, pager));
+  // Seen by an earlier answer, or not known: only this answer's streams being empty and starting at 0 says the run printed nothing.
+  const seen = (stream: Stream) => result[stream].length > 0 || (options.base?.[stream] ?? 0) !== 0;
+  const advice = ended ? fitAdvice(result.advice, seen('stderr'), seen('stdout')) : (result.advice ?? liveAdvice(result, pager));
   const notes = [...result.notes];
   for (const stream of ['stdout', 'stderr'] as const) {
     const dropped = stream === 'stdout' ? result.stdoutTruncated : result.stderrTruncated;

@@ -459,6 +459,11 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
     expect(json.stderr).toBe('');
     expect(json.advice).not.toMatch(/stderr for/i);
     expect(json.advice).toMatch(/nothing on stderr/);
+    // Continued by wait: the output an earlier answer carried counts as seen.
+    const yielded = await call('run', { shell: 'echo compiling; sleep 1.5; exit 3', yield: '500ms' });
+    const waited = await call('wait', { id: yielded.run.id });
+    expect(waited.run).toMatchObject({ verdict: 'failed', stdout: '', stderr: '' });
+    expect(waited.run.advice).toBe('It wrote nothing on stderr; the end of stdout may say why.');
   });
 
   it('accepts and ignores wait_for_previous (Gemini CLI adds it to every call)', async () => {
@@ -533,6 +538,7 @@ describe('warden mcp over raw stdio', { timeout: 60_000 }, () => {
       waiters.splice(0).forEach((w) => w());
     });
     child.stderr.resume();
+    child.stdin.on('error', () => undefined); // a server that died is seen by the assertions, not as EPIPE
     const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number; message: string } });
     const next = async (count: number) => {
       const until = Date.now() + 30_000;

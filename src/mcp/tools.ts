@@ -282,11 +282,13 @@ Use it instead of a plain shell for anything that may hang, run long, or use a l
 
 Give exactly one of: argv (a command and its arguments, run directly, no shell), shell (one command line run through /bin/sh -c, for pipes and redirections), or python (a script's source, run in a persistent interpreter session whose variables stay for the next script).
 
-The call returns when the run ends or after yield (default 30s, at most 50s), whichever is first. If it is still going, the answer has state "running", the output so far, and a <next> line: the run keeps running, and the wait tool with its id returns the rest. The text is a <shell_results> block; structuredContent is the full result object.`;
+Give a limit; with none, the run gets Warden's default for agents (10m unless WARDEN_DEFAULT_LIMIT says otherwise). A run still live when you (the agent) exit is stopped, unless started with detach: true.
+
+The call returns when the run ends or after yield (default 30s, at most 50s), whichever is first. If it is still going, the answer has state "running", the output so far, and next (the <next> line): the exact wait call that returns the rest; the run keeps running meanwhile. Long output comes cut to its head and tail around a [warden: N characters of stdout cut here ...] marker naming the show call that returns what was cut; the history keeps all of it.`;
 
 const WAIT_DESCRIPTION = `Wait for a run that is still going (a run or an earlier wait answered state "running" with a <next> line) and return its result: the output it printed since the last answer, and, once it ended, its verdict, exit code and advice.
 
-Returns when the run ends or after yield (default 30s, at most 50s); if it still runs, call wait again, or stop it. Also works on an ended run (returns its final result). The text is a <shell_results> block; structuredContent is the result object.`;
+Returns when the run ends or after yield (default 30s, at most 50s); if it still runs, call wait again, or stop it. Also works on an ended run (returns its final result). Long output is cut as run cuts it, with a marker naming the show call for the rest.`;
 
 const STOP_DESCRIPTION = `Stop a live run with Warden's stop sequence (SIGINT, then SIGTERM, then SIGKILL after its grace) and return its final result: verdict "stopped", the output not returned yet, and what teardown ended. force: true sends SIGKILL at once. Use it when a run is stuck or no longer needed.`;
 
@@ -324,7 +326,7 @@ async function listAllHosts(context: ToolContext, query: HistoryQuery): Promise<
   return { content: [{ type: 'text', text: parts.join('\n\n') }], structuredContent: { runs, more, ...(unreachable.length > 0 ? { unreachable } : {}) } };
 }
 
-const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: its <shell_results> block (verdict, exit code, advice, notes) with up to maxChars characters (default 20000) of each stream from offset (default 0). A <page> line says how much of each stream is left and which offset to ask for next; a stream not asked for comes back empty. Use it to read a long output in parts, or a past run's result from list. It does not wait and marks no output as seen.`;
+const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: its <shell_results> block (verdict, exit code, advice, notes) with up to maxChars characters (default 8000) of each stream from offset (default 0): the call a [warden: ... cut here ...] marker names returns the characters that were cut. A <page> line says how much of each stream is left and which offset to ask for next; a stream not asked for comes back empty. Use it to read a long output in parts, or a past run's result from list. It does not wait and marks no output as seen.`;
 
 const SESSIONS_DESCRIPTION = `List the Python interpreter sessions of the Warden host (used by run with python): name, state (idle, busy, starting, dead), interpreter pid and Python version, scripts run and queued, and the run id of the script running now.`;
 

@@ -80,12 +80,15 @@ export class OwnerPids {
   }
 
   private check(): void {
+    // One read of /proc per owner process a tick, however many runs it owns.
+    const starts = new Map<number, string | null>();
     for (const [runId, owner] of this.watched) {
       if (!this.isLive(runId)) {
         this.watched.delete(runId);
         continue;
       }
-      if (this.alive(owner)) continue;
+      if (!starts.has(owner.pid)) starts.set(owner.pid, processStartTime(owner.pid));
+      if (starts.get(owner.pid) === owner.startTime) continue;
       this.watched.delete(runId);
       this.onGone(
         runId,

@@ -1,0 +1,374 @@
+// Warden in the real agent CLIs: Claude Code, Codex and Gemini CLI from npm
+// (pinned, cached outside node_modules), each driven non-interactively by a
+// scripted model on 127.0.0.1 (model-server.ts) in a temporary HOME with its
+// own WARDEN_STATE_DIR. Each case checks what the model received (the tool
+// result as the harness sent it back) and what Warden's history holds.
+//
+// Skips, with the reason printed, when the registry cannot be reached or a
+// CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
+// picks some. WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
+// model got back.
+
+import { execa } from 'execa';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
+import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
+import { ensureHarness, PINNED } from './install';
+import { startModelServer, type ModelServer, type ScriptStep, type ToolResult } from './model-server';
+
+const CASE_MS = 180_000;
+/** What a model may receive for one call: Gemini CLI's own cut is 40,000 characters. */
+const MODEL_BUDGET = 40_000;
+
+const chosen = (process.env.WARDEN_HARNESS_TESTS ?? '').trim();
+const enabled = (name: HarnessName): boolean => chosen !== '0' && (chosen === '' || chosen === '1' || chosen.split(',').includes(name));
+
+interface RunJson {
+  id: string;
+  state: string;
+  verdict?: string;
+  exitCode: number | null;
+  limitMs: number | null;
+  advice: string | null;
+  notes: string[];
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: number;
+  endedAt?: string;
+}
+
+async function warden(box: Sandbox, args: string[]): Promise<string> {
+  const result = await execa(process.execPath, [WARDEN_BIN, ...args], { env: box.env, extendEnv: false, reject: false, timeout: 60_000 });
+  if (result.exitCode !== 0) throw new Error(`warden ${args.join(' ')} exited ${result.exitCode}: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function history(box: Sandbox): Promise<{ id: string; state: string; verdict?: string }[]> {
+  return JSON.parse(await warden(box, ['list', '--json'])) as { id: string; state: string; verdict?: string }[];
+}
+
+/** The run a case started: the id the model was given, or else the newest in this sandbox's history (each case has its own). */
+async function runOf(box: Sandbox, text: string): Promise<string> {
+  const id = runIdIn(text) ?? (await history(box))[0]?.id;
+  if (id === undefined) throw new Error('no run in the history');
+  return id;
+}
+
+async function showRun(box: Sandbox, id: string): Promise<RunJson> {
+  return JSON.parse(await warden(box, ['show', id, '--json'])) as RunJson;
+}
+
+/** The run id a model was given: in the result JSON, or a 12-hex id in the text. */
+function runIdIn(text: string): string | undefined {
+  return /"id"\s*:\s*"([0-9a-f]{12})"/.exec(text)?.[1] ?? /\b([0-9a-f]{12})\b/.exec(text)?.[1];
+}
+
+/** The exit code as the model reads it: `"exitCode":N` (JSON), `<exit_code>N</exit_code>` (text) or a harness's `Exit code N`. */
+function exitCodeIn(text: string): number | undefined {
+  const m = /exit[_ ]?code\W{1,4}(\d+)/i.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** A short view of what the model saw, for a failure message: the head and tail. */
+function excerpt(text: string): string {
+  return text.length <= 1200 ? text : `${text.slice(0, 600)}\n[... ${text.length - 1200} characters ...]\n${text.slice(-600)}`;
+}
+
+/** Asserts something of what the model saw, with a short failure message. */
+function sees(text: string, what: string | RegExp, info: string, present = true): void {
+  const found = typeof what === 'string' ? text.includes(what) : what.test(text);
+  expect(found, `${present ? 'expected' : 'did not expect'} ${String(what)} in what the model saw:\n${excerpt(text)}\n---\n${info}`).toBe(present);
+}
+
+/** The user's config files setup may change, relative to HOME. */
+function userFiles(name: HarnessName): string[] {
+  if (name === 'claude-code') return ['.claude.json', '.claude/settings.json'];
+  if (name === 'codex') return ['.codex/config.toml', '.codex/hooks.json'];
+  return ['.gemini/settings.json'];
+}
+
+function readIfAny(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Settings of the user's own beside the harness's: another hook, a permission rule, comments. */
+function addUserSettings(name: HarnessName, box: Sandbox): void {
+  if (name === 'claude-code') {
+    const settings = { permissions: { allow: ['Bash(ls:*)'], deny: ['Bash(rm -rf /:*)'] }, hooks: { PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'true' }] }] }, env: { MY_SETTING: '1' } };
+    writeFileSync(join(box.home, '.claude', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  } else if (name === 'codex') {
+    appendFileSync(join(box.home, '.codex', 'config.toml'), '# my own notes stay\n[tui]\nnotifications = false\n');
+  } else {
+    const file = join(box.home, '.gemini', 'settings.json');
+    const text = readFileSync(file, 'utf8').replace(/\n}\s*$/, ',\n  // my own comment\n  "context": { "fileName": "NOTES.md" }\n}\n');
+    writeFileSync(file, text);
+  }
+}
+
+/** The user's own settings (addUserSettings), by file: what setup --remove must leave as they were. */
+function userSettingKeys(name: HarnessName): [string, string[]][] {
+  // (Not env: Claude Code adds DISABLE_AUTOUPDATER to it itself.)
+  if (name === 'claude-code') return [['.claude/settings.json', ['permissions', 'hooks']], ['.claude.json', ['hasCompletedOnboarding']]];
+  if (name === 'codex') return [];
+  return [['.gemini/settings.json', ['context', 'security', 'telemetry', 'ui', 'privacy']]];
+}
+
+/** JSON with // comments and trailing commas (Gemini CLI's settings). */
+function parseJsonc(text: string): Record<string, unknown> {
+  return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '').replace(/,(\s*[}\]])/g, '$1')) as Record<string, unknown>;
+}
+
+/** Each harness's own marks of a result it cut or moved to a file. */
+const HARNESS_CUTS = [/<persisted-output>/, /tokens truncated/, /Output too large/, /exceeds maximum allowed tokens/];
+
+for (const name of ['claude-code', 'codex', 'gemini'] as const) {
+  describe.skipIf(!enabled(name))(`${name} ${PINNED[name].version} with warden mcp`, () => {
+    let script: string | null = null;
+    let skipReason = '';
+    let server: ModelServer;
+    const boxes: Sandbox[] = [];
+
+    beforeAll(async () => {
+      const got = await ensureHarness(PINNED[name]);
+      if ('skip' in got) {
+        skipReason = got.skip;
+      } else {
+        const native = !got.script.endsWith('js');
+        const version = await execa(native ? got.script : process.execPath, native ? ['--version'] : [got.script, '--version'], { reject: false, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+        if (version.exitCode !== 0) skipReason = `${name} does not start here (${version.stderr.split('\n').slice(-2).join(' ') || `exit ${version.exitCode}`})`;
+        else script = got.script;
+      }
+      if (skipReason) console.log(`skipping the ${name} tests: ${skipReason}`);
+      server = await startModelServer();
+    }, 900_000);
+
+    afterEach(async () => {
+      await stopBackgroundHosts(boxes.map((b) => b.stateDir));
+      boxes.length = 0;
+    }, 60_000);
+
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    /** Plays a script in a fresh sandbox with warden registered; returns what the model received. */
+    async function play(context: TestContext, steps: ScriptStep[], options: { shell?: boolean } = {}) {
+      if (!script) return context.skip(skipReason);
+      const box = makeSandbox(name, server.url);
+      boxes.push(box);
+      configureHarness(name, box, server.url);
+      await registerWarden(name, box, { shell: options.shell === true });
+      server.play(steps);
+      const drive = await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      const endedAt = Date.now();
+      const results = [...server.results];
+      const calls = [...server.calls];
+      const info = `${name} exit ${drive.exitCode}${drive.timedOut ? ' (timed out)' : ''}\nstdout: ${drive.stdout.slice(-1500)}\nstderr: ${drive.stderr.slice(-1500)}\ncalls: ${JSON.stringify(calls)}\nresults: ${results.length}`;
+      const record = process.env.WARDEN_HARNESS_RECORD;
+      if (record) {
+        // What the model was given and got back, for the README's excerpts.
+        mkdirSync(record, { recursive: true });
+        const slug = `${name}-${context.task.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60)}`;
+        writeFileSync(join(record, `${slug}.json`), JSON.stringify({ calls, results: results.map((r) => ({ tool: r.tool, text: r.text })) }, null, 2));
+      }
+      expect(drive.timedOut, info).toBe(false);
+      expect(results.length, info).toBe(steps.length - 1);
+      return { box, drive, results, calls, info, endedAt, toolNames: server.toolNames };
+    }
+
+    const mcpResult = (results: ToolResult[], i: number): ToolResult => results[i]!;
+
+    it('a timeout keeps its output, and the model sees the verdict', async (context) => {
+      const { box, results, info } = await play(context, [{ mcp: 'run', args: { shell: 'echo started; echo "warming-$((6*7))" >&2; sleep 30', limit: '2s' } }, { text: 'It timed out.' }]);
+      const seen = mcpResult(results, 0).text;
+      sees(seen, 'timed-out', info);
+      sees(seen, 'started', info);
+      sees(seen, 'warming-42', info);
+      const run = await showRun(box, await runOf(box, seen));
+      expect(run.verdict).toBe('timed-out');
+      expect(run.limitMs).toBe(2000);
+      expect(run.stdout).toBe('started\n');
+      expect(run.stderr).toBe('warming-42\n');
+    }, CASE_MS);
+
+    it('300,000 lines: verdict, exit code, stderr and how to page, within 40,000 characters', async (context) => {
+      const { box, results, info } = await play(context, [{ mcp: 'run', args: { shell: 'seq 1 300000; echo "big-run-$((6*7))" >&2; exit $((3+4))' } }, { text: 'Seen.' }]);
+      const seen = mcpResult(results, 0).text;
+      console.log(`[${name}] the model received ${seen.length} characters for 300,000 lines; it begins:\n${seen.slice(0, 400)}`);
+      for (const cut of HARNESS_CUTS) sees(seen, cut, `${name} cut the result itself\n${info}`, false);
+      expect(seen.length, `${excerpt(seen)}\n${info}`).toBeLessThanOrEqual(MODEL_BUDGET);
+      sees(seen, 'failed', info);
+      expect(exitCodeIn(seen), excerpt(seen)).toBe(7);
+      sees(seen, 'big-run-42', info);
+      sees(seen, '299999', info);
+      // How to page the rest: the show call with a stream and an offset.
+      sees(seen, /show[^\n]{0,200}offset/, info);
+      const run = await showRun(box, await runOf(box, seen));
+      expect(run.verdict).toBe('failed');
+      expect(run.exitCode).toBe(7);
+      expect(run.stdoutTruncated).toBe(0);
+      expect(run.stdout.length).toBe(1_988_895);
+    }, CASE_MS);
+
+    it('a yield, then wait: the model is told to call wait, and gets the end', async (context) => {
+      const { box, results, info } = await play(context, [
+        { mcp: 'run', args: { shell: 'echo first; sleep 4; echo second; exit $((2+3))', limit: '1m', yield: '1s' } },
+        (so) => ({ mcp: 'wait', args: { id: runIdIn(so[0]!.text) ?? 'no-id-seen' } }),
+        { text: 'It ended.' },
+      ]);
+      const first = mcpResult(results, 0).text;
+      sees(first, 'running', info);
+      sees(first, 'first', info);
+      sees(first, /wait/, info);
+      sees(first, /exit code 75/i, info, false);
+      const second = mcpResult(results, 1).text;
+      sees(second, 'failed', info);
+      sees(second, 'second', info);
+      expect(exitCodeIn(second), excerpt(second)).toBe(5);
+      const run = await showRun(box, runIdIn(first)!);
+      expect(run.verdict).toBe('failed');
+      expect(run.stdout).toBe('first\nsecond\n');
+    }, CASE_MS);
+
+    it("a Python crash: the traceback as written, and advice that fits", async (context) => {
+      const code = "def f(k):\n    return {'a': 1}[k]\nf('b')\n";
+      const { box, results, info } = await play(context, [{ mcp: 'run', args: { python: code } }, { text: 'KeyError.' }]);
+      const seen = mcpResult(results, 0).text;
+      sees(seen, "KeyError: 'b'", info);
+      sees(seen, '&apos;', info, false);
+      sees(seen, /traceback/i, info);
+      const run = await showRun(box, await runOf(box, seen));
+      expect(run.verdict).toBe('failed');
+      expect(run.notes.join('\n')).toContain("KeyError: 'b'");
+      expect(run.advice).toMatch(/traceback/i);
+    }, CASE_MS);
+
+    it('a run left live when the agent exits is stopped, with a note', async (context) => {
+      const { box, results, endedAt } = await play(context, [{ mcp: 'run', args: { shell: 'echo live; exec sleep 600', yield: '1s' } }, { text: 'Leaving it.' }]);
+      const id = await runOf(box, mcpResult(results, 0).text);
+      let run = await showRun(box, id);
+      // A bounded wait for the outcome (the issue asks for 5 s; a loaded machine gets three times that).
+      for (const deadline = endedAt + 15_000; run.state !== 'ended' && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        run = await showRun(box, id);
+      }
+      console.log(`[${name}] the live run ${run.state === 'ended' ? `ended ${Date.parse(run.endedAt!) - endedAt} ms after the agent exited` : 'was still running 15 s after the agent exited'}`);
+      expect(run.state, `${name}: the run outlived its agent`).toBe('ended');
+      expect(run.verdict).toBe('stopped');
+      expect(run.notes.join('\n')).toMatch(/agent|client|session/i);
+    }, CASE_MS);
+
+    it('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {
+      const { box, results, info } = await play(context, [{ shell: 'echo out-line; ls /nonexistent-dir-42' }, { text: 'It failed.' }], { shell: true });
+      const seen = mcpResult(results, 0).text;
+      sees(seen, 'No such file or directory', info);
+      expect(exitCodeIn(seen), excerpt(seen)).toBe(2);
+      const runs = await history(box);
+      expect(runs.length, `no run in Warden's history: the hook did not route the command\n${excerpt(seen)}\n${info}`).toBe(1);
+      const run = await showRun(box, runs[0]!.id);
+      expect(run.verdict).toBe('failed');
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain('No such file or directory');
+      // Warden's answer (verdict and advice), not only the harness's own, and nothing of Warden's own chatter.
+      sees(seen, 'failed', info);
+      sees(seen, /starting a background Warden host/, info, false);
+    }, CASE_MS);
+
+    // Codex's hook yields after 8 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
+    it.runIf(name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
+      const nextOf = (text: string) => /<next>(.*)<\/next>/.exec(text)?.[1] ?? 'echo no-next-line-seen';
+      const { box, results, info } = await play(
+        context,
+        [{ shell: 'echo first-part; sleep 12; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
+        { shell: true },
+      );
+      const first = mcpResult(results, 0).text;
+      sees(first, 'running', info);
+      sees(first, 'first-part', info);
+      // Codex shows the exit status first: a yield is not an error.
+      sees(first, 'Process exited with code 0', info);
+      sees(first, /<next>"[^"]+" "[^"]+warden\.mjs" wait [0-9a-f]{12} --format shell-results/, info);
+      const second = mcpResult(results, 1).text;
+      sees(second, 'second-part', info);
+      sees(second, 'failed', info);
+      sees(second, /<exit_code>3<\/exit_code>/, info);
+      const runs = await history(box);
+      expect(runs.length, info).toBe(1);
+      expect((await showRun(box, runs[0]!.id)).stdout).toBe('first-part\nsecond-part\n');
+    }, CASE_MS);
+
+    // Only Claude Code's shell tool takes a timeout (Bash's timeout, in ms); Codex's exec_command and Gemini's run_shell_command have none.
+    it.runIf(name === 'claude-code')("the shell hook: the harness's own 2 s timeout becomes Warden's limit", async (context) => {
+      const { box, results, info } = await play(context, [{ shell: 'echo begun; sleep 30', timeoutMs: 2000 }, { text: 'It timed out.' }], { shell: true });
+      const seen = mcpResult(results, 0).text;
+      sees(seen, 'timed-out', info);
+      sees(seen, 'begun', info);
+      const runs = await history(box);
+      expect(runs.length, `no run in Warden's history: the hook did not route the command\n${info}`).toBe(1);
+      const run = await showRun(box, runs[0]!.id);
+      expect(run.verdict).toBe('timed-out');
+      expect(run.limitMs).toBe(2000);
+      expect(run.stdout).toBe('begun\n');
+    }, CASE_MS);
+
+    it("setup --remove leaves the user's other settings as they were, and the harness without Warden", async (context) => {
+      if (!script) return context.skip(skipReason);
+      const files = userFiles(name);
+      const box = makeSandbox(name, server.url);
+      boxes.push(box);
+      configureHarness(name, box, server.url);
+      addUserSettings(name, box);
+      const read = () => new Map(files.map((f) => [f, readIfAny(join(box.home, f))]));
+      const remove = async () => {
+        const removed = await execa(process.execPath, [WARDEN_BIN, 'setup', name, '--remove'], { cwd: box.project, env: box.env, extendEnv: false, reject: false, timeout: 60_000 });
+        expect(removed.exitCode, removed.stderr).toBe(0);
+      };
+      // Setup (with the shell hook), then --remove: every file byte for byte as it was.
+      const before = read();
+      await registerWarden(name, box, { shell: true });
+      await remove();
+      for (const [file, text] of read()) expect(text, `${file} after setup --shell, then setup --remove`).toBe(before.get(file));
+
+      // Again, with the harness using Warden in between (it rewrites its own files: Claude Code's
+      // ~/.claude.json, Gemini CLI's settings.json): the user's settings stay, nothing of Warden does.
+      await registerWarden(name, box, { shell: true });
+      server.play([{ mcp: 'run', args: { shell: 'echo registered' } }, { text: 'Fine.' }]);
+      const first = await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      expect(server.results[0]?.text ?? `no result: ${first.stderr.slice(-1000)}`).toContain('registered');
+      await remove();
+      const after = read();
+      for (const [file, text] of after) {
+        if (text !== null) expect(text, `${file} still names Warden after setup --remove`).not.toMatch(/warden/i);
+        if (before.get(file) === null) expect(text, `${file} was created by setup and left by --remove`).toBeNull();
+      }
+      for (const [file, keys] of userSettingKeys(name)) {
+        const was = parseJsonc(before.get(file) ?? '{}');
+        const now = parseJsonc(after.get(file) ?? '{}');
+        for (const key of keys) expect(now[key], `${file} ${key} after setup --remove`).toEqual(was[key]);
+      }
+      if (name === 'codex') expect(after.get('.codex/config.toml')).toBe(before.get('.codex/config.toml'));
+      if (name === 'gemini') expect(after.get('.gemini/settings.json')).toContain('// my own comment');
+
+      server.play([{ shell: 'echo unrouted' }, { text: 'Done.' }]);
+      await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      expect(server.toolNames.some((t) => t.includes('warden')), `warden tools still offered: ${server.toolNames.join(', ')}`).toBe(false);
+      expect(server.results[0]?.text ?? '', 'the shell tool still goes through Warden').toContain('unrouted');
+      expect(await history(box), 'the shell tool still goes through Warden').toHaveLength(1);
+    }, CASE_MS * 2);
+
+    it.runIf(name === 'gemini')("Gemini's wait_for_previous is accepted", async (context) => {
+      const { results, info, toolNames } = await play(context, [{ mcp: 'run', args: { shell: 'echo in-order', wait_for_previous: true } }, { text: 'Fine.' }]);
+      expect(toolNames).toContain('mcp_warden_run');
+      const seen = mcpResult(results, 0).text;
+      sees(seen, /takes no argument/, info, false);
+      sees(seen, 'in-order', info);
+      sees(seen, 'completed', info);
+    }, CASE_MS);
+  });
+}
