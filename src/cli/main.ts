@@ -15,12 +15,12 @@ import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
 import { parseDuration } from '../shared/duration';
 import { processName, processStartTime } from '../main/host/owner-pids';
-import { connectToHost } from '../client/transport';
+import { connectToHost, HostUnreachableError } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import type { RemoteLink } from '../client/remotes';
-import { extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
+import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
@@ -192,6 +192,15 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError' || error.name === 'RemoteError'))) {
       io.err(`warden: ${error.message}\n`);
       return 125;
+    }
+    if (error instanceof HostUnreachableError) {
+      // A host or a remote's link gone mid-command (list, show): the same one line as run and wait give.
+      try {
+        clientError(error);
+      } catch (said) {
+        io.err(`warden: ${(said as Error).message}\n`);
+        return 125;
+      }
     }
     io.err(`warden: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 125;

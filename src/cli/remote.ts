@@ -80,6 +80,8 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
 /** The host's errors as the CLI's: bad input is a usage error (125), not an internal one. */
 export function clientError(error: unknown): never {
   if (error instanceof WardenApiError) throw new UsageError(error.message);
+  // A remote's link (src/client/stdio-link.ts): the host there and its runs are not lost, only the way to them.
+  if (error instanceof HostUnreachableError && error.code === 'ELINK') throw new UsageError(`Cannot reach the remote host: ${error.message.replace(/^Cannot reach the Warden host: /, '')}. Its runs go on there; the same command connects again.`);
   if (error instanceof HostUnreachableError) throw new UsageError(`Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
   throw error;
 }

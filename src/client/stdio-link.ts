@@ -48,7 +48,7 @@ class StdioSocket extends Duplex {
     // A write to a command that died (EPIPE): its exit says why.
     child.stdin.on('error', () => undefined);
     child.on('error', (error: NodeJS.ErrnoException) => {
-      this.destroy(new LinkError(`cannot run ${label}: ${error.code === 'ENOENT' ? 'no such program' : error.message}`, error.code === 'ENOENT' ? 'ENOENT' : 'ELINK'));
+      this.destroy(new LinkError(`cannot run ${label}: ${error.code === 'ENOENT' ? 'no such program' : error.message}`, 'ELINK'));
     });
     // 'close': exited and its stdio closed, so all it wrote has been read.
     child.on('close', (code, signal) => {
