@@ -7,7 +7,8 @@
 // BENCH_UI_RUNS [50], BENCH_UI_ROUNDS [5], BENCH_UI_HISTORY_RUNS [100000], BENCH_UI_PARTS [1,2,3],
 // BENCH_CLI_CALLS [30], BENCH_CLI_COLD [5], BENCH_MCP_CALLS [30], BENCH_PROTOCOL_LOADS [100], BENCH_PROTOCOL_ROUNDS [15],
 // BENCH_LOAD_RUNS [50], BENCH_LOAD_ROUNDS [8], BENCH_LOAD_BYTES [10000000], BENCH_FAULT_ROUNDS [5],
-// BENCH_MCP_INIT_RUNS [20], BENCH_HOOK_CALLS [30], BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5].
+// BENCH_MCP_INIT_RUNS [20], BENCH_HOOK_CALLS [30], BENCH_FD_RUNS [500], BENCH_FD_LIMIT [4096],
+// BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5].
 
 import { benchDeadline } from './deadline';
 import { machineLine, printFigure, type Figure } from './lib';
@@ -46,6 +47,7 @@ const sections: [string, () => Promise<Figure>][] = [
   ['p', async () => (await import('./faults')).benchFaults({ rounds: intEnv('BENCH_FAULT_ROUNDS', 5), sweepRuns: 20, lostRuns: 100 })],
   ['n', async () => (await import('./protocol')).benchProtocol({ loads: intEnv('BENCH_PROTOCOL_LOADS', 100), rounds: intEnv('BENCH_PROTOCOL_ROUNDS', 15) })],
   ['o', async () => (await import('./load')).benchLoad({ runs: intEnv('BENCH_LOAD_RUNS', 50), rounds: intEnv('BENCH_LOAD_ROUNDS', 8), bytes: intEnv('BENCH_LOAD_BYTES', 10_000_000) })],
+  ['o', async () => (await import('./descriptors')).benchDescriptors({ runs: intEnv('BENCH_FD_RUNS', 500), limit: intEnv('BENCH_FD_LIMIT', 4096) })],
   ['x', async () => (await import('./harness')).benchHarnesses()],
   ['l', async () => (await import('./ui')).benchUi({ liveRuns: intEnv('BENCH_UI_RUNS', 50), linesPerSecond: 200, runsViewSeconds: 20, detailSeconds: 5, idleSeconds: 5, bigLines: 40_000, smallLines: 10, lineChars: 50, navRounds: intEnv('BENCH_UI_ROUNDS', 5), historyRuns: intEnv('BENCH_UI_HISTORY_RUNS', 100_000), historyBaselineRuns: 100, quietRuns: 5, quietSeconds: 10, chartPoints: 3600 })],
 ];

@@ -39,6 +39,8 @@ import ast
 import asyncio
 import builtins
 import faulthandler
+import hashlib
+import hmac
 import json
 import linecache
 import os
@@ -100,6 +102,8 @@ class Runtime:
             self.execs.put_nowait(None)
         elif op.get("op") == "exec":
             run_id = str(op.get("id"))
+            # The key leaves the op at once: from here on only the sealer's closure holds it.
+            op["seal"] = make_sealer(op.pop("key", None), run_id)
             self.waiting[run_id] = ScriptStop(run_id)
             self.execs.put_nowait(op)
         elif op.get("op") == "cancel":
@@ -154,6 +158,7 @@ class Runtime:
 
     async def run(self, op):
         run_id = str(op.get("id"))
+        seal = op.pop("seal", None) or make_sealer(None, run_id)
         stop = self.waiting.pop(run_id, None) or ScriptStop(run_id)
         self.current = stop
         scope = op.get("scope")
@@ -176,8 +181,8 @@ class Runtime:
             self.current = None
             if self.session_scope is not None:
                 os.environ["WARDEN_SCOPE"] = self.session_scope
-        self.end_output(run_id)
-        self.send(dict({"type": "result", "id": run_id}, **outcome))
+        self.end_output(run_id, seal)
+        self.send(seal(dict({"type": "result", "id": run_id}, **outcome)))
 
     async def run_script(self, stop, source):
         stop.started = True
@@ -218,19 +223,38 @@ class Runtime:
         write_all(2, text.encode("utf-8", "replace"))
         return text
 
-    def end_output(self, run_id):
-        """Marks the end of the script's output on fd 1 and fd 2 (PROTOCOL.md)."""
+    def end_output(self, run_id, seal):
+        """Marks the end of the script's output on fd 1 and fd 2 (PROTOCOL.md), with the tag only the sealer can make."""
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             try:
                 stream.flush()
             except Exception:
                 pass
-        marker = ("\x00warden-end:%s:%s\x00\n" % (self.nonce, run_id)).encode("ascii")
+        marker = ("\x00warden-end:%s:%s:%s\x00\n" % (self.nonce, run_id, seal(None))).encode("ascii")
         for fd in (1, 2):
             try:
                 write_all(fd, marker)
             except OSError as error:
                 self.send({"type": "log", "text": "could not mark the end of output on fd %d: %s" % (fd, error)})
+
+
+def make_sealer(key, run_id):
+    """The one thing that can seal this script's result and end markers: the key
+    given on its exec op lives only in this closure (never in the environment,
+    a global or an attribute the script is handed), so a result the script
+    writes to fd 4 itself, or a marker it prints, is not taken for the
+    runtime's (PROTOCOL.md). seal(message) wraps a message; seal(None) is the
+    markers' tag."""
+    secret = (key or "").encode("utf-8")
+    tag = hmac.new(secret, ("end:%s" % run_id).encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+    def seal(message):
+        if message is None:
+            return tag
+        body = json.dumps(message)
+        return {"type": "sealed", "id": run_id, "body": body, "mac": hmac.new(secret, body.encode("utf-8"), hashlib.sha256).hexdigest()}
+
+    return seal
 
 
 def write_all(fd, data):

@@ -60,7 +60,8 @@ class Session:
             self.rt.on_op(op)
         self.rt.on_op({"op": "close"})
         self.loop.run_until_complete(asyncio.wait_for(self.rt.serve(), timeout))
-        return {m["id"]: m for m in self.messages() if m["type"] == "result"}
+        messages = [json.loads(m["body"]) if m["type"] == "sealed" else m for m in self.messages()]
+        return {m["id"]: m for m in messages if m["type"] == "result"}
 
     def messages(self):
         try:
@@ -298,14 +299,14 @@ class StopTable(unittest.TestCase):
             real_end = s.rt.end_output
             seen = {}
 
-            def end_with_stops(run_id):
+            def end_with_stops(run_id, seal):
                 try:
                     s.rt.on_sigint(signal.SIGINT, sys._getframe())
                     s.rt.on_cancel(run_id)
                     seen["raised"] = False
                 except KeyboardInterrupt:
                     seen["raised"] = True
-                real_end(run_id)
+                real_end(run_id, seal)
 
             s.rt.end_output = end_with_stops
             results = s.run("done = True")
@@ -328,12 +329,12 @@ class StopTable(unittest.TestCase):
             stale = {}
             real_end = s.rt.end_output
 
-            def keep_stop(run_id):
+            def keep_stop(run_id, seal):
                 if run_id == "s0":
                     stale["stop"] = s.rt.current
                     # Queue the first script's delivery to run while the next one awaits.
                     s.loop.call_later(0.2, s.rt.deliver, stale["stop"])
-                real_end(run_id)
+                real_end(run_id, seal)
 
             s.rt.end_output = keep_stop
             results = s.run("first = 1", "import asyncio\nawait asyncio.sleep(0.5)\nsecond = 2")

@@ -49,6 +49,16 @@ export interface HostInfo {
   port: number | null;
   /** A host that exits by itself after this long with no live run and no client (a background host a command started); absent or null: it stays. */
   idleExitMs?: number | null;
+  /**
+   * Why this host's runs would outlive it if it were killed now (no sentinel
+   * runs: turned off, could not start, or kept dying), one line; null or
+   * absent: they are covered.
+   */
+  uncovered?: string | null;
+  /** The sentinel running now (null while none is) and how many times one died and was replaced. */
+  sentinel?: { pid: number | null; restarts: number } | null;
+  /** File descriptors: open now, the soft RLIMIT_NOFILE, and the reserve below which new runs are refused (503); null where unknown. */
+  descriptors?: { open: number; limit: number; reserve: number } | null;
 }
 
 /** The signals a person may send to one process of a run (Process tree, "Send signal"). */

@@ -54,6 +54,8 @@ export interface TeardownReport {
   complete: boolean;
   /** What teardown could not see, when a process could have escaped it (no cgroup, no subreaper). */
   unseen?: string;
+  /** What teardown could not look at for lack of file descriptors (one line), when any: it cannot say nothing is left. */
+  unchecked?: string;
 }
 
 export interface PeakFigures {

@@ -7,11 +7,12 @@
 // Skips, with the reason printed, when the registry cannot be reached or a
 // CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
 // picks some. WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
-// model got back.
+// model got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and
+// state dir.
 
 import { execa } from 'execa';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
 import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
@@ -150,6 +151,8 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
 
     afterEach(async () => {
       await stopBackgroundHosts(boxes.map((b) => b.stateDir));
+      // The sandboxes (HOME, state dir, project) go; WARDEN_HARNESS_KEEP=1 keeps them to look into.
+      if (process.env.WARDEN_HARNESS_KEEP !== '1') for (const box of boxes) rmSync(dirname(box.home), { recursive: true, force: true });
       boxes.length = 0;
     }, 60_000);
 
@@ -280,12 +283,12 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       sees(seen, /starting a background Warden host/, info, false);
     }, CASE_MS);
 
-    // Codex's hook yields after 8 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
+    // Codex's hook yields after 6 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
     it.runIf(name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
       const nextOf = (text: string) => /<next>(.*)<\/next>/.exec(text)?.[1] ?? 'echo no-next-line-seen';
       const { box, results, info } = await play(
         context,
-        [{ shell: 'echo first-part; sleep 12; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
+        [{ shell: 'echo first-part; sleep 9; echo second-part; exit 3' }, (so) => ({ shell: nextOf(so[0]!.text) }), { text: 'It ended.' }],
         { shell: true },
       );
       const first = mcpResult(results, 0).text;

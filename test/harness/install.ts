@@ -69,6 +69,15 @@ function binScript(dir: string, pinned: Pinned): string | null {
  * install never leaves a half cache.
  */
 export async function ensureHarness(pinned: Pinned): Promise<{ script: string } | { skip: string }> {
+  try {
+    return await install(pinned);
+  } catch (error) {
+    // An unwritable cache (a HOME that is not there), a full disk: a reason to skip, not a crash.
+    return { skip: `${pinned.pkg}@${pinned.version}: cannot install into ${cacheRoot()} (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+async function install(pinned: Pinned): Promise<{ script: string } | { skip: string }> {
   const dir = join(cacheRoot(), `${pinned.pkg.replace('/', '+')}@${pinned.version}`);
   const cached = binScript(dir, pinned);
   if (cached) return { script: cached };

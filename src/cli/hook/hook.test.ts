@@ -213,4 +213,12 @@ describe('rule matching', () => {
     expect(splitCommand('echo hi > f').opaque).toBe(true);
     expect(decideClaude('ls', emptyRules(), 'plan').decision).toBe('ask');
   });
+
+  it('a bare Bash allow lets an opaque command through unless a deny rule could hide in it', () => {
+    // Found by the real Claude Code: `echo "bad-$((6*7))" >&2` never ran under allow: ['Bash'].
+    const command = 'echo out-line; echo "bad-$((6*7))" >&2; exit $((4+5))';
+    expect(decideClaude(command, { ...emptyRules(), allow: ['Bash'] }, 'default').decision).toBe('allow');
+    expect(decideClaude(command, { ...emptyRules(), allow: ['Bash'], deny: ['Bash(rm:*)'] }, 'default').decision).toBe('ask');
+    expect(decideClaude('echo $(rm -rf /tmp/x)', { ...emptyRules(), allow: ['Bash'], deny: ['Bash(rm:*)'] }, 'default').decision).not.toBe('allow');
+  });
 });

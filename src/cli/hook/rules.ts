@@ -221,7 +221,9 @@ export function decideClaude(command: string, rules: RuleSet, permissionMode: st
   if (mode === 'bypassPermissions') return { decision: 'allow', reason: 'permissions are bypassed in this session' };
   const allowed = !opaque && parts.length > 0 && parts.every((part) => allow.some(({ spec }) => specifierMatches(spec, part.replace(/\s+/g, ' '))));
   if (allowed) return { decision: 'allow', reason: 'allowed by your Claude Code rules' };
-  if (allow.some(({ spec }) => spec === '') && !opaque) return { decision: 'allow', reason: 'allowed by your Claude Code rule Bash' };
+  // A bare Bash rule allows every command no deny or ask rule caught. An opaque one
+  // (an expansion, a substitution) could hide a denied command only where deny rules exist.
+  if (allow.some(({ spec }) => spec === '') && (!opaque || deny.length === 0)) return { decision: 'allow', reason: 'allowed by your Claude Code rule Bash' };
   if (mode === 'dontAsk') return { decision: 'deny', reason: 'no Claude Code rule allows this command, and this session does not ask' };
   return { decision: 'ask', reason: 'no Claude Code rule allows this command as written' };
 }

@@ -302,6 +302,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     historyOff,
     port: tcpPort,
     idleExitMs: options.idleExitMs ?? null,
+    uncovered: sentinel ? sentinel.uncovered() : 'WARDEN_SENTINEL=0: runs will not be ended if this host is killed (the next host records them lost and ends what is left)',
+    sentinel: sentinel ? { pid: sentinel.pid ?? null, restarts: sentinel.restarts } : null,
+    descriptors: supervisor.descriptorFigures(),
   });
   const savedSettings = settingsFile(stateDir, log);
   const settings = {
@@ -354,10 +357,13 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   // Runs may wait for hours: no request or idle timeouts on long polls and streams.
   unixServer.requestTimeout = 0;
   unixServer.on('clientError', (_error, socket) => socket.destroy());
+  // An accept refused for lack of descriptors is an 'error' on the server: logged, never the host's end.
+  const acceptError = (error: Error) => log(`control socket: ${error.message}`);
   try {
     // The lock is ours: whatever is at the socket path is a dead host's.
     rmSync(socketPath, { force: true });
     await listenNet(unixServer, socketPath);
+    unixServer.on('error', acceptError);
     chmodSync(socketPath, 0o600);
   } catch (error) {
     lock.close();
@@ -394,6 +400,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
         code === 'EADDRINUSE' ? `Port ${options.port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}`,
       );
     }
+    tcpServer.on('error', acceptError);
     servers.push(tcpServer);
     const address = tcpServer.address();
     tcpPort = typeof address === 'object' && address !== null ? address.port : options.port;

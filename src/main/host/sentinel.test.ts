@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
 import { detectMemoryBackend } from '../supervisor/memory';
+import { reaperOnce } from '../supervisor/reaper';
 import { startSentinel } from './sentinel';
 
 const servers: ResultPromise[] = [];
@@ -140,8 +141,8 @@ describe('the sentinel', () => {
       const b = JSON.parse((await warden(dir, ['show', script.id, '--json'])).stdout) as RunResult;
       return a.stdout.includes('nomark') && b.stdout.includes('pychild') ? a.stdout + b.stdout : undefined;
     });
-    // (The script's escapee is found only through its interpreter's cgroup, where there is one.)
-    const pyesc = detectMemoryBackend().ok && process.env.WARDEN_CGROUPS !== '0' ? pidsIn(out, 'pyesc') : [];
+    // (The script's escapee is found only through its interpreter's cgroup, or the subreaper it runs under without one.)
+    const pyesc = (detectMemoryBackend().ok && process.env.WARDEN_CGROUPS !== '0') || reaperOnce() !== null ? pidsIn(out, 'pyesc') : [];
     spawned.push(...pidsIn(out, 'pyesc'));
     const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark'), ...pidsIn(out, 'interp'), ...pidsIn(out, 'pychild'), ...pyesc];
     spawned.push(...pids);
@@ -235,5 +236,89 @@ describe('the sentinel', () => {
     expect(alive(keep.pid!)).toBe(true);
     keep.kill('SIGKILL');
     await Promise.allSettled([keep, other]);
+  });
+});
+
+describe('a sentinel that cannot be lost quietly', () => {
+  it('matches no pkill -f sleep nor killall sh; killed, it is replaced with every live scope, and a later host SIGKILL leaves nothing alive', async () => {
+    const dir = stateDir();
+    const module = join(import.meta.dirname, 'host.ts');
+    const host = execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { startHost } from ${JSON.stringify(module)};
+      const host = await startHost({ stateDir: ${JSON.stringify(dir)}, webRoot: null, log: (line) => console.log('log: ' + line) });
+      const say = () => console.log('info: ' + JSON.stringify(host.info()));
+      // A run started before the sentinel dies: its group reaches the next one only by the handover.
+      host.supervisor.start({ argv: ['bash', '-c', ${JSON.stringify(TREE)}] });
+      process.stdin.on('data', (chunk) => {
+        if (String(chunk).includes('info')) say();
+        if (String(chunk).includes('after')) host.supervisor.start({ argv: ['bash', '-c', ${JSON.stringify(TREE.replace(/30(\d)/g, '31$1'))}] });
+      });
+      setInterval(() => {
+        const out = host.supervisor.list().map((r) => r.stdout).join('');
+        if (out !== '') console.log('out: ' + JSON.stringify(out));
+      }, 100);
+      say();`], { reject: false, buffer: false, stdin: 'pipe' });
+    servers.push(host);
+    let printed = '';
+    host.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const until = <T,>(get: () => T | undefined) =>
+      waitFor(get).catch((error: Error) => Promise.reject(new Error(`${error.message}; the host printed: ${printed.split('\n').filter((l) => !l.startsWith('out')).join('\n')}`)));
+    const latest = (tag: string) => {
+      const lines = printed.split('\n').filter((l) => l.startsWith(`${tag}: `));
+      return lines.length > 0 ? lines[lines.length - 1]!.slice(tag.length + 2) : undefined;
+    };
+    const info = () => JSON.parse(latest('info')!) as { hostId: string; sentinel: { pid: number; restarts: number } | null; uncovered: string | null };
+    const output = () => JSON.parse(latest('out') ?? '""') as string;
+    const first = await until(() => (latest('info') ? info() : undefined));
+    expect(first.uncovered).toBeNull();
+    const sentinel = first.sentinel!.pid;
+    expect(readFileSync(`/proc/${sentinel}/comm`, 'latin1')).toBe('warden-sentinel\n');
+    const argv = readFileSync(`/proc/${sentinel}/cmdline`, 'latin1').split('\0').filter(Boolean);
+    expect(argv).toEqual(['warden-sentinel', '-c', 'eval "$WARDEN_SENTINEL"', 'warden-sentinel', first.hostId]);
+
+    await until(() => (output().includes('nomark') ? true : undefined));
+    process.kill(sentinel, 'SIGKILL');
+    await until(() => (printed.includes(`log: the sentinel (pid ${sentinel}) was killed by SIGKILL; started another`) ? true : undefined));
+    host.stdin!.write('info\n');
+    const replaced = await until(() => {
+      const now = info();
+      return now.sentinel?.restarts === 1 ? now : undefined;
+    });
+    expect(replaced.uncovered).toBeNull();
+    expect(replaced.sentinel!.pid).not.toBe(sentinel);
+    expect(alive(replaced.sentinel!.pid)).toBe(true);
+
+    host.stdin!.write('after\n');
+    const out = await until(() => (pidsIn(output(), 'nomark').length === 2 ? output() : undefined));
+    const pids = [...pidsIn(out, 'main'), ...pidsIn(out, 'esc'), ...pidsIn(out, 'nomark')];
+    spawned.push(...pids);
+    expect(pids).toHaveLength(6);
+    expect(pids.filter(alive)).toEqual(pids);
+
+    host.kill('SIGKILL');
+    await host.catch(() => undefined);
+    expect(await waitDead(pids)).toEqual([]);
+    expect(marked(first.hostId)).toEqual([]);
+  });
+});
+
+describe('a sentinel that keeps dying', () => {
+  it('is replaced 5 times in a minute, then its supervisor says runs are not covered', async () => {
+    const logged: string[] = [];
+    const sentinel = startSentinel(`t${Date.now().toString(16)}`, { onError: (line) => logged.push(line) });
+    try {
+      for (let i = 1; i <= 6; i++) {
+        const pid = sentinel.pid!;
+        expect(alive(pid)).toBe(true);
+        process.kill(pid, 'SIGKILL');
+        await waitFor(() => (sentinel.pid !== pid ? true : undefined));
+      }
+      expect(sentinel.restarts).toBe(5);
+      expect(sentinel.pid).toBeUndefined();
+      expect(sentinel.uncovered()).toMatch(/was killed by SIGKILL, the 6th time in a minute; no other is started, so runs will not be ended/);
+      expect(logged.filter((l) => l.includes('started another'))).toHaveLength(5);
+    } finally {
+      sentinel.close();
+    }
   });
 });

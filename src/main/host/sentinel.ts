@@ -18,6 +18,14 @@
 //   except the scopes of runs whose descendants were kept as asked;
 // TERM (+ CONT) first, then KILL passes until nothing is left (under 1 s).
 //
+// It must not be lost quietly: its argv is short and names nothing an agent's
+// `pkill -f sleep` or `killall sh` would match (`warden-sentinel -c eval
+// "$WARDEN_SENTINEL" warden-sentinel <host id>`, the script in its
+// environment, its comm set to `warden-sentinel`), and the supervisor
+// watches it: when it dies, the supervisor logs it, starts another and hands
+// it every live group, cgroup and kept scope; while none runs, `uncovered()`
+// says why (GET /host shows it).
+//
 // Why /bin/sh and not a second Node: it starts in about a millisecond and a
 // few hundred KB instead of 40 ms and 40 MB (an embedded `warden run` starts
 // one per call), and it works under Electron, whose binary does not run as
@@ -34,8 +42,11 @@ import type { ScopeWatch } from '../supervisor/scope-watch';
 // The passes: TERM and CONT to everything, 200 ms for a clean exit, then KILL
 // passes 50 ms apart until one finds nothing (at most 8).
 const SCRIPT = `
+unset WARDEN_SENTINEL
 host=$1
-died=$2
+died=$WARDEN_SENTINEL_DIED
+unset WARDEN_SENTINEL_DIED
+{ printf warden-sentinel > /proc/$$/comm; } 2>/dev/null
 nl='
 '
 ifs=" 	$nl"
@@ -96,7 +107,12 @@ exit 0
 `;
 
 export interface Sentinel extends ScopeWatch {
+  /** The sentinel running now (undefined while none is). */
   readonly pid: number | undefined;
+  /** How many times one died and was replaced. */
+  readonly restarts: number;
+  /** Why this supervisor's runs would outlive it now (no sentinel runs, and why), or null when they are covered. */
+  uncovered(): string | null;
   /** The supervisor ended its runs itself: the sentinel exits without a sweep. */
   close(): void;
 }
@@ -109,51 +125,142 @@ export function sentinelWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 
 const HOST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** At most this many replacements in RESTART_WINDOW_MS; past that the supervisor says its runs are not covered. */
+const RESTARTS_PER_WINDOW = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+/** One sentinel process and its pipe. */
+interface Process {
+  child: ChildProcess | undefined;
+  input: Writable | undefined;
+  open: boolean;
+}
+
 /**
- * Starts the sentinel for a supervisor whose markers are `<hostId>.*`.
- * Never throws: where no /bin/sh can start, the returned sentinel does
- * nothing (the next host's recovery still sweeps).
+ * Starts the sentinel for a supervisor whose markers are `<hostId>.*`, and
+ * keeps one running while the supervisor lives. Never throws: where no
+ * /bin/sh can start, runs are not covered and uncovered() says so (the next
+ * host's recovery still sweeps).
  */
 export function startSentinel(hostId: string, options: { onError?: (message: string) => void; deathNote?: string } = {}): Sentinel {
   if (!HOST_ID.test(hostId)) throw new Error(`Not a host id a marker can carry: ${JSON.stringify(hostId)}`);
-  let child: ChildProcess | undefined;
-  let input: Writable | undefined;
-  let open = false;
-  try {
-    child = spawn('/bin/sh', ['-c', SCRIPT, 'warden-sentinel', hostId, options.deathNote ?? ''], {
-      // Its own process group: a terminal's ^C or a group signal meant for a run never reaches it.
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', ...(process.env.WARDEN_SCOPE ? { WARDEN_SCOPE: process.env.WARDEN_SCOPE } : {}) },
-    });
-    input = child.stdin!;
-    open = true;
-    child.on('error', (error) => {
-      open = false;
-      options.onError?.(`the sentinel could not start (${error.message}): runs will not be ended if this Warden is killed`);
-    });
-    child.on('exit', () => (open = false));
-    input.on('error', () => (open = false));
-    // Neither the process nor its pipe keeps the supervisor alive.
-    child.unref();
-    (input as unknown as { unref?: () => void }).unref?.();
-  } catch (error) {
-    options.onError?.(`the sentinel could not start (${error instanceof Error ? error.message : String(error)})`);
-  }
-  const say = (line: string) => {
-    if (open && input && !line.includes('\n')) input.write(`${line}\n`);
+  const log = options.onError ?? (() => undefined);
+  // What a replacement is handed: every live scope it must end.
+  const groups = new Set<number>();
+  const cgroups = new Set<string>();
+  const kept = new Set<string>();
+  let closed = false;
+  let restarts = 0;
+  const recentDeaths: number[] = [];
+  let notCovered: string | null = null;
+  let current: Process;
+
+  const spawnOne = (): Process => {
+    const proc: Process = { child: undefined, input: undefined, open: false };
+    try {
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', WARDEN_SENTINEL: SCRIPT };
+      if (options.deathNote) env.WARDEN_SENTINEL_DIED = options.deathNote;
+      if (process.env.WARDEN_SCOPE) env.WARDEN_SCOPE = process.env.WARDEN_SCOPE;
+      const child = spawn('/bin/sh', ['-c', 'eval "$WARDEN_SENTINEL"', 'warden-sentinel', hostId], {
+        argv0: 'warden-sentinel',
+        // Its own process group: a terminal's ^C or a group signal meant for a run never reaches it.
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        env,
+      });
+      proc.child = child;
+      child.on('error', (error) => {
+        proc.open = false;
+        if (proc === current) uncover(`the sentinel could not start (${error.message}): runs will not be ended if this Warden is killed`);
+      });
+      child.on('exit', (code, signal) => {
+        proc.open = false;
+        if (proc === current && !closed && child.pid !== undefined) died(child.pid, code, signal);
+      });
+      if (child.pid === undefined || !child.stdin) return proc;
+      proc.input = child.stdin;
+      proc.open = true;
+      proc.input.on('error', () => (proc.open = false));
+      // Neither the process nor its pipe keeps the supervisor alive.
+      child.unref();
+      (proc.input as unknown as { unref?: () => void }).unref?.();
+    } catch (error) {
+      proc.open = false;
+      uncover(`the sentinel could not start (${error instanceof Error ? error.message : String(error)}): runs will not be ended if this Warden is killed`);
+    }
+    return proc;
   };
+
+  const uncover = (why: string) => {
+    if (notCovered === why) return;
+    notCovered = why;
+    log(why);
+  };
+
+  const say = (proc: Process, line: string) => {
+    if (proc.open && proc.input && !line.includes('\n')) proc.input.write(`${line}\n`);
+  };
+
+  /** Starts a sentinel and tells it everything live. */
+  const replace = () => {
+    current = spawnOne();
+    if (!current.open) return;
+    notCovered = null;
+    for (const pgid of groups) say(current, `g ${pgid}`);
+    for (const dir of cgroups) say(current, `c ${dir}`);
+    for (const scope of kept) say(current, `k ${scope}`);
+  };
+
+  const died = (pid: number, code: number | null, signal: NodeJS.Signals | null) => {
+    const now = performance.now();
+    recentDeaths.push(now);
+    while (recentDeaths.length > 0 && recentDeaths[0]! < now - RESTART_WINDOW_MS) recentDeaths.shift();
+    const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+    if (recentDeaths.length > RESTARTS_PER_WINDOW) {
+      uncover(`the sentinel (pid ${pid}) ${how}, the ${recentDeaths.length}th time in a minute; no other is started, so runs will not be ended if this Warden is killed`);
+      return;
+    }
+    restarts += 1;
+    replace();
+    if (current.open) {
+      log(`the sentinel (pid ${pid}) ${how}; started another (pid ${current.child?.pid}) and handed it ${groups.size} group(s), ${cgroups.size} cgroup(s) and ${kept.size} kept scope(s)`);
+    }
+  };
+
+  current = spawnOne();
+
+  const tell = (line: string) => say(current, line);
   return {
-    pid: child?.pid,
-    group: (pgid, live) => {
-      if (Number.isSafeInteger(pgid) && pgid > 1) say(`${live ? 'g' : 'G'} ${pgid}`);
+    get pid() {
+      return current.open ? current.child?.pid : undefined;
     },
-    cgroup: (dir, live) => say(`${live ? 'c' : 'C'} ${dir}`),
-    kept: (scope) => say(`k ${scope}`),
+    get restarts() {
+      return restarts;
+    },
+    uncovered: () => (current.open ? null : (notCovered ?? 'no sentinel is running: runs will not be ended if this Warden is killed')),
+    group: (pgid, live) => {
+      if (!Number.isSafeInteger(pgid) || pgid <= 1) return;
+      if (live) groups.add(pgid);
+      else groups.delete(pgid);
+      tell(`${live ? 'g' : 'G'} ${pgid}`);
+    },
+    cgroup: (dir, live) => {
+      if (dir.includes('\n')) return;
+      if (live) cgroups.add(dir);
+      else cgroups.delete(dir);
+      tell(`${live ? 'c' : 'C'} ${dir}`);
+    },
+    kept: (scope) => {
+      if (scope.includes('\n')) return;
+      kept.add(scope);
+      tell(`k ${scope}`);
+    },
     close: () => {
-      if (!open || !input) return;
-      open = false;
-      input.end('q\n');
+      if (closed) return;
+      closed = true;
+      if (!current.open || !current.input) return;
+      current.open = false;
+      current.input.end('q\n');
     },
   };
 }

@@ -15,7 +15,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX } from '../../shared/http-api';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
-import { WardenInputError } from '../supervisor/errors';
+import { WardenInputError, WardenUnavailableError } from '../supervisor/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 import { OwnerPids, type PidOwner } from './owner-pids';
@@ -108,6 +108,7 @@ function statusOf(error: unknown): { status: number; message: string } | null {
   if (error instanceof HttpError) return { status: error.status, message: error.message };
   if (error instanceof InputError) return { status: 400, message: error.message };
   if (error instanceof URIError) return { status: 400, message: 'The path has a malformed %-escape.' };
+  if (error instanceof WardenUnavailableError) return { status: 503, message: error.message };
   if (error instanceof WardenInputError) {
     const message = error.message;
     if (/^No (run with id|session named) /.test(message)) return { status: 404, message };

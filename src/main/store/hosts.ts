@@ -4,7 +4,7 @@
 // no such pid, or a pid now started at another time (reused).
 
 import { readFileSync } from 'node:fs';
-import { readStat } from '../supervisor/procfs';
+import { readStat, readStatChecked, UNCHECKED } from '../supervisor/procfs';
 import { all, run, type Database } from './sql';
 
 export const HEARTBEAT_MS = 15_000;
@@ -88,7 +88,9 @@ export function liveness(host: HostRow | undefined, procRoot: string | null, now
     return { alive: false, why: code === 'EPERM' ? `its host's pid ${host.pid} belongs to another process now` : `its host process (pid ${host.pid}) is gone`, sameBoot: true };
   }
   if (procRoot !== null) {
-    const stat = readStat(procRoot, host.pid);
+    const stat = readStatChecked(procRoot, host.pid);
+    // Its stat could not be opened (no descriptor free): it answered kill 0, so it is taken as alive, never swept on a guess.
+    if (stat === UNCHECKED) return { alive: true, why: '', sameBoot: true };
     if (!stat || stat.state === 'Z' || stat.state === 'X') return { alive: false, why: `its host process (pid ${host.pid}) is gone`, sameBoot: true };
     if (host.start_ticks !== null && stat.startTicks !== host.start_ticks) {
       return { alive: false, why: `its host process (pid ${host.pid}) is gone and the pid was reused`, sameBoot: true };

@@ -176,11 +176,16 @@ async function leftOf(hostId: string, procRoot: string, options: RecoverOptions,
         survivors: report.survivors.filter((p) => scopeOf.get(p.pid) === scope),
         elapsedMs: report.elapsedMs,
         complete: report.complete,
+        ...(report.unchecked !== undefined ? { unchecked: report.unchecked } : {}),
       };
     }
   }
   return left;
 }
+
+/** What a recovery cannot see: with the run's Warden gone, only its marker is left to look for. */
+export const LOST_UNSEEN =
+  "with its Warden gone only processes still carrying the run's WARDEN_SCOPE marker can be looked for: one that dropped the marker and left its process group (env -u WARDEN_SCOPE setsid ...) cannot be found, so check for it yourself";
 
 function recoverOne(
   db: Database,
@@ -199,13 +204,22 @@ function recoverOne(
   const stderr = readStream(db, c.id, 'stderr');
   const found = left.flatMap((l) => l.found);
   const reports = left.flatMap((l) => (l.report ? [l.report] : []));
-  const report: TeardownReport | undefined = reports.length === 0 ? undefined : {
-    killed: reports.flatMap((r) => r.killed),
-    survivors: reports.flatMap((r) => r.survivors),
-    // One teardown per gone host: each scope's share carries its whole time.
-    elapsedMs: Math.max(...reports.map((r) => r.elapsedMs)),
-    complete: reports.every((r) => r.complete),
-  };
+  const unchecked = reports.find((r) => r.unchecked !== undefined)?.unchecked;
+  // Looked for and nothing found is still a report: it says what the look could not see.
+  const report: TeardownReport | undefined =
+    reports.length === 0
+      ? canLook && options.tearDown && snapshot.state !== 'queued'
+        ? { killed: [], survivors: [], elapsedMs: 0, complete: false, unseen: LOST_UNSEEN }
+        : undefined
+      : {
+          killed: reports.flatMap((r) => r.killed),
+          survivors: reports.flatMap((r) => r.survivors),
+          // One teardown per gone host: each scope's share carries its whole time.
+          elapsedMs: Math.max(...reports.map((r) => r.elapsedMs)),
+          complete: false,
+          unseen: LOST_UNSEEN,
+          ...(unchecked !== undefined ? { unchecked } : {}),
+        };
 
   const now = Date.now();
   const startedAt = Date.parse(snapshot.startedAt);
@@ -302,7 +316,7 @@ function adviceFor(
     if (!gone.sameBoot) parts.push('None of its processes can still be running after the restart.');
     else if (procRoot === null) parts.push('Without /proc its processes could not be looked for by their WARDEN_SCOPE marker: check for them yourself.');
   } else if (found.length === 0) {
-    parts.push('No process carrying its WARDEN_SCOPE marker was still running.');
+    parts.push('No process carrying its WARDEN_SCOPE marker was still running; one that dropped the marker and left its process group could not be looked for once its Warden was gone.');
   } else if (report) {
     const killed = report.killed.length;
     parts.push(

@@ -154,11 +154,21 @@ describe('a Python script\'s escapees', () => {
     expect(next).toMatchObject({ verdict: 'completed', stdout: 'still here\n' });
   });
 
-  it('without a cgroup, the report says what teardown could not see', async () => {
-    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+  it('without a cgroup or a subreaper, the report says what teardown could not see', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')), reaper: false });
     const r = await harness.run({ code: SCRIPT });
     strays.push(...pidsOf(r.stdout));
     expect(r.teardown!.complete).toBe(false);
     expect(r.teardown!.unseen).toBe(NO_CGROUP);
+  });
+
+  it.skipIf(reaperOnce() === null)('without a cgroup, the subreaper its interpreter runs under finds them by parentage', async () => {
+    harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
+    const r = await harness.run({ code: SCRIPT });
+    strays.push(...pidsOf(r.stdout));
+    expect(r.teardown!.unseen).toBeUndefined();
+    expect(r.teardown!.survivors).toEqual([]);
+    expect(pidsOf(r.stdout).length).toBeGreaterThan(0);
+    for (const pid of pidsOf(r.stdout)) expect(r.teardown!.killed.map((p) => p.pid)).toContain(pid);
   });
 });

@@ -1,5 +1,5 @@
 // Splits an interpreter's stdout or stderr at the runtime's end markers
-// (runtime/PROTOCOL.md): `\0warden-end:<nonce>:<RUN_ID>\0\n` ends one script's
+// (runtime/PROTOCOL.md): `\0warden-end:<nonce>:<RUN_ID>:<TAG>\0\n` ends one script's
 // output. The marker is stripped; a marker split across chunks is held back
 // until it is whole, so no byte of it reaches a script's output and no byte
 // of the script's output is lost or delayed past the next chunk.

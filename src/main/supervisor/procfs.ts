@@ -49,17 +49,36 @@ export function parseStat(text: string): ProcStat | undefined {
 const statBuffer = Buffer.allocUnsafe(4096);
 
 export function readStat(procRoot: string, pid: number): ProcStat | undefined {
+  const stat = readStatChecked(procRoot, pid);
+  return stat === UNCHECKED ? undefined : stat;
+}
+
+/** readStat, or UNCHECKED when no descriptor was free to open it (which says nothing of the process). */
+export function readStatChecked(procRoot: string, pid: number): ProcStat | undefined | typeof UNCHECKED {
   const text = readSmallSync(`${procRoot}/${pid}/stat`);
+  if (text === UNCHECKED) return UNCHECKED;
   return text === undefined ? undefined : parseStat(text); // undefined: gone, or another user's
 }
 
-/** A small file's text (latin1), undefined when it cannot be read. */
-function readSmallSync(path: string): string | undefined {
+/**
+ * A read that could not be made for lack of file descriptors (EMFILE: this
+ * process's RLIMIT_NOFILE; ENFILE: the system's table): the file was not
+ * looked at, so nothing may be concluded from it ("no marker" least of all).
+ */
+export const UNCHECKED = Symbol('could not check: no file descriptor free');
+
+export function outOfDescriptors(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
+}
+
+/** A small file's text (latin1), undefined when it cannot be read, UNCHECKED when no descriptor was free. */
+function readSmallSync(path: string): string | undefined | typeof UNCHECKED {
   let fd: number;
   try {
     fd = openSync(path, 'r');
-  } catch {
-    return undefined;
+  } catch (error) {
+    return outOfDescriptors(error) ? UNCHECKED : undefined;
   }
   try {
     const n = readSync(fd, statBuffer, 0, statBuffer.length, 0);
@@ -169,30 +188,105 @@ export function readStatUsage(procRoot: string, pid: number): ProcUsage | undefi
  */
 export function readLastPid(procRoot: string): number | undefined {
   const text = readSmallSync(`${procRoot}/sys/kernel/ns_last_pid`);
-  const value = text === undefined ? NaN : Number(text.trim());
+  const value = text === undefined || text === UNCHECKED ? NaN : Number(text.trim());
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 /** A process that is gone or a zombie is dead for every purpose here. */
 export function isAliveInProc(procRoot: string, pid: number): boolean {
-  const stat = readStat(procRoot, pid);
-  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+  const stat = readStatChecked(procRoot, pid);
+  // Not known dead is alive here: a process whose stat could not be opened is never reported ended.
+  return stat === UNCHECKED || (stat !== undefined && stat.state !== 'Z' && stat.state !== 'X');
 }
 
 export const TIMED_OUT = Symbol('timed out');
 
-/** The file's bytes, undefined when it cannot be read, TIMED_OUT when the read hangs. */
-export function readBounded(path: string, timeoutMs: number): Promise<Buffer | undefined | typeof TIMED_OUT> {
+// One bound on the files these reads hold open, for the whole process: a host
+// whose many runs end together reads hundreds of environ and cmdline files,
+// and unbounded that filled its descriptor table (EMFILE for its own socket,
+// its store and the next run's pipes). A read waits for a slot; a read that
+// finds no descriptor (another part of the process took the last) waits a
+// little and tries again, then answers UNCHECKED. A slot is given back when
+// its read ends, or when its caller stops waiting (a read stuck in the kernel
+// then holds its descriptor outside the bound: rare, and never more than one each).
+export const PROC_READ_SLOTS = 32;
+const RETRY_MS = [5, 20, 60, 150];
+let slotsInUse = 0;
+const slotQueue: (() => void)[] = [];
+/** Descriptors held by these reads at most at once since start (bench (o)). */
+export const procReadStats = { peakSlots: 0, unchecked: 0 };
+
+/** Calls `use` once a slot is free; `use` gets the release (idempotent). */
+function withSlot(use: (release: () => void) => void): () => void {
+  let state: 'waiting' | 'holding' | 'done' = 'waiting';
+  const release = () => {
+    if (state === 'holding') {
+      slotsInUse -= 1;
+      slotQueue.shift()?.();
+    } else if (state === 'waiting') {
+      const at = slotQueue.indexOf(start);
+      if (at >= 0) slotQueue.splice(at, 1);
+    }
+    state = 'done';
+  };
+  const start = () => {
+    if (state !== 'waiting') return;
+    state = 'holding';
+    slotsInUse += 1;
+    if (slotsInUse > procReadStats.peakSlots) procReadStats.peakSlots = slotsInUse;
+    use(release);
+  };
+  if (slotsInUse < PROC_READ_SLOTS) start();
+  else slotQueue.push(start);
+  return release;
+}
+
+type ReadOutcome = Buffer | undefined | typeof UNCHECKED;
+
+/** open(2) through the pool, retried while no descriptor is free; UNCHECKED when none came. */
+function openPooled(path: string, then: (fd: number | undefined | typeof UNCHECKED, release: () => void) => void): () => void {
+  let release = () => undefined as void;
+  let attempt = 0;
+  let cancelled = false;
+  const tryOpen = () => {
+    release = withSlot((slotRelease) => {
+      open(path, 'r', (error, fd) => {
+        if (cancelled) {
+          if (!error) close(fd, () => undefined);
+          return slotRelease();
+        }
+        if (error && outOfDescriptors(error) && attempt < RETRY_MS.length) {
+          slotRelease();
+          setTimeout(tryOpen, RETRY_MS[attempt++]).unref();
+          return;
+        }
+        if (error && outOfDescriptors(error)) procReadStats.unchecked += 1;
+        then(error ? (outOfDescriptors(error) ? UNCHECKED : undefined) : fd, slotRelease);
+      });
+    });
+  };
+  tryOpen();
+  return () => {
+    cancelled = true;
+    release();
+  };
+}
+
+/** The file's bytes, undefined when it cannot be read, TIMED_OUT when the read hangs, UNCHECKED when no descriptor was free. */
+export function readBounded(path: string, timeoutMs: number): Promise<ReadOutcome | typeof TIMED_OUT> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (value: Buffer | undefined | typeof TIMED_OUT) => {
+    const settle = (value: ReadOutcome | typeof TIMED_OUT) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(value);
     };
-    const timer = setTimeout(() => settle(TIMED_OUT), timeoutMs);
-    readWhole(path, settle);
+    const timer = setTimeout(() => {
+      cancel();
+      settle(TIMED_OUT);
+    }, timeoutMs);
+    const cancel = readWhole(path, settle);
   });
 }
 
@@ -205,12 +299,15 @@ const FIRST_READ = 16 * 1024;
  * procfs fills the buffer for environ and cmdline unless it reaches the end,
  * so a short read is the end; a full one reads on with a larger buffer.
  */
-function readWhole(path: string, done: (data: Buffer | undefined) => void): void {
-  open(path, 'r', (openError, fd) => {
-    if (openError) return done(undefined);
+function readWhole(path: string, done: (data: ReadOutcome) => void): () => void {
+  return openPooled(path, (fd, release) => {
+    if (typeof fd !== 'number') {
+      release();
+      return done(fd);
+    }
     const chunks: Buffer[] = [];
     const finish = (data: Buffer | undefined) => {
-      close(fd, () => undefined);
+      close(fd, release);
       done(data);
     };
     const next = (length: number) => {
@@ -241,12 +338,14 @@ export function readAllBounded(paths: string[], timeoutMs: number): Promise<(Buf
     if (left === 0) return resolve(results);
     const timer = setTimeout(() => {
       left = -1;
+      for (const cancel of cancels) cancel();
       resolve(results);
     }, timeoutMs);
-    paths.forEach((path, i) =>
+    const cancels = paths.map((path, i) =>
       readSmall(path, (data) => {
         if (left < 0) return; // too late: already reported as timed out
-        results[i] = data;
+        // The sampler tries a file it could not open again later, as one that hung.
+        results[i] = data === UNCHECKED ? TIMED_OUT : data;
         if (--left === 0) {
           clearTimeout(timer);
           resolve(results);
@@ -259,9 +358,12 @@ export function readAllBounded(paths: string[], timeoutMs: number): Promise<(Buf
 /** Below 4 KiB, Buffer.allocUnsafe slices a shared pool instead of allocating. */
 const SMALL_READ = 4095;
 
-function readSmall(path: string, done: (data: Buffer | undefined) => void): void {
-  open(path, 'r', (openError, fd) => {
-    if (openError) return done(undefined);
+function readSmall(path: string, done: (data: ReadOutcome) => void): () => void {
+  return openPooled(path, (fd, release) => {
+    if (typeof fd !== 'number') {
+      release();
+      return done(fd);
+    }
     const chunks: Buffer[] = [];
     const next = (length: number) => {
       const buffer = Buffer.allocUnsafe(length);
@@ -275,6 +377,7 @@ function readSmall(path: string, done: (data: Buffer | undefined) => void): void
         } catch {
           // closed already
         }
+        release();
         if (readError) return done(undefined);
         // A pooled slice is copied out, so the pool's memory is not kept alive by it.
         chunks.push(buffer.subarray(0, n));

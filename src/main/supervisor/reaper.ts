@@ -52,8 +52,8 @@ const SYSCALLS: Record<string, { prctl: number; setsid: number }> = {
 };
 
 const SHIM = `
-my ($prctl, $setsid, $scope, @cmd) = @ARGV;
-open(my $status, '+<&=', 3) or exit 125;
+my ($prctl, $setsid, $scope, $fd, @cmd) = @ARGV;
+open(my $status, '+<&=', $fd) or exit 125;
 syscall($prctl, 36, 1, 0, 0, 0) == 0 or syswrite($status, "error no subreaper\\n");
 $SIG{$_} = 'IGNORE' for qw(INT TERM HUP QUIT USR1 USR2 ALRM PIPE TSTP TTIN TTOU);
 my $pid = fork();
@@ -72,6 +72,8 @@ if ($pid == 0) {
 open(STDIN, '<', '/dev/null');
 open(STDOUT, '>', '/dev/null');
 open(STDERR, '>', '/dev/null');
+# The command's own pipes below the status fd (an interpreter's 3 and 4) are its alone.
+for my $n (3 .. $fd - 1) { if (open(my $h, '+<&=', $n)) { close($h); } }
 my $st = 0;
 while (1) {
   my $p = waitpid(-1, 0);
@@ -80,7 +82,7 @@ while (1) {
 }
 syswrite($status, 'exit ' . (($st & 127) ? -($st & 127) : ($st >> 8)) . "\\n");
 my $rin = '';
-vec($rin, 3, 1) = 1;
+vec($rin, $fd, 1) = 1;
 my $keep = 0;
 while (1) {
   1 while waitpid(-1, 1) > 0;
@@ -133,14 +135,15 @@ export function reaperOnce(): Reaper | null {
   return found;
 }
 
-/** The argv that runs `argv` under the shim. */
 /**
  * The argv that runs `argv` under the shim. Spawn it with WARDEN_SCOPE out of
  * its environment: the command gets `scope` from the shim, and the shim, which
  * is Warden's and not the run's, is then never taken for one of the run's processes.
+ * `statusFd` is the shim's status pipe (3 for a command; after the pipes the
+ * command itself keeps, 5 for a Python interpreter with its 3 and 4).
  */
-export function reaperArgv(reaper: Reaper, argv: string[], scope: string): string[] {
-  return [reaper.perl, '-e', SHIM, String(reaper.prctl), String(reaper.setsid), scope, ...argv];
+export function reaperArgv(reaper: Reaper, argv: string[], scope: string, statusFd = 3): string[] {
+  return [reaper.perl, '-e', SHIM, String(reaper.prctl), String(reaper.setsid), scope, String(statusFd), ...argv];
 }
 
 export type ReaperMessage = { type: 'pid'; pid: number } | { type: 'exit'; exitCode: number | null; signal: string | null } | { type: 'error'; message: string };

@@ -36,6 +36,8 @@ import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun } from './run';
 import type { ScopeWatch } from './scope-watch';
 import { reaperOnce } from './reaper';
+import { descriptorCheck, type DescriptorCheck } from './descriptors';
+import { WardenUnavailableError } from './errors';
 
 /** What the registry needs of a run, command or Python script. */
 interface SupervisedRun {
@@ -89,6 +91,8 @@ export interface SupervisorOptions {
   watch?: ScopeWatch;
   /** Runs without a cgroup run under the subreaper shim (default true; reaper.ts). */
   reaper?: boolean;
+  /** Descriptors kept free for the process itself: new runs are refused below it (default: a tenth of RLIMIT_NOFILE, 64-1024; null: no check). */
+  descriptorReserve?: number | null;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -160,6 +164,18 @@ export class Supervisor {
   private readonly sampleRateHz: number;
   private readonly watch?: ScopeWatch;
   private readonly useReaper: boolean;
+  private readonly descriptors?: DescriptorCheck;
+
+  /** Refuses a new run while fewer descriptors than the reserve would be left (descriptors.ts). */
+  private refuseIfLow(): void {
+    const refusal = this.descriptors?.refusal();
+    if (refusal !== undefined) throw new WardenUnavailableError(refusal);
+  }
+
+  /** The descriptor figures behind refusals: open now, the limit, the reserve (null where unknown). */
+  descriptorFigures(): { open: number; limit: number; reserve: number } | null {
+    return this.descriptors?.figures() ?? null;
+  }
 
   constructor(options: SupervisorOptions = {}) {
     this.hostId = options.hostId ?? newId();
@@ -176,6 +192,7 @@ export class Supervisor {
     this.sampleRateHz = options.sampleRateHz ?? 2;
     if (options.watch) this.watch = options.watch;
     this.useReaper = options.reaper ?? true;
+    if (options.descriptorReserve !== null) this.descriptors = descriptorCheck(options.descriptorReserve === undefined ? {} : { reserve: options.descriptorReserve });
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
       ...options.python,
@@ -184,6 +201,7 @@ export class Supervisor {
       emit: (event) => this.events.emit('event', event),
       memoryBackend: () => this.memoryBackend(),
       sampler: () => this.processSampler(),
+      reaper: () => (this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null),
       ...(options.watch ? { watch: options.watch } : {}),
     };
   }
@@ -198,6 +216,7 @@ export class Supervisor {
     const id = newId();
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
+    this.refuseIfLow();
     // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
@@ -211,6 +230,7 @@ export class Supervisor {
 
   private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string): RunResult {
     const options = normalizePythonRequest(request, id, this.settings);
+    this.refuseIfLow();
     // Refused now, never run without its limit, when no memory cgroup can be used.
     if (options.memoryBytes !== null) this.memoryBackend();
     let session = this.pythonSessions.get(options.session);

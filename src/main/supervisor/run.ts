@@ -393,7 +393,8 @@ export class CommandRun {
       report = await teardown(target);
       if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} left behind: ${listProcs(report.killed)}.`);
       if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-      else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      else if (!report.complete && report.unseen === undefined && report.unchecked === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+      if (report.unchecked !== undefined) this.notes.push(`Teardown ${report.unchecked}.`);
     }
     if (this.cgroup) report = await this.closeCgroup(report);
     // Nothing of it is left to end if this process dies now, or what is left was kept as asked.

@@ -20,7 +20,9 @@
 // 1.08-1.28x with node:child_process in the same half hour. An earlier
 // measurement (execa 1.5x a spawn) had kept this file on node:child_process.
 
-import { closeSync, constants, accessSync, openSync, readSync, statSync } from 'node:fs';
+import { subscribe } from 'node:diagnostics_channel';
+import { EventEmitter } from 'node:events';
+import { closeSync, constants, accessSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Duplex, Readable, Writable } from 'node:stream';
@@ -149,7 +151,30 @@ export function describeSpawnError(error: { code?: string; message?: string }, s
   }
   if (error.code === 'EACCES') return { cause: `${command} could not be executed (permission denied).`, status: 126 };
   if (error.code === 'ENOEXEC') return { cause: `${command} is not in a format this system can execute.`, status: 126 };
+  const limit = limitLine(error.code);
+  if (limit !== undefined) return { cause: `${command} could not be started: ${limit}`, status: 126 };
   return { cause: `${command} could not be started: ${error.code ?? error.message ?? 'unknown error'}.`, status: 126 };
+}
+
+/** This process's RLIMIT_NOFILE and RLIMIT_NPROC (soft), read once: at the moment they matter no file can be opened to read them. */
+const LIMITS = ((): { files: string; processes: string } => {
+  const found = { files: 'unknown', processes: 'unknown' };
+  try {
+    const text = readFileSync('/proc/self/limits', 'latin1');
+    found.files = /^Max open files\s+(\S+)/m.exec(text)?.[1] ?? found.files;
+    found.processes = /^Max processes\s+(\S+)/m.exec(text)?.[1] ?? found.processes;
+  } catch {
+    // not Linux
+  }
+  return found;
+})();
+
+/** The limit an EMFILE, ENFILE or EAGAIN from spawn ran into, in one line; undefined for any other error. */
+export function limitLine(code: string | undefined): string | undefined {
+  if (code === 'EMFILE') return `Warden has no file descriptor left for its pipes (EMFILE: its limit RLIMIT_NOFILE is ${LIMITS.files}, ulimit -n). Warden goes on; run it again when runs have ended, or raise the limit.`;
+  if (code === 'ENFILE') return 'the system has no file left for its pipes (ENFILE: the kernel\'s table, fs.file-max, is full). Warden goes on; run it again when files have been closed.';
+  if (code === 'EAGAIN') return `the system refused a new process (EAGAIN: the process limit RLIMIT_NPROC, ${LIMITS.processes}, ulimit -u, or memory). Warden goes on; run it again later.`;
+  return undefined;
 }
 
 /** The interpreter a #! line names; only the first 256 bytes are read (a command may be a large binary). */
@@ -193,6 +218,30 @@ export interface ProcessOptions {
   extraPipes: number;
 }
 
+/** The ChildProcess Node makes inside the execa call running now (node:diagnostics_channel 'child_process'). */
+let capturing: { child: ChildProcess | undefined } | undefined;
+subscribe('child_process', (message) => {
+  if (capturing && capturing.child === undefined) capturing.child = (message as { process: ChildProcess }).process;
+});
+
+/**
+ * What a caller gets for a process that did not start: no pid, no streams,
+ * and the child's own 'error' (with its code) a tick later, as from spawn.
+ */
+function notStarted(child: ChildProcess): Subprocess {
+  const standIn = new EventEmitter() as EventEmitter & { pid: undefined; stdin: null; stdout: null; stderr: null; stdio: []; kill: () => boolean };
+  Object.assign(standIn, { pid: undefined, stdin: null, stdout: null, stderr: null, stdio: [], kill: () => false });
+  let said = false;
+  const say = (error: Error) => {
+    if (said) return;
+    said = true;
+    // Our listener on the child is there before its 'error' comes, so that can never throw.
+    if (standIn.listenerCount('error') > 0) standIn.emit('error', error);
+  };
+  child.on('error', say);
+  return standIn as unknown as Subprocess;
+}
+
 /**
  * One process, detached (its own process group and session), through execa
  * with the options that leave the pipes, the signals and the teardown to the
@@ -203,7 +252,11 @@ export function spawnProcess(file: string, args: string[], options: ProcessOptio
   const stdio: ['ignore' | 'pipe', 'pipe', 'pipe', ...'pipe'[]] = [options.stdin, 'pipe', 'pipe'];
   for (let i = 0; i < options.extraPipes; i++) stdio.push('pipe');
   // A fresh options object each call: execa writes into the one it is given.
-  const subprocess = execa(file, args, {
+  let subprocess: ReturnType<typeof execa>;
+  capturing = { child: undefined };
+  const capture = capturing;
+  try {
+    subprocess = execa(file, args, {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
@@ -217,7 +270,17 @@ export function spawnProcess(file: string, args: string[], options: ProcessOptio
     forceKillAfterDelay: false,
     // Else NODE_DEBUG=execa would turn on its logging, which reads the pipes too.
     verbose: 'none',
-  });
+    });
+  } catch (error) {
+    // Where the kernel refuses the pipes or the process (EMFILE, ENFILE, EAGAIN), Node's spawn
+    // returns early without stdio and emits 'error' on the next tick; execa then throws at once
+    // (subprocess.stdio is not iterable) and never listens, so that 'error' would end this
+    // process and every run in it. The ChildProcess it made was caught on its way out.
+    if (capture.child === undefined || capture.child.pid !== undefined) throw error;
+    return notStarted(capture.child);
+  } finally {
+    capturing = undefined;
+  }
   let failedToStart = false;
   subprocess.on('error', () => (failedToStart = true));
   // reject: false resolves every ending; this catch is so that nothing, not even a fault in

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import type { Proc, TeardownReport } from '../../shared/result';
-import { environHas, environValue, isAliveInProc, listPids, readBounded, readCommand, readLastPid, readStat, TIMED_OUT, type ProcStat } from './procfs';
+import { environHas, environValue, isAliveInProc, listPids, outOfDescriptors, readBounded, readCommand, readLastPid, readStatChecked, TIMED_OUT, UNCHECKED, type ProcStat } from './procfs';
 
 export interface TeardownTarget {
   /** The full marker value, `hostId.runId`; with `scopePrefix`, its beginning (`hostId.`: every run of a host). */
@@ -87,6 +87,110 @@ interface Scan {
   scopes: Map<number, string>;
   /** False when some process could not be checked for the marker in time. */
   complete: boolean;
+  /** Processes that could not be looked at for lack of file descriptors (-1: not even /proc could be listed). */
+  unchecked: number;
+}
+
+/**
+ * What one look at /proc found: every live process's stat, and the environ of
+ * each that started at or after `notBeforeTicks` (others cannot carry a
+ * marker of a scope that began later). Teardowns that end together share one
+ * (sharedSnapshot): 500 runs ending at once read each process's environ once
+ * per pass, not 500 times.
+ */
+interface Snapshot {
+  stats: ProcStat[];
+  environs: Map<number, Buffer | undefined | typeof TIMED_OUT | typeof UNCHECKED>;
+  /** Stats that could not be opened for lack of descriptors; -1 when /proc itself could not be listed. */
+  unchecked: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function takeSnapshot(procRoot: string, pids: () => number[], notBeforeTicks: number | undefined, readTimeoutMs: number): Promise<Snapshot> {
+  let list: number[] | undefined;
+  for (const wait of [0, 10, 40, 100]) {
+    if (wait > 0) await sleep(wait);
+    try {
+      list = pids();
+      break;
+    } catch (error) {
+      if (!outOfDescriptors(error)) throw error;
+    }
+  }
+  if (list === undefined) return { stats: [], environs: new Map(), unchecked: -1 };
+  const stats: ProcStat[] = [];
+  let unchecked = 0;
+  for (const pid of list) {
+    if (pid === process.pid) continue;
+    const stat = readStatChecked(procRoot, pid);
+    if (stat === UNCHECKED) unchecked += 1;
+    else if (stat !== undefined && stat.state !== 'Z' && stat.state !== 'X') stats.push(stat);
+  }
+  const environs: Snapshot['environs'] = new Map();
+  await Promise.all(
+    stats
+      .filter((stat) => notBeforeTicks === undefined || stat.startTicks >= notBeforeTicks)
+      .map(async (stat) => environs.set(stat.pid, await readBounded(`${procRoot}/${stat.pid}/environ`, readTimeoutMs))),
+  );
+  return { stats, environs, unchecked };
+}
+
+interface Batch {
+  procRoot: string;
+  notBeforeTicks: number | undefined;
+  everyProcess: boolean;
+  readTimeoutMs: number;
+  promise: Promise<Snapshot>;
+  resolve: (snapshot: Snapshot) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Per proc root: the snapshot being taken, and the next one, which every scan asked for meanwhile joins. */
+const batches = new Map<string, { running: Promise<unknown> | null; next: Batch | null }>();
+/** Snapshots taken, and scans served (bench (o): how much one snapshot is shared). */
+export const scanStats = { snapshots: 0, scans: 0 };
+
+/**
+ * A snapshot taken after this call: the one about to start if there is one,
+ * else the next, which starts as soon as the one running ends. Every scan
+ * sees /proc as it was after it asked (a teardown's KILL pass must see what
+ * its TERM pass left), and at most one snapshot per proc root runs at a time.
+ */
+function sharedSnapshot(procRoot: string, notBeforeTicks: number | undefined, readTimeoutMs: number): Promise<Snapshot> {
+  scanStats.scans += 1;
+  let slot = batches.get(procRoot);
+  if (!slot) batches.set(procRoot, (slot = { running: null, next: null }));
+  const state = slot;
+  if (state.next) {
+    const batch = state.next;
+    if (notBeforeTicks === undefined) batch.everyProcess = true;
+    else if (batch.notBeforeTicks === undefined || notBeforeTicks < batch.notBeforeTicks) batch.notBeforeTicks = notBeforeTicks;
+    batch.readTimeoutMs = Math.max(batch.readTimeoutMs, readTimeoutMs);
+    return batch.promise;
+  }
+  let resolve!: Batch['resolve'];
+  let reject!: Batch['reject'];
+  const promise = new Promise<Snapshot>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const batch: Batch = { procRoot, notBeforeTicks, everyProcess: notBeforeTicks === undefined, readTimeoutMs, promise, resolve, reject };
+  state.next = batch;
+  const run = () => {
+    state.next = null;
+    scanStats.snapshots += 1;
+    const taking = takeSnapshot(procRoot, () => listPids(procRoot), batch.everyProcess ? undefined : batch.notBeforeTicks, batch.readTimeoutMs);
+    state.running = taking;
+    taking.then(batch.resolve, batch.reject).finally(() => {
+      state.running = null;
+      if (!state.next) batches.delete(procRoot);
+    });
+  };
+  // Started after the scans of this turn have joined; after the running one when there is one.
+  if (state.running === null) setImmediate(run);
+  else void state.running.catch(() => undefined).finally(() => setImmediate(run));
+  return promise;
 }
 
 async function scanScope(target: TeardownTarget, procRoot: string, deadline: number): Promise<Scan> {
@@ -94,41 +198,60 @@ async function scanScope(target: TeardownTarget, procRoot: string, deadline: num
   const procs = new Map<number, ProcStat>();
   const scopes = new Map<number, string>();
   const candidates: ProcStat[] = [];
-  for (const pid of candidatePids(procRoot, target.pidsAfter)) {
-    if (pid === process.pid || target.sparePids?.includes(pid)) continue;
-    const stat = readStat(procRoot, pid);
-    if (stat === undefined || stat.state === 'Z' || stat.state === 'X') continue;
-    if (stat.pgid === target.pgid) procs.set(pid, stat);
+  const readTimeout = Math.max(1, Math.min(target.readTimeoutMs ?? 500, deadline - performance.now()));
+  const snapshot =
+    target.pidsAfter === undefined
+      ? await sharedSnapshot(procRoot, target.notBeforeTicks, readTimeout)
+      : // A short range of pids (a Python script): its own small look, no one else's.
+        await takeSnapshot(procRoot, () => candidatePids(procRoot, target.pidsAfter), target.notBeforeTicks, readTimeout);
+  for (const stat of snapshot.stats) {
+    if (target.sparePids?.includes(stat.pid)) continue;
+    if (stat.pgid === target.pgid) procs.set(stat.pid, stat);
     else if (target.notBeforeTicks === undefined || stat.startTicks >= target.notBeforeTicks) candidates.push(stat);
   }
   if (target.adopter !== undefined) {
     // Everything below the subreaper, by parentage: it adopts every orphan of the tree.
     const parent = new Map([...procs.values(), ...candidates].map((s) => [s.pid, s.ppid]));
+    // A spared process (the session's interpreter) is below the adopter too, though outside a short pid range.
     const below = (pid: number): boolean => {
       for (let at = parent.get(pid), hops = 0; at !== undefined && hops < 256; at = parent.get(at), hops++) {
-        if (at === target.adopter) return true;
+        if (at === target.adopter || target.sparePids?.includes(at)) return true;
       }
       return false;
     };
-    for (const stat of candidates) if (below(stat.pid)) procs.set(stat.pid, stat);
+    // What carries another run's marker is that run's (an earlier script's descendants, kept as asked).
+    const another = (pid: number): boolean => {
+      const environ = snapshot.environs.get(pid);
+      const value = environ instanceof Buffer ? environValue(environ, 'WARDEN_SCOPE') : undefined;
+      return value !== undefined && (target.scopePrefix ? !value.startsWith(target.scope) : value !== target.scope);
+    };
+    for (const stat of candidates) if (below(stat.pid) && !another(stat.pid)) procs.set(stat.pid, stat);
   }
-  const readTimeout = Math.max(1, Math.min(target.readTimeoutMs ?? 500, deadline - performance.now()));
-  let complete = true;
-  await Promise.all(
-    candidates.map(async (stat) => {
-      const environ = await readBounded(`${procRoot}/${stat.pid}/environ`, readTimeout);
-      if (environ === TIMED_OUT) complete = false;
-      else if (environ !== undefined && !target.scopePrefix && environHas(environ, marker)) procs.set(stat.pid, stat);
-      else if (environ !== undefined && target.scopePrefix) {
-        const value = environValue(environ, 'WARDEN_SCOPE');
-        if (value !== undefined && value.startsWith(target.scope) && !target.excludeScopes?.has(value)) {
-          procs.set(stat.pid, stat);
-          scopes.set(stat.pid, value);
-        }
+  let complete = snapshot.unchecked === 0;
+  let unchecked = snapshot.unchecked;
+  for (const stat of candidates) {
+    const environ = snapshot.environs.get(stat.pid);
+    if (environ === TIMED_OUT) complete = false;
+    else if (environ === UNCHECKED) {
+      complete = false;
+      if (unchecked >= 0) unchecked += 1;
+    } else if (environ !== undefined && !target.scopePrefix && environHas(environ, marker)) procs.set(stat.pid, stat);
+    else if (environ !== undefined && target.scopePrefix) {
+      const value = environValue(environ, 'WARDEN_SCOPE');
+      if (value !== undefined && value.startsWith(target.scope) && !target.excludeScopes?.has(value)) {
+        procs.set(stat.pid, stat);
+        scopes.set(stat.pid, value);
       }
-    }),
-  );
-  return { procs, scopes, complete };
+    }
+  }
+  return { procs, scopes, complete, unchecked };
+}
+
+/** One line for a report: what could not be looked at for lack of descriptors. */
+export function uncheckedLine(unchecked: number): string {
+  return unchecked < 0
+    ? 'could not check: /proc could not be listed (no file descriptor free, EMFILE), so no process of the run could be looked for'
+    : `could not check ${unchecked} process${unchecked === 1 ? '' : 'es'} for the run's marker (no file descriptor free, EMFILE): any of them may be the run's and still alive`;
 }
 
 /** A few thousand stat opens of missing pids cost less than listing a busy /proc. */
@@ -175,8 +298,6 @@ async function describe(procRoot: string, stats: ProcStat[], timeoutMs: number):
   );
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * True when no process or thread has been created in this pid namespace since
  * the main process: the last pid handed out is still the main process's (the
@@ -198,10 +319,13 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
   const deadline = started + target.budgetMs;
   const seen = new Map<number, Proc>();
   let complete = true;
+  let unchecked = 0;
 
   const sweep = async (signal: NodeJS.Signals): Promise<number[]> => {
     const scan = await scanScope(target, procRoot, deadline);
     complete &&= scan.complete;
+    // The worst pass is the one to report: -1 (nothing could be listed) above any count.
+    if (scan.unchecked < 0 || (unchecked >= 0 && scan.unchecked > unchecked)) unchecked = scan.unchecked;
     const fresh = [...scan.procs.values()].filter((s) => !seen.has(s.pid));
     for (const proc of await describe(procRoot, fresh, Math.min(200, Math.max(1, deadline - performance.now())))) {
       seen.set(proc.pid, proc);
@@ -238,7 +362,8 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
   for (const proc of seen.values()) (isAliveInProc(procRoot, proc.pid) ? survivors : killed).push(proc);
   const elapsedMs = performance.now() - started;
   const blind = target.blindSpot !== undefined ? { unseen: target.blindSpot } : {};
-  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs && !target.blindSpot, ...blind };
+  const notChecked = unchecked !== 0 ? { unchecked: uncheckedLine(unchecked) } : {};
+  return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs && !target.blindSpot, ...blind, ...notChecked };
 }
 
 /** Live members of a process group from `ps`, where there is no /proc; undefined when ps fails. */

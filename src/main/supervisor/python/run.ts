@@ -1,6 +1,7 @@
 // One script in a session: queued, then run (the exec op, its deadline, its
 // output), then its result, after teardown of what it started.
 
+import { randomBytes } from 'node:crypto';
 import type { OutputStream, RunEvent } from '../../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, StopReason, StopRecord, TeardownReport } from '../../../shared/result';
 import { extendedLimit, extensionNote, timerDelay } from '../deadline';
@@ -51,6 +52,8 @@ export class PythonRun {
   /** The limit now: the request's, moved by extensions. */
   private limitMs: number | null;
   private readonly markers = new Set<OutputStream>();
+  /** Seals the runtime's result and end markers for this script (sent on the exec op only; never in its environment). */
+  readonly key = randomBytes(16).toString('hex');
   private markerWaiter?: () => void;
   private result?: RunResult;
   private resolveDone!: (result: RunResult) => void;
@@ -131,7 +134,7 @@ export class PythonRun {
     interp.underScript = this.id;
     interp.lastRunId = this.id;
     this.oomKillsBefore = interp.cgroup?.readOomKills() ?? null;
-    interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope });
+    interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope, key: this.key });
     const sampler = this.session.sampler();
     const rootPid = interp.pid;
     if (sampler && rootPid !== undefined) {
@@ -375,11 +378,14 @@ export class PythonRun {
       budgetMs: this.options.teardownBudgetMs,
       passGapMs: this.options.teardownPassGapMs,
       // The interpreter's cgroup holds what the script started; without one a process that drops the marker could escape.
-      ...(interp.cgroup ? {} : { blindSpot: NO_CGROUP }),
+      // Without one, the subreaper it runs under adopts every orphan of its scripts: found by parentage.
+      ...(interp.cgroup ? {} : interp.shim?.adopting ? { adopter: interp.shim.pid } : { blindSpot: NO_CGROUP }),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
     if (this.options.keepDescendants) {
+      // What the shim adopted from it stays when the interpreter goes.
+      interp.keepAdopted = true;
       const kept = await listScope(target).catch(() => [] as Proc[]);
       if (kept.length > 0) this.notes.push(`${kept.length} process${kept.length === 1 ? ' the script started was' : 'es the script started were'} kept running as asked: ${listProcs(kept)}.`);
       return undefined;
@@ -393,7 +399,8 @@ export class PythonRun {
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
     if (report.survivors.length > 0) this.notes.push(`${report.survivors.length} process${report.survivors.length === 1 ? '' : 'es'} survived teardown: ${listProcs(report.survivors)}.`);
-    else if (!report.complete && report.unseen === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    else if (!report.complete && report.unseen === undefined && report.unchecked === undefined) this.notes.push('Teardown could not finish looking for leftover processes within its budget.');
+    if (report.unchecked !== undefined) this.notes.push(`Teardown ${report.unchecked}.`);
     return report;
   }
 

@@ -298,17 +298,19 @@ export class PythonSession {
       run.addNote(`The session's interpreter was already running (in ${interp.cwd}), so this script's cwd and env were not applied: they take effect when an interpreter starts. Restart the session to apply them.`);
     }
     if (this.settings.procRoot !== null) run.lastPidBefore = readLastPid(this.settings.procRoot);
-    const resultP = interp.resultFor(run.id);
+    const resultP = interp.resultFor(run.id, run.key);
     run.begin(interp, true);
     const first = await Promise.race([
       resultP.then((message) => ({ type: 'result' as const, message, atMs: run.elapsedMs(), wallMs: Date.now() })),
       interp.exited.then((exit) => ({ type: 'exit' as const, exit, atMs: run.elapsedMs(), wallMs: Date.now() })),
     ]);
-    run.clearDeadline();
-    run.stopper.settle();
     if (first.type === 'result') {
       interp.underScript = undefined;
+      // The limit stays armed until the end markers are in too: the script's output is not over before them.
       const missing = await run.waitMarkers(interp, this.settings.markerWaitMs);
+      run.clearDeadline();
+      run.stopper.settle();
+      interp.forget(run.id);
       interp.owner = interp.owners.stdout = interp.owners.stderr = undefined;
       if (missing.length > 0 && interp.alive) {
         run.addNote(`The end marker on ${missing.join(' and ')} did not arrive within ${seconds(this.settings.markerWaitMs)} of the script's result; later output of this script goes to the next one.`);
@@ -326,6 +328,9 @@ export class PythonSession {
       await run.finish(first, gone ? { interpreterGone: gone } : {});
       return;
     }
+    run.clearDeadline();
+    run.stopper.settle();
+    interp.forget(run.id);
     // The interpreter died under the script.
     await Promise.race([interp.outputEnded, sleep(run.options.drainMs)]);
     interp.owner = interp.owners.stdout = interp.owners.stderr = undefined;

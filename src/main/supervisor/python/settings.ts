@@ -5,6 +5,7 @@ import type { RunEvent } from '../../../shared/events';
 import type { MemoryBackend } from '../memory';
 import type { ProcessSampler } from '../proc-tree/sampler';
 import type { ScopeWatch } from '../scope-watch';
+import type { Reaper } from '../reaper';
 
 export interface SessionSettings {
   hostId: string;
@@ -26,6 +27,8 @@ export interface SessionSettings {
   watch?: ScopeWatch;
   /** The process sampler for script trees (the interpreter and what the script starts); none when sampling is off. */
   sampler?: () => ProcessSampler | undefined;
+  /** The subreaper shim an interpreter without a cgroup runs under (null: none on this machine, or turned off). */
+  reaper?: () => Reaper | null;
 }
 
 export const SESSION_DEFAULTS = {
