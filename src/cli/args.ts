@@ -21,6 +21,8 @@ export interface ClientChoices {
   detach?: boolean;
   /** --stream-chars: characters of each stream a shell-results answer shows. */
   streamChars?: number;
+  /** --termination-log: where the run's end is written for Kubernetes (src/cli/termination-log.ts). */
+  terminationLog?: string;
 }
 
 /** WARDEN_DEFAULT_LIMIT when not set: agents' runs are never unbounded by accident. */
@@ -52,6 +54,7 @@ export interface PythonRunCommand extends ClientChoices {
 }
 
 const SHARED: Record<string, OptionSpec> = {
+  'termination-log': { type: 'string' },
   limit: { type: 'string' },
   grace: { type: 'string' },
   memory: { type: 'string' },
@@ -85,10 +88,28 @@ const PYTHON_ONLY: Record<string, OptionSpec> = {
 const ALL: Record<string, OptionSpec> = { ...SHARED, ...COMMAND_ONLY, ...PYTHON_ONLY };
 
 /** `warden run` arguments: a command run, or a Python script with --python. */
-export function parseAnyRunArgs(args: string[]): RunCommand | PythonRunCommand {
+export function parseAnyRunArgs(given: string[]): RunCommand | PythonRunCommand {
+  const args = terminationLogArgs(given);
   const end = args.indexOf('--');
   const options = end >= 0 ? args.slice(0, end) : args;
   return options.includes('--python') ? parsePythonArgs(args) : parseRunArgs(args);
+}
+
+/** Kubernetes' terminationMessagePath default, which a bare --termination-log writes. */
+const DEFAULT_TERMINATION_LOG = '/dev/termination-log';
+
+/**
+ * --termination-log takes an optional PATH: as --termination-log=PATH, or as
+ * the next word when a later `--` marks where the command starts (else that
+ * word could be the command). Bare, it is /dev/termination-log.
+ */
+function terminationLogArgs(args: string[]): string[] {
+  const end = args.indexOf('--');
+  const at = args.indexOf('--termination-log');
+  if (at < 0 || (end >= 0 && at > end)) return args;
+  const next = args[at + 1];
+  const takesNext = end > at + 1 && next !== undefined && !next.startsWith('-');
+  return [...args.slice(0, at), `--termination-log=${takesNext ? next : DEFAULT_TERMINATION_LOG}`, ...args.slice(at + (takesNext ? 2 : 1))];
 }
 
 export function isPythonCommand(command: RunCommand | PythonRunCommand): command is PythonRunCommand {
@@ -168,6 +189,10 @@ function sharedOption(
     case 'embedded':
       out.embedded = true;
       return true;
+    case 'termination-log':
+      if (value === '') throw new UsageError('--termination-log takes a file path (bare, it is /dev/termination-log).');
+      out.terminationLog = value;
+      return true;
     case 'owner-pid': {
       const pid = Number(value);
       if (!/^\d{1,10}$/.test(value) || !Number.isSafeInteger(pid) || pid < 2) throw new UsageError(`--owner-pid takes a process id, not ${JSON.stringify(value)}.`);
@@ -239,6 +264,7 @@ function clientChoices(out: ClientChoices): ClientChoices {
     ...(out.ownerPid !== undefined ? { ownerPid: out.ownerPid } : {}),
     ...(out.detach ? { detach: true } : {}),
     ...(out.streamChars !== undefined ? { streamChars: out.streamChars } : {}),
+    ...(out.terminationLog !== undefined ? { terminationLog: out.terminationLog } : {}),
   };
 }
 
@@ -362,6 +388,9 @@ Options:
                           or not), and a signal to warden run does not stop it
   --embedded              supervise in this process instead of the host (also WARDEN_EMBEDDED=1);
                           no --yield then
+  --termination-log [PATH] at the end, write the verdict, exit, elapsed, OOM and the last lines of
+                          output as JSON within 4,096 bytes to PATH (default /dev/termination-log,
+                          Kubernetes' termination message; a PATH word needs the -- before COMMAND)
 
 Durations: 500ms, 30s, 2m, 1h, 1d (a bare number is seconds); --limit 0 is no limit.
 The run goes through the state dir's Warden host (the app, warden serve, or a

@@ -36,6 +36,34 @@ Upkeep of the history (the SQLite file in the state dir).
 Subcommands:
   prune   delete the oldest ended runs beyond the limits (see warden history prune --help)`;
 
+export const REMOTE_HELP = `Usage: warden remote add NAME ssh://[USER@]HOST[:PORT] [--warden CMD]
+       warden remote add NAME --command 'kubectl exec -i POD -- warden dial-stdio'
+       warden remote list [--json]
+       warden remote remove NAME
+
+Other machines' Warden hosts, for warden --remote NAME COMMAND (or
+WARDEN_REMOTE=NAME): run, wait, stop, extend, list, show, sessions and mcp
+then act there, the runs living in that machine's host and history; warden
+list --all-hosts lists every host's runs.
+
+An ssh remote runs \`CMD dial-stdio\` there (CMD: how to run warden on that
+machine, default warden; the remote's shell reads it) with the system ssh, so
+your ssh config, keys and agent apply; WARDEN_SSH names another ssh program.
+One ssh session per remote is shared by all commands (ControlMaster, kept
+10m after the last) and opened again when it dropped. --command runs any
+program (split into words, no shell) whose stdin and stdout reach
+\`warden dial-stdio\` on a machine with Warden.
+
+Names are 1 to 32 letters, digits, '_', '.' or '-'. Kept in
+<state dir>/remotes.json, readable by you alone.`;
+
+export const DIAL_STDIO_HELP = `Usage: warden dial-stdio
+
+Connects stdin and stdout to this state dir's Warden host (starting one in the
+background when none runs) and carries its API, for a client on another
+machine: warden remote add NAME ssh://HOST runs it there over ssh. Not for
+typing at: it speaks HTTP.`;
+
 /** Help by command, and by "command subcommand". */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
   run: RUN_HELP,
@@ -50,6 +78,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   'history prune': PRUNE_HELP,
   setup: SETUP_HELP,
   hook: HOOK_HELP,
+  remote: REMOTE_HELP,
+  'dial-stdio': DIAL_STDIO_HELP,
 };
 
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';

@@ -44,10 +44,13 @@ export function flags(args: string[], command: string, withValue: string[], swit
   return out;
 }
 
-export const LIST_HELP = `Usage: warden list [--live] [--verdict V] [--since 1h] [--search TEXT] [--limit N] [--json]
+export const LIST_HELP = `Usage: warden list [--live] [--verdict V] [--since 1h] [--search TEXT] [--limit N] [--json] [--all-hosts]
 
 Past and live runs from the history, newest first. --live: only the runs live
-in the host (one is started in the background when none runs).`;
+in the host (one is started in the background when none runs). --all-hosts:
+this machine's runs and every remote's (warden remote list), each with its
+host's name ("local" for this one); a host that cannot be reached is named on
+stderr.`;
 
 /** Where list and show read: a live host's API, or the store directly. */
 export interface HistorySource {

@@ -9,16 +9,18 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRequest } from '../shared/request';
+import type { RunResult } from '../shared/result';
 import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
-import { parseDuration } from '../shared/duration';
-import { processName, processStartTime } from '../main/host/owner-pids';
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
-import { connectToHost } from '../client/transport';
+import { parseDuration } from '../shared/duration';
+import { processName, processStartTime } from '../main/host/owner-pids';
+import { connectToHost, HostUnreachableError } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
-import { extendCommand, runRemote, sessionsCommand, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
+import type { RemoteLink } from '../client/remotes';
+import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
 import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
@@ -44,12 +46,17 @@ Commands:
   hook claude-code|codex|gemini        a harness's pre-tool hook: its shell tool through warden run
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
+  remote add|list|remove               other machines' hosts, over ssh or any command (see warden remote --help)
+  dial-stdio                           stdin and stdout to this state dir's host: a remote's bridge
 
 Commands go through the state dir's host (the app, warden serve, or one started
 in the background when none runs, which exits after 10 minutes with no live
 run and no client: WARDEN_HOST_IDLE), so runs appear live there. --embedded or
 WARDEN_EMBEDDED=1 supervises in this process instead. The history is a SQLite
 file in $WARDEN_STATE_DIR (default ~/.local/state/warden), shared by all.
+warden --remote NAME COMMAND (or WARDEN_REMOTE=NAME) sends run, wait, stop,
+extend, list, show, sessions or mcp to a remote's host (warden remote --help);
+list --all-hosts lists every host's runs.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID; 0 with --format shell-results);
@@ -126,8 +133,9 @@ function version(): string {
 export type OuterCommand = (args: string[], io: CliIo) => Promise<number>;
 
 /** Runs the CLI and returns its exit status. */
-export async function main(args: string[], io: CliIo = processIo, outer: Record<string, OuterCommand> = {}): Promise<number> {
+export async function main(allArgs: string[], io: CliIo = processIo, outer: Record<string, OuterCommand> = {}): Promise<number> {
   try {
+    const { remoteName, args } = remoteOption(allArgs);
     const [command, ...rest] = args;
     if (command === undefined || command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
       io.out(`${HELP}\n`);
@@ -147,7 +155,11 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
       if (rest[0] !== undefined && Object.hasOwn(outer, rest[0])) return await outer[rest[0]]!(['--help'], io);
       throw new UsageError(`No command ${JSON.stringify(rest[0])} (see warden --help).`);
     }
-    if (command === 'run') return await run(rest, io);
+    const remote = await remoteFor(command, remoteName);
+    if (remote && Object.hasOwn(outer, command)) process.env.WARDEN_REMOTE = remote.name; // `mcp` reaches it the same way
+    if (command === 'run') return await run(rest, io, remote);
+    if (command === 'dial-stdio') return await (await import('./dial-stdio')).dialStdio(rest, io);
+    if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
@@ -157,16 +169,19 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
     if (command === 'list' || command === 'show') {
       // A running host answers (its live runs included); with none, the store is read directly.
       const source = async (live = false): Promise<HistorySource> => {
-        const host = live ? await hostFor(stateDir, io) : await connectToHost(stateDir);
+        const host = remote ? remote.api : live ? await hostFor(stateDir, io) : await connectToHost(stateDir);
         if (host) return { page: (q) => host.history(q), get: (id) => host.get(id) };
         return (await import('./store-access')).storeSource;
       };
+      if (command === 'list' && rest.includes('--all-hosts') && remote) throw new UsageError('--all-hosts lists every host already: drop --remote (or WARDEN_REMOTE).');
+      if (command === 'list' && rest.includes('--all-hosts')) return await (await import('./all-hosts')).listAllHosts(rest, io, stateDir, source);
       return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err);
     }
-    if (command === 'wait') return await waitCommand(rest, io, () => hostFor(stateDir, io), stateDir);
-    if (command === 'stop') return await stopCommand(rest, io, () => hostFor(stateDir, io));
-    if (command === 'extend') return await extendCommand(rest, io, () => hostFor(stateDir, io));
-    if (command === 'sessions') return await sessionsCommand(rest, io, await connectToHost(stateDir));
+    const host = async () => remote?.api ?? hostFor(stateDir, io);
+    if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
+    if (command === 'stop') return await stopCommand(rest, io, host);
+    if (command === 'extend') return await extendCommand(rest, io, host);
+    if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));
     if (command === 'history') {
       if (rest[0] !== 'prune') throw new UsageError(`warden history takes a subcommand: prune (see warden history --help).`);
       return await (await import('./store-access')).prune(rest.slice(1), io.out);
@@ -174,9 +189,18 @@ export async function main(args: string[], io: CliIo = processIo, outer: Record<
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
     // By name: the engine's input errors come from a chunk this module does not import.
-    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError' || error.name === 'UntrustedHostError' || error.name === 'StoreOpenError'))) {
+    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError' || error.name === 'UntrustedHostError' || error.name === 'StoreOpenError' || error.name === 'RemoteError'))) {
       io.err(`warden: ${error.message}\n`);
       return 125;
+    }
+    if (error instanceof HostUnreachableError) {
+      // A host or a remote's link gone mid-command (list, show): the same one line as run and wait give.
+      try {
+        clientError(error);
+      } catch (said) {
+        io.err(`warden: ${(said as Error).message}\n`);
+        return 125;
+      }
     }
     io.err(`warden: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 125;
@@ -194,7 +218,31 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
   return hostApi(stateDir, { onStart: (log) => (io.errIsTTY ?? process.stderr.isTTY === true) && io.err(`warden: starting a background Warden host for ${stateDir} (log: ${log})\n`) });
 }
 
-async function run(args: string[], io: CliIo): Promise<number> {
+/** The commands `--remote NAME` (or WARDEN_REMOTE) sends to another machine's host. */
+const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'sessions', 'mcp']);
+
+/** A leading `--remote NAME` (or --remote=NAME), taken off the words. */
+function remoteOption(args: string[]): { remoteName: string | undefined; args: string[] } {
+  const [first, second] = args;
+  if (first === '--remote') {
+    if (second === undefined || second.startsWith('-')) throw new UsageError('--remote needs a remote\'s name: warden --remote NAME COMMAND (see warden remote list).');
+    return { remoteName: second, args: args.slice(2) };
+  }
+  if (first?.startsWith('--remote=')) return { remoteName: first.slice('--remote='.length), args: args.slice(1) };
+  return { remoteName: undefined, args };
+}
+
+/** The remote a command goes to: --remote NAME, else WARDEN_REMOTE for the commands that take one; null for this machine's host. */
+async function remoteFor(command: string | undefined, explicit: string | undefined): Promise<RemoteLink | null> {
+  const fromEnv = process.env.WARDEN_REMOTE;
+  const name = explicit ?? (command !== undefined && REMOTE_COMMANDS.has(command) && fromEnv ? fromEnv : undefined);
+  if (name === undefined) return null;
+  if (command === undefined || !REMOTE_COMMANDS.has(command)) throw new UsageError(`--remote goes with ${[...REMOTE_COMMANDS].join(', ')}${command === undefined ? '' : `, not ${command}`}.`);
+  // Loaded only here: spawning ssh is for remotes alone.
+  return (await import('../client/remotes')).remoteLink(resolveStateDir(), name);
+}
+
+async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
   const command = parseAnyRunArgs(args);
   const { format, yieldMs } = command;
   const embedded = command.embedded === true || embeddedFromEnv();
@@ -214,6 +262,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     }
   }
   const stateDir = resolveStateDir();
+  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io);
+  if (remote) {
+    if (embedded) throw new UsageError('--embedded supervises on this machine: drop it (or WARDEN_EMBEDDED) to run on a remote.');
+    if (ownerPid) throw new UsageError('--owner-pid names a process on this machine, which the remote host cannot watch: a remote run belongs to this command, or to nobody with --yield or --detach.');
+    if (request.cwd !== undefined && !request.cwd.startsWith('/')) throw new UsageError(`A remote run's --cwd is a directory there: give an absolute path, not ${JSON.stringify(request.cwd)}.`);
+    // Not asThisProcess: this machine's directory and environment are not the remote's.
+    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
+  }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
     const why = unwritable(stateDir);
@@ -225,6 +281,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
           stateDir,
           request: asThisProcess(request),
           format,
+          ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
           ...(ownerPid ? { ownerPid } : {}),
           ...(command.detach ? { detach: true } : {}),
@@ -236,9 +293,22 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
-    return (await import('./embedded')).runEmbedded(request, format, io, { history: false });
+    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
   }
-  return (await import('./embedded')).runEmbedded(request, format, io);
+  return (await import('./embedded')).runEmbedded(request, format, io, terminationLog ? { onResult: terminationLog(null) } : {});
+}
+
+/**
+ * --termination-log: the writer of a run's end, given the host it ran in (null: in this
+ * process). A person's answer holds only the output not yet streamed, so an ended run's
+ * whole result is asked of the host for the last lines.
+ */
+async function terminationLogWriter(path: string, io: CliIo): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
+  const { writeTerminationLog } = await import('./termination-log');
+  return (api) => async (result) => {
+    const whole = api && result.state === 'ended' ? ((await api.get(result.id).catch(() => null)) ?? result) : result;
+    writeTerminationLog(path, whole, statusOf(result), io.err);
+  };
 }
 
 /** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */

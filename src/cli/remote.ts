@@ -9,7 +9,7 @@
 import type { WardenApi } from '../shared/api';
 import { parseDuration } from '../shared/duration';
 import type { OutputStream } from '../shared/events';
-import { HttpWardenApi, ROUTES, WardenApiError } from '../shared/http-api';
+import { HttpWardenApi, ROUTES, WardenApiError, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
@@ -80,6 +80,8 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
 /** The host's errors as the CLI's: bad input is a usage error (125), not an internal one. */
 export function clientError(error: unknown): never {
   if (error instanceof WardenApiError) throw new UsageError(error.message);
+  // A remote's link (src/client/stdio-link.ts): the host there and its runs are not lost, only the way to them.
+  if (error instanceof HostUnreachableError && error.code === 'ELINK') throw new UsageError(`Cannot reach the remote host: ${error.message.replace(/^Cannot reach the Warden host: /, '')}. Its runs go on there; the same command connects again.`);
   if (error instanceof HostUnreachableError) throw new UsageError(`Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
   throw error;
 }
@@ -97,8 +99,9 @@ class LiveOutput {
     private readonly io: CliIo,
     stateDir: string,
     id: string,
+    link?: HttpTransport,
   ) {
-    const transport = new NodeTransport({ socketPath: socketPathFor(stateDir) });
+    const transport = link ?? new NodeTransport({ socketPath: socketPathFor(stateDir) });
     // since=start: the run's events still buffered from its start, so nothing printed before we connected is missed.
     this.close = transport.events(`${ROUTES.events}?run=${id}&since=start`, {
       onEvent: (event) => {
@@ -137,6 +140,10 @@ class LiveOutput {
 export interface RemoteRun {
   api: HttpWardenApi;
   stateDir: string;
+  /** The transport under `api` when it is not the state dir's socket (a remote's link): live output streams over it. */
+  link?: HttpTransport;
+  /** Called with the answer before it is printed (--termination-log); a person's has only the output not streamed. */
+  onResult?: (result: RunResult) => Promise<void> | void;
   request: RunRequest;
   format: OutputFormat;
   yieldMs?: number;
@@ -173,6 +180,8 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   if (info && !info.history) io.err(`warden: the history is not being written: the host (pid ${info.pid}) has none (${info.historyOff ?? 'no reason given'}); this run happens but is not recorded.\n`);
   return follow(api, started.id, {
     stateDir: options.stateDir,
+    ...(options.link ? { link: options.link } : {}),
+    ...(options.onResult ? { onResult: options.onResult } : {}),
     format,
     yieldMs: options.yieldMs,
     all: false,
@@ -187,6 +196,8 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
 
 interface FollowOptions {
   stateDir: string;
+  link?: HttpTransport;
+  onResult?: (result: RunResult) => Promise<void> | void;
   format: OutputFormat;
   yieldMs: number | undefined;
   all: boolean;
@@ -202,7 +213,7 @@ interface FollowOptions {
 
 async function follow(api: WardenApi, id: string, options: FollowOptions): Promise<number> {
   const { io, format } = options;
-  const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id) : null;
+  const live = format === 'human' && !options.ended ? new LiveOutput(io, options.stateDir, id, options.link) : null;
   const signals = options.signals ?? new SignalStop(io);
   let leave: (signal: NodeJS.Signals) => void = () => undefined;
   const left = new Promise<NodeJS.Signals>((resolve) => (leave = resolve));
@@ -226,15 +237,19 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
     try {
       if (live) {
         // A person: output streamed live, then what the stream had not shown yet.
-        const from = { ...live.printed };
-        const waited = api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        let from = { ...live.printed };
+        const waited = relinking(options, () => {
+          from = { ...live.printed };
+          return api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+        });
         const got = await Promise.race([waited, left]);
         if (typeof got === 'string') return asLeft(got);
         result = got;
         live.finish(result, from);
+        await options.onResult?.(result);
         return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
       }
-      const got = await Promise.race([api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' }), left]);
+      const got = await Promise.race([relinking(options, () => api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' })), left]);
       if (typeof got === 'string') return asLeft(got);
       result = got;
     } catch (error) {
@@ -242,6 +257,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
       if (!(api instanceof HttpWardenApi)) clientError(error);
       result = await storedEnd(api, id, error);
     }
+    await options.onResult?.(result);
     if (format === 'shell-results') {
       const chars = options.streamChars ?? envStreamChars();
       model.base = await baseOf(api, result, options.first === true || options.all, chars);
@@ -250,6 +266,28 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
   } finally {
     live?.abandon();
     signals.dispose();
+  }
+}
+
+/** Tries of a wait whose remote link dropped, and the pause before each (a new ssh session is opened each time). */
+const RELINK_PAUSES_MS = [250, 1000, 2000, 4000];
+
+/**
+ * A wait over a remote's link, opened again when the link dropped (the ssh
+ * session died, the network blinked): the run lives in the remote host and
+ * goes on meanwhile, so waiting again finds it. Over this machine's socket a
+ * lost host is final.
+ */
+async function relinking<T>(options: { link?: HttpTransport; io: CliIo }, wait: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await wait();
+    } catch (error) {
+      const pause = RELINK_PAUSES_MS[attempt];
+      if (!options.link || !(error instanceof HostUnreachableError) || pause === undefined) throw error;
+      options.io.err(`warden: the link to the remote host dropped (${error.message}); connecting again\n`);
+      await new Promise((r) => setTimeout(r, pause));
+    }
   }
 }
 
@@ -287,7 +325,7 @@ DURATION if it is still running (state running, exit status ${YIELDED_STATUS}, o
 Output an earlier yielded answer already returned is not repeated; --all-output
 prints all of it. Exit status as warden run's.`;
 
-export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string): Promise<number> {
+export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string, link?: HttpTransport): Promise<number> {
   const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield', 'stream-chars'], ['all-output']);
   const id = runIdWord(words, 'wait', 'warden wait ID');
   if (words.length > 1) throw new UsageError('warden wait takes one run id.');
@@ -296,7 +334,7 @@ export async function waitCommand(args: string[], io: CliIo, host: () => Promise
   const streamChars = charsText === undefined ? undefined : Number(charsText);
   if (charsText !== undefined && (!/^\d+$/.test(charsText) || streamChars! < 200 || streamChars! > 200_000)) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(charsText)}.`);
   const api = await host();
-  return follow(api, id, { stateDir, format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
+  return follow(api, id, { stateDir, ...(link ? { link } : {}), format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
 }
 
 export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]

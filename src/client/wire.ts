@@ -14,7 +14,8 @@
 
 import { connect, type Socket } from 'node:net';
 
-export type Endpoint = { socketPath: string } | { host: string; port: number; token: string };
+/** A host's socket, loopback TCP with its token, or a byte stream `dial` opens per connection (a remote's bridge, src/client/stdio-link.ts). */
+export type Endpoint = { socketPath: string } | { host: string; port: number; token: string } | { dial: () => Socket };
 
 export interface WireReply {
   status: number;
@@ -37,11 +38,12 @@ export class WireError extends Error {
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 function headerLines(endpoint: Endpoint): string {
-  if ('socketPath' in endpoint) return 'Host: localhost\r\n';
+  if (!('token' in endpoint)) return 'Host: localhost\r\n';
   return `Host: 127.0.0.1:${endpoint.port}\r\nAuthorization: Bearer ${endpoint.token}\r\n`;
 }
 
 export function openSocket(endpoint: Endpoint): Socket {
+  if ('dial' in endpoint) return endpoint.dial();
   return 'socketPath' in endpoint ? connect(endpoint.socketPath) : connect(endpoint.port, endpoint.host);
 }
 

@@ -17,6 +17,8 @@ import { resolveStateDir } from '../client/state-dir';
 import { processStartTime } from '../main/host/owner-pids';
 import { embeddedFromEnv } from '../client/autostart';
 import { HostLink } from './host-link';
+import { loadRemotes, RemoteError, remoteLink } from '../client/remotes';
+import type { HostLinks } from './tools';
 import { createMcpServer } from './server';
 import { BoundedStdioTransport } from './stdio';
 import { newSession } from './tools';
@@ -122,7 +124,21 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     if (!(error instanceof StreamCharsError)) throw error;
     io.err(`warden mcp: ${error.message} Using ${DEFAULT_STREAM_CHARS}.\n`);
   }
-  const link = new HostLink(resolveStateDir());
+  // warden --remote NAME mcp (or WARDEN_REMOTE): this server's host is that remote's.
+  const stateDir = resolveStateDir();
+  const remoteName = process.env.WARDEN_REMOTE || undefined;
+  let hosts: HostLinks;
+  try {
+    hosts = remoteHostLinks(stateDir);
+    if (remoteName !== undefined && !hosts.names().includes(remoteName)) throw new RemoteError(`No remote named ${JSON.stringify(remoteName)} (see warden remote list).`);
+  } catch (error) {
+    if (!(error instanceof RemoteError)) throw error;
+    io.err(`warden mcp: ${error.message}\n`);
+    // Serving a remote needs it; this machine's host does not need the others.
+    if (remoteName !== undefined) return 125;
+    hosts = { names: () => [], link: () => new HostLink(stateDir) };
+  }
+  const link = remoteName !== undefined ? hosts.link(remoteName) : new HostLink(stateDir);
   const startTime = processStartTime(process.pid);
   let server: ReturnType<typeof createMcpServer> | null = null;
   const clientName = () => server?.getClientVersion()?.name;
@@ -131,6 +147,9 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     owner: () => (startTime === null ? null : { pid: process.pid, startTime, label: `warden mcp for ${clientName() ?? 'an MCP client'}` }),
     streamChars,
     defaultLimit,
+    hosts,
+    runHosts: new Map(),
+    ...(remoteName !== undefined ? { remote: remoteName } : {}),
   });
   server = createMcpServer(link, packageVersion(), session);
   // Never die of one bad moment: a stray error is logged on stderr (stdout carries the protocol alone).
@@ -160,4 +179,18 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   }
   return 0;
+}
+
+/** The configured remotes' hosts, each linked at first use (an MCP HostLink over its ssh link) and kept. */
+function remoteHostLinks(stateDir: string): HostLinks {
+  const names = loadRemotes(stateDir).map((r) => r.name);
+  const links = new Map<string, HostLink>();
+  return {
+    names: () => names,
+    link: (name) => {
+      let link = links.get(name);
+      if (!link) links.set(name, (link = new HostLink(stateDir, async () => remoteLink(stateDir, name).api)));
+      return link;
+    },
+  };
 }

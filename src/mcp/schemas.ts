@@ -146,6 +146,11 @@ export const runInput = strict('run', {
     .optional()
     .describe('true: the run outlives this agent session (by default Warden stops the runs an agent left live when it exits).'),
   streamChars,
+  host: z
+    .string({ error: 'must be a string' })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/, { error: "must be a remote host's name (warden remote list) or \"local\"" })
+    .optional()
+    .describe('Run it on a configured remote host (its name from `warden remote list`) instead of this machine: the run lives in that host and its history; wait, stop, extend and show with its id go there. cwd is then a directory there (absolute).'),
 }, ['timeout (milliseconds, taken as limit)']);
 
 export const waitInput = strict('wait', { id: runId, yield: yieldArg, streamChars });
@@ -175,6 +180,7 @@ export const listInput = strict('list', {
     .max(1000, { error: 'must be 1 to 1000' })
     .optional()
     .describe('At most this many runs (default 20).'),
+  allHosts: z.boolean({ error: 'must be true or false' }).optional().describe("true: this machine's runs and every configured remote host's, each with its host's name."),
 });
 
 export const showInput = strict('show', {

@@ -9,6 +9,7 @@ import { WardenApiError } from '../shared/http-api';
 import { InputError } from '../shared/schemas';
 import { UsageError } from '../cli/args';
 import { HostLink, NoHostError } from './host-link';
+import { LOCAL_HOST_NAME } from '../client/remotes';
 import { jsonSchemaOf } from './schemas';
 import { ToolError, TOOLS, type McpSession, type ToolContext } from './tools';
 
@@ -24,6 +25,19 @@ export function errorLine(error: unknown): string {
 
 function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * The host a call goes to: its `host` argument (a configured remote, or
+ * "local"), else the host a run with its `id` was started in or listed from,
+ * else this server's own.
+ */
+function linkFor(args: unknown, own: HostLink, session: McpSession): HostLink {
+  const { host, id } = (typeof args === 'object' && args !== null ? args : {}) as { host?: unknown; id?: unknown };
+  const name = typeof host === 'string' ? host : typeof id === 'string' ? session.runHosts?.get(id) : undefined;
+  if (name === undefined || name === LOCAL_HOST_NAME) return own;
+  if (!session.hosts?.names().includes(name)) throw new ToolError(`No remote host named ${JSON.stringify(name)}: the hosts are ${[LOCAL_HOST_NAME, ...(session.hosts?.names() ?? [])].join(', ')} (warden remote add NAME ssh://HOST adds one).`);
+  return session.hosts.link(name);
 }
 
 export function createMcpServer(link: HostLink, version: string, session: McpSession): Server {
@@ -48,8 +62,14 @@ export function createMcpServer(link: HostLink, version: string, session: McpSes
     const tool = byName.get(request.params.name);
     if (!tool) return errorResult(`No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
     const token = request.params._meta?.progressToken;
+    let callLink: HostLink;
+    try {
+      callLink = linkFor(request.params.arguments, link, session);
+    } catch (error) {
+      return errorResult(errorLine(error));
+    }
     const context: ToolContext = {
-      link,
+      link: callLink,
       session,
       signal: extra.signal,
       progress:

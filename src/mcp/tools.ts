@@ -16,6 +16,7 @@ import { InputError } from '../shared/schemas';
 import { seconds } from '../main/supervisor/format';
 import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
 import { asThisProcess } from '../client/as-this-process';
+import { LOCAL_HOST_NAME } from '../client/remotes';
 import type { HostLink } from './host-link';
 import { budgetFor, DEFAULT_MAX_CHARS, listText, pageLines, runAnswerParts, sessionsText, type StreamPage } from './render';
 import { locate, type Stream } from '../cli/model-answer';
@@ -58,6 +59,18 @@ export interface McpSession {
   defaultLimit: string | null;
   /** Per live run, where the next answer's output starts in what the history keeps (null: not known). */
   returned: Map<string, Record<Stream, number | null>>;
+  /** The host this server serves is another machine's (warden --remote NAME mcp): runs get no local cwd, environment or owner. */
+  remote?: string;
+  /** The configured remotes, for run's `host` and list's `allHosts` (null: none can be reached from here). */
+  hosts?: HostLinks;
+  /** Which remote each run started with `host` (or listed with allHosts) lives in: wait, stop, extend and show go there. */
+  runHosts?: Map<string, string>;
+}
+
+/** Links to the configured remotes' hosts by name, made at first use and kept. */
+export interface HostLinks {
+  names(): string[];
+  link(name: string): HostLink;
 }
 
 export function newSession(options: Partial<McpSession> = {}): McpSession {
@@ -281,7 +294,37 @@ const STOP_DESCRIPTION = `Stop a live run with Warden's stop sequence (SIGINT, t
 
 const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
 
-const LIST_DESCRIPTION = `List live and recent runs from Warden's history, newest first: id, when it started, verdict (or state while live), elapsed time against its limit, and the command. Filter by live, verdict, since ("1h"), or search text. Use it to find a run's id (for show, wait or stop) or to see what ran and how it ended. structuredContent.runs holds the runs without their output.`;
+const LIST_DESCRIPTION = `List live and recent runs from Warden's history, newest first: id, when it started, verdict (or state while live), elapsed time against its limit, and the command. Filter by live, verdict, since ("1h"), or search text. Use it to find a run's id (for show, wait or stop) or to see what ran and how it ended. allHosts: true lists this machine's runs and every configured remote host's, each with its host. structuredContent.runs holds the runs without their output.`;
+
+/**
+ * list with allHosts: this machine's host and every remote's, asked at once,
+ * newest first with each run's host; a host that cannot be reached is named.
+ * Each remote run's host is remembered, so wait, stop, extend and show on its
+ * id go there.
+ */
+async function listAllHosts(context: ToolContext, query: HistoryQuery): Promise<CallToolResult> {
+  const names = context.session.hosts?.names() ?? [];
+  const asked = await Promise.all(
+    [{ name: LOCAL_HOST_NAME, link: context.link }, ...names.map((name) => ({ name, link: context.session.hosts!.link(name) }))].map(async ({ name, link }) => {
+      try {
+        const page = await link.call((api) => api.history(query));
+        return { name, runs: page.runs, more: page.nextCursor !== null };
+      } catch (error) {
+        return { name, runs: [] as RunSummary[], more: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const runs = asked
+    .flatMap((h) => h.runs.map((run) => ({ ...run, host: h.name })))
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
+    .slice(0, query.limit ?? DEFAULT_LIST_LIMIT);
+  for (const run of runs) if (run.host !== LOCAL_HOST_NAME) context.session.runHosts?.set(run.id, run.host);
+  const more = asked.some((h) => h.more);
+  const parts = asked.map((h) => `host ${h.name}:${h.error !== undefined ? ` unreachable (${h.error})` : `\n${listText(runs.filter((r) => r.host === h.name), false)}`}`);
+  if (more) parts.push('(more runs match: narrow with since, verdict or search, or raise limit)');
+  const unreachable = asked.filter((h) => h.error !== undefined).map((h) => ({ host: h.name, error: h.error! }));
+  return { content: [{ type: 'text', text: parts.join('\n\n') }], structuredContent: { runs, more, ...(unreachable.length > 0 ? { unreachable } : {}) } };
+}
 
 const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: its <shell_results> block (verdict, exit code, advice, notes) with up to maxChars characters (default 8000) of each stream from offset (default 0): the call a [warden: ... cut here ...] marker names returns the characters that were cut. A <page> line says how much of each stream is left and which offset to ask for next; a stream not asked for comes back empty. Use it to read a long output in parts, or a past run's result from list. It does not wait and marks no output as seen.`;
 
@@ -298,10 +341,14 @@ export const TOOLS: ToolDef[] = [
     async handle(raw, context) {
       const args = parseToolArgs(runInput, timeoutAsLimit(raw));
       const withLimit = args.limit === undefined && context.session.defaultLimit !== null ? { ...args, limit: context.session.defaultLimit } : args;
-      const request = asThisProcess(runRequestFrom(withLimit));
+      // Another machine's host: this process's directory, environment and pid mean nothing there.
+      const remote = (args.host !== undefined && args.host !== LOCAL_HOST_NAME) || context.session.remote !== undefined;
+      if (remote && args.cwd !== undefined && !args.cwd.startsWith('/')) throw new InputError(`cwd on a remote host is a directory there: give an absolute path, not ${JSON.stringify(args.cwd)}.`);
+      const request = remote ? runRequestFrom(withLimit) : asThisProcess(runRequestFrom(withLimit));
       const yieldMs = parseYieldArg(args.yield);
-      const owner = args.detach === true ? null : context.session.owner();
+      const owner = args.detach === true || remote ? null : context.session.owner();
       const started = await context.link.call((api) => api.start(request, owner ? { ownerPid: owner } : {}));
+      if (args.host !== undefined && args.host !== LOCAL_HOST_NAME) context.session.runHosts?.set(started.id, args.host);
       let result: RunResult;
       try {
         result = await waitWithProgress(context, started.id, yieldMs, { startElapsedMs: started.elapsedMs, limitMs: started.limitMs });
@@ -392,6 +439,7 @@ export const TOOLS: ToolDef[] = [
         ...(args.search !== undefined ? { text: args.search } : {}),
         limit: args.limit ?? DEFAULT_LIST_LIMIT,
       };
+      if (args.allHosts === true) return listAllHosts(context, query);
       const { runs, more } = await context.link.call(async (api) => {
         const page = await api.history(query);
         let runs: RunSummary[] = page.runs;

@@ -1,0 +1,115 @@
+// `warden run --termination-log [PATH]`: the run's end as compact JSON within
+// Kubernetes' 4,096-byte termination message, and the exit statuses a Job's
+// podFailurePolicy keys on (docs/kubernetes.md), from real runs through the
+// host and embedded.
+
+import { execa } from 'execa';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunResult } from '../shared/result';
+import { parseAnyRunArgs } from './args';
+import { terminationMessage, TERMINATION_LOG_BYTES, type TerminationMessage } from './termination-log';
+import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
+
+const dir = mkdtempSync(join(tmpdir(), 'wtermlog-'));
+afterAll(async () => {
+  await stopBackgroundHosts([dir]);
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+let n = 0;
+async function run(args: string[], command: string[]): Promise<{ exitCode: number; message: TerminationMessage; bytes: number; stderr: string }> {
+  const path = join(dir, `termination-${++n}.log`);
+  const done = await execa(process.execPath, [WARDEN_BIN, 'run', ...args, '--termination-log', path, '--', ...command], {
+    reject: false,
+    env: { WARDEN_STATE_DIR: join(dir, 'state'), WARDEN_HOST_IDLE: '60s' },
+    extendEnv: true,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+  const text = readFileSync(path, 'utf8');
+  return { exitCode: done.exitCode ?? -1, message: JSON.parse(text) as TerminationMessage, bytes: Buffer.byteLength(text), stderr: done.stderr };
+}
+
+describe('warden run --termination-log', () => {
+  it('a failure: verdict, exit, elapsed and the last whole lines of a long output, within 4,096 bytes', async () => {
+    const script = 'for i in $(seq 1 5000); do echo "out line $i"; done; for i in $(seq 1 500); do echo "err line $i" >&2; done; exit 3';
+    for (const mode of [[], ['--embedded']]) {
+      const { exitCode, message, bytes } = await run(mode, ['bash', '-c', script]);
+      expect(exitCode).toBe(3);
+      expect(bytes).toBeLessThanOrEqual(TERMINATION_LOG_BYTES);
+      expect(bytes).toBeGreaterThan(TERMINATION_LOG_BYTES - 200); // the room is used
+      expect(message).toMatchObject({ verdict: 'failed', state: 'ended', exit: 3, exitCode: 3, signal: null, oom: null });
+      expect(message.elapsedMs).toBeGreaterThan(0);
+      // The newest lines, whole: the last one is there and the first kept one starts at a line's start.
+      expect(message.stdout.endsWith('out line 5000\n')).toBe(true);
+      expect(message.stderr.endsWith('err line 500\n')).toBe(true);
+      expect(message.stdout).toMatch(/^out line \d+\n/);
+      expect(message.stderr).toMatch(/^err line \d+\n/);
+    }
+  }, 60_000);
+
+  it('timed out is 124, a crash signal 128+n, OOM confirmed in its memory limit 137 with oom true', async (context) => {
+    const timedOut = await run(['--limit', '300ms'], ['sleep', '30']);
+    expect(timedOut.exitCode).toBe(124);
+    expect(timedOut.message).toMatchObject({ verdict: 'timed-out', exit: 124, limitMs: 300 });
+
+    const crashed = await run([], ['bash', '-c', 'kill -SEGV $$']);
+    expect(crashed.exitCode).toBe(139);
+    expect(crashed.message).toMatchObject({ verdict: 'crashed', exit: 139, signal: 'SIGSEGV' });
+
+    const ok = await run(['--memory', '256M'], ['true']);
+    if (ok.exitCode !== 0) return context.skip(`no writable memory cgroup here: ${ok.stderr.split('\n')[0]}`);
+    expect(ok.message).toMatchObject({ verdict: 'completed', exit: 0, oom: false });
+    const oom = await run(['--memory', '64M'], ['python3', '-c', 'a = []\nwhile True: a.append(bytearray(10**6))']);
+    expect(oom.exitCode).toBe(137);
+    expect(oom.message).toMatchObject({ verdict: 'killed', exit: 137, signal: 'SIGKILL', oom: true });
+  }, 60_000);
+
+  it('a file that cannot be written is one line, and the run\'s own status stands', async () => {
+    const done = await execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--termination-log', join(dir, 'no', 'such', 'dir'), '--', 'bash', '-c', 'exit 5'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore' });
+    expect(done.exitCode).toBe(5);
+    expect(done.stderr).toMatch(/^warden: cannot write the termination log .*no\/such\/dir: ENOENT$/m);
+  }, 60_000);
+});
+
+describe('terminationMessage', () => {
+  const base: RunResult = {
+    id: 'abc123', kind: 'command', argv: ['x'], cwd: '/', state: 'ended', verdict: 'failed', exitCode: 1, signal: null,
+    startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-01T00:00:01.000Z', elapsedMs: 1000, limitMs: null, advice: 'a'.repeat(1000), notes: [],
+    stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0,
+  } as RunResult;
+
+  it('stays within the limit when escapes make every character many bytes, keeping the newest', () => {
+    const line = `${'\u0001é"\\'.repeat(40)}\n`;
+    const message = terminationMessage({ ...base, stdout: line.repeat(200) + 'LAST\n', stderr: line.repeat(200) }, 1);
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    expect(bytes).toBeLessThanOrEqual(TERMINATION_LOG_BYTES);
+    expect(message.stdout.endsWith('LAST\n')).toBe(true);
+    expect(message.advice?.length).toBe(400);
+  });
+
+  it('one line longer than the room keeps its end; a newline first is no trouble', () => {
+    const message = terminationMessage({ ...base, advice: null, stdout: `\n${'x'.repeat(100_000)}END`, stderr: '\n\n' }, 1);
+    expect(Buffer.byteLength(JSON.stringify(message))).toBeLessThanOrEqual(TERMINATION_LOG_BYTES);
+    expect(message.stdout).toMatch(/^x{3000,}END$/);
+    expect(message.stderr).toBe('\n\n');
+  });
+
+  it('a short run is whole', () => {
+    const message = terminationMessage({ ...base, stdout: 'hi\n', stderr: 'oops\n', advice: null }, 1);
+    expect(message).toEqual({ id: 'abc123', verdict: 'failed', state: 'ended', exit: 1, exitCode: 1, signal: null, elapsedMs: 1000, limitMs: null, oom: null, stderr: 'oops\n', stdout: 'hi\n' });
+  });
+});
+
+describe('--termination-log [PATH]', () => {
+  it('bare is /dev/termination-log; a PATH word only when -- marks the command; =PATH always', () => {
+    expect(parseAnyRunArgs(['--termination-log', '--', 'true'])).toMatchObject({ terminationLog: '/dev/termination-log', request: { argv: ['true'] } });
+    expect(parseAnyRunArgs(['--termination-log', 'end.json', '--', 'true'])).toMatchObject({ terminationLog: 'end.json', request: { argv: ['true'] } });
+    expect(parseAnyRunArgs(['--termination-log', 'true'])).toMatchObject({ terminationLog: '/dev/termination-log', request: { argv: ['true'] } });
+    expect(parseAnyRunArgs(['--termination-log=/tmp/x', 'true'])).toMatchObject({ terminationLog: '/tmp/x', request: { argv: ['true'] } });
+    expect(parseAnyRunArgs(['--json', '--', 'echo', '--termination-log'])).not.toHaveProperty('terminationLog');
+  });
+});

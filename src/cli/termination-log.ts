@@ -1,0 +1,100 @@
+// `warden run --termination-log [PATH]`: how the run ended, for Kubernetes.
+// A container's termination message is the file /dev/termination-log (the
+// pod's terminationMessagePath) and Kubernetes keeps at most 4,096 bytes of
+// it; `kubectl get pod -o jsonpath='{..terminated.message}'`, the Job's pod
+// status and the app read it. One compact JSON object: the verdict, the
+// exit status Warden exits with, the command's own code or signal, the
+// elapsed time, whether the kernel confirmed an OOM kill, and as many of
+// the last lines of stderr and stdout as fit (whole lines, the newest kept).
+
+import { writeFileSync } from 'node:fs';
+import type { RunResult } from '../shared/result';
+
+/** Kubernetes' own default terminationMessagePath. */
+export const DEFAULT_TERMINATION_LOG = '/dev/termination-log';
+/** Kubernetes keeps at most this many bytes of a termination message. */
+export const TERMINATION_LOG_BYTES = 4096;
+
+export interface TerminationMessage {
+  id: string;
+  verdict: string | null;
+  state: string;
+  /** The status `warden run` exits with (124 timed out, 128+n a signal, the command's code). */
+  exit: number;
+  exitCode: number | null;
+  signal: string | null;
+  elapsedMs: number;
+  limitMs: number | null;
+  /** true: the kernel's OOM killer ended it in its memory limit; false: it had a limit and was not; null: no limit was watched. */
+  oom: boolean | null;
+  advice?: string;
+  stderr: string;
+  stdout: string;
+}
+
+const bytes = (message: TerminationMessage) => Buffer.byteLength(JSON.stringify(message));
+
+/** Bytes `text` takes inside a JSON string. */
+const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
+
+/**
+ * The newest whole lines of `text` that take at most `budget` bytes in JSON
+ * (a last line longer than that keeps its end).
+ */
+function lastLines(text: string, budget: number): string {
+  if (jsonBytes(text) <= budget) return text;
+  let start = text.length;
+  let used = 0;
+  while (start > 0) {
+    const from = start >= 2 ? text.lastIndexOf('\n', start - 2) + 1 : 0; // the line ending at start (its newline included)
+    const cost = jsonBytes(text.slice(from, start));
+    if (used + cost > budget) break;
+    used += cost;
+    start = from;
+  }
+  if (start < text.length) return text.slice(start);
+  // Not one whole line fits: the end of the last one, cut at a character.
+  let cut = text.length;
+  for (used = 0; cut > 0; ) {
+    const width = cut >= 2 && /[\udc00-\udfff]/.test(text[cut - 1]!) ? 2 : 1; // a surrogate pair is one character
+    const cost = jsonBytes(text.slice(cut - width, cut));
+    if (used + cost > budget) break;
+    used += cost;
+    cut -= width;
+  }
+  return text.slice(cut);
+}
+
+/** The message for `result`, at most `limit` bytes as JSON. */
+export function terminationMessage(result: RunResult, exit: number, limit = TERMINATION_LOG_BYTES): TerminationMessage {
+  const message: TerminationMessage = {
+    id: result.id,
+    verdict: result.verdict ?? null,
+    state: result.state,
+    exit,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    elapsedMs: result.elapsedMs,
+    limitMs: result.limitMs,
+    oom: result.oom ? result.oom.confirmed : null,
+    ...(result.advice !== null ? { advice: result.advice.slice(0, 400) } : {}),
+    stderr: '',
+    stdout: '',
+  };
+  // The output gets what is left: stderr (where a failure says why) up to half, stdout the rest, then stderr any left over.
+  if (bytes(message) > limit) delete message.advice;
+  const room = limit - bytes(message);
+  message.stderr = lastLines(result.stderr, Math.max(Math.floor(room / 2), room - jsonBytes(result.stdout)));
+  message.stdout = lastLines(result.stdout, room - jsonBytes(message.stderr));
+  message.stderr = lastLines(result.stderr, room - jsonBytes(message.stdout));
+  return message;
+}
+
+/** Writes the message to `path`; a failure is one line on stderr and does not change the exit status. */
+export function writeTerminationLog(path: string, result: RunResult, exit: number, err: (text: string) => void): void {
+  try {
+    writeFileSync(path, JSON.stringify(terminationMessage(result, exit)));
+  } catch (error) {
+    err(`warden: cannot write the termination log ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+  }
+}
