@@ -89,7 +89,7 @@ describe('IPC handlers', () => {
     [IPC.stop, ['abcdef012345'], /No run/],
     [IPC.stop, ['abcdef012345', { force: 'yes' }], /force: must be true or false/],
     [IPC.saveSettings, [{ graceMs: 5 }], /settings|defaultLimitMs/],
-    [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, graceMs: -1 }], /graceMs: cannot be negative/],
+    [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, graceMs: -1 }], /graceMs: must be from 0 to/],
     [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, retention: { maxRuns: 0, maxBytes: 2 ** 30 } }], /retention.maxRuns: must be at least 1/],
     [IPC.saveSettings, [{ ...DEFAULT_SETTINGS, evil: true }], /no field "evil"/],
   ])('%s refuses bad input %j', async (channel, args, message) => {

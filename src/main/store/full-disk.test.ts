@@ -53,8 +53,8 @@ describe('the history on a full disk', () => {
     }
     const dir = join(mnt, 'one');
     const host = await startHost({ stateDir: dir, webRoot: null, supervisor: { sampleRateHz: 0 } });
-    // 1.5 MB left: the big run keeps 4,000,000 characters (2,000,000 a stream), the small ones a line.
-    let filler: string | null = fill('filler-one', 1_500_000);
+    // 2.5 MB left: the big run keeps 4,000,000 characters (2,000,000 a stream), the small ones a line.
+    let filler: string | null = fill('filler-one', 2_500_000);
     onTestFinished(() => {
       if (filler) rmSync(filler);
     });
