@@ -57,7 +57,7 @@ async function load() {
   if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
     const bundle = join(root, 'out', 'cli', 'dist', `${entry}.mjs`);
     if (!existsSync(bundle)) {
-      process.stderr.write(`warden: this package has no CLI bundle (${bundle}): it was packed without its prepack step (npm pack --ignore-scripts=false runs it).\n`);
+      process.stderr.write(`warden: this package has no CLI bundle (${bundle}): it was packed without its prepack step (npm pack --ignore-scripts skips it).\n`);
       process.exit(125);
     }
     return import(pathToFileURL(bundle).href);

@@ -52,7 +52,7 @@ const checkout = join(work, 'checkout');
 beforeAll(async () => {
   for (const part of ['package.json', 'package-lock.json', '.npmrc', 'README.md', 'tsconfig.json', 'electron.vite.config.ts', 'bin', 'scripts', 'src', 'runtime']) cpSync(join(ROOT, part), join(checkout, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
-  const packed = await execa('npm', ['pack', '--ignore-scripts=false', '--pack-destination', work], { cwd: checkout, reject: false, all: true });
+  const packed = await execa('npm', ['pack', '--pack-destination', work], { cwd: checkout, reject: false, all: true });
   if (packed.exitCode !== 0) throw new Error(`npm pack failed: ${packed.all}`);
   const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
   prefix = join(work, 'prefix');
