@@ -14,7 +14,7 @@ function electronBinary(): { path: string } | { missing: string } {
   const pathTxt = join(dir, 'path.txt');
   const dist = join(dir, 'dist');
   if (!existsSync(pathTxt) || !existsSync(dist)) {
-    return { missing: 'no Electron binary (node_modules/electron/dist and path.txt are missing: install scripts are off; `npm start` downloads it)' };
+    return { missing: 'no Electron binary (node_modules/electron/dist and path.txt are missing: the electron package fetches it when first needed, as `npm start` does)' };
   }
   const binary = join(dist, readFileSync(pathTxt, 'utf8').trim());
   return existsSync(binary) ? { path: binary } : { missing: `path.txt names ${binary}, which does not exist` };

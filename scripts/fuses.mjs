@@ -9,7 +9,7 @@
 //
 // ELECTRON defaults to the binary the electron package names (its path.txt in
 // its dist/, or ELECTRON_OVERRIDE_DIST_PATH, as electron's own index.js finds
-// it). Where there is none (install scripts are off; `npm start` downloads it)
+// it). Where there is none (Electron 45's package fetches it when first needed; `npm start` does)
 // one line says so and the build goes on (exit 0); a binary named on the
 // command line that is not there, or that has no fuse wire, is an error
 // (exit 1), in one line, and the file is left as it was.
