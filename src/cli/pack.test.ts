@@ -118,8 +118,9 @@ describe('npm pack + npm install -g', () => {
     expect(rewritten).toContain(`${join(pkgDir, 'bin', 'warden.mjs')} run --format shell-results`);
 
     if (process.getuid?.() === 0) {
+      // From a directory of theirs: the checkout may sit in a 0700 directory nobody cannot enter.
       const theirs = stateDir(NOBODY);
-      const asNobody = await execa('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', warden, 'run', '--', 'sh', '-c', 'id -u; echo from-nobody'], { reject: false, env: { HOME: theirs, WARDEN_STATE_DIR: theirs, PATH: process.env.PATH! } });
+      const asNobody = await execa('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', warden, 'run', '--', 'sh', '-c', 'id -u; echo from-nobody'], { reject: false, cwd: theirs, env: { HOME: theirs, WARDEN_STATE_DIR: theirs, PATH: process.env.PATH! } });
       expect(asNobody.exitCode, asNobody.stderr).toBe(0);
       expect(asNobody.stdout).toBe(`${NOBODY}\nfrom-nobody`);
     } else {
