@@ -5,16 +5,18 @@
 // Real processes throughout; every host a test starts is gone after it.
 
 import { execa, type ResultPromise } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectToHost, socketPathFor } from '../client/transport';
+import { cannotRunAs } from '../main/store/store-testkit';
 import type { RunResult } from '../shared/result';
 import { YIELDED_STATUS } from './remote';
 import { backgroundHostPids, stopBackgroundHosts } from './testkit';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
+const NOBODY = 65534;
 const dirs: string[] = [];
 
 function stateDir(): string {
@@ -179,6 +181,62 @@ describe('a host that is always there', () => {
       const result = await warden(dir, args);
       expect(result.exitCode).toBe(125);
       expect(result.stderr.trim().split('\n').at(-1)).toBe('warden: No run with id "abcdef123456" (see warden list).');
+    }
+  });
+});
+
+describe('a host that cannot start', () => {
+  // Each of these waited the client's whole 10 s and then said only "did not answer".
+  it('one that stops before it answers is reported with its own reason, not as a host that did not answer', async () => {
+    const dir = stateDir();
+    writeFileSync(join(dir, 'run'), ''); // a file where the host's run directory belongs
+    const result = await warden(dir, ['run', '--', 'echo', 'hi']);
+    expect(result.exitCode).toBe(125);
+    expect(result.stdout).toBe('');
+    const last = result.stderr.trim().split('\n').at(-1)!;
+    expect(last).toMatch(new RegExp(`^warden: The Warden host started for ${dir} exited \\(status 125\\) before it answered: Cannot make the host's directory ${dir}/run \\(ENOTDIR\\).*; see ${dir}/host\\.log\\.$`));
+    expect(result.stderr).not.toMatch(/did not answer|Lost the Warden host/);
+  });
+
+  it('a WARDEN_HOST_IDLE that is no duration is refused in one line that names it', async () => {
+    const dir = stateDir();
+    const result = await warden(dir, ['run', '--', 'echo', 'hi'], { WARDEN_HOST_IDLE: '10 minutes' });
+    expect(result.exitCode).toBe(125);
+    expect(result.stderr.trim()).toBe('warden: WARDEN_HOST_IDLE takes a duration such as 30s or 10m, not "10 minutes".');
+    expect(hostPids(dir)).toEqual([]);
+  });
+
+  it('a Node this user may not run (root\'s, in a private directory) is named with the error', async (context) => {
+    const reason = cannotRunAs(NOBODY, BIN);
+    if (reason) {
+      console.log(`skipped: ${reason}`);
+      context.skip();
+    }
+    // setpriv still holds root's capabilities when it starts this Node; nobody's own spawn of it is refused.
+    const privateDir = mkdtempSync(join(tmpdir(), 'wa-node-'));
+    chmodSync(privateDir, 0o700);
+    const node = join(privateDir, 'node');
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    const base = mkdtempSync(join(tmpdir(), 'wa-nobody-'));
+    chmodSync(base, 0o755);
+    const dir = join(base, 'state');
+    mkdirSync(dir, { mode: 0o700 });
+    chownSync(dir, NOBODY, NOBODY);
+    dirs.push(dir);
+    try {
+      const result = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', node, BIN, 'run', '--', 'echo', 'hi'], {
+        reject: false,
+        cwd: '/',
+        env: { WARDEN_STATE_DIR: dir, WARDEN_HOST_IDLE: '20s' },
+        stdin: 'ignore',
+        timeout: 60_000,
+      });
+      expect(result.exitCode).toBe(125);
+      expect(result.stderr.trim().split('\n').at(-1)).toBe(`warden: Cannot start a Warden host: ${node} could not be run (EACCES).`);
+    } finally {
+      rmSync(privateDir, { recursive: true, force: true });
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

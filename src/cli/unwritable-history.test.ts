@@ -124,13 +124,13 @@ describe('a history.db of mode 0400, as a user who cannot write it', () => {
     expect(spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'test', '-w', join(stateDir, 'history.db')]).status).not.toBe(0);
 
     const embedded = await warden(stateDir, ['run', '--embedded', '--', 'echo', 'hi'], NOBODY);
-    expect(embedded.exitCode).toBe(0);
+    expect(embedded.exitCode, embedded.stderr).toBe(0);
     expect(embedded.stdout).toBe('hi');
     expect(historyLines(embedded.stderr)).toHaveLength(1);
     expect(historyLines(embedded.stderr)[0]).toMatch(/^warden: history is off for this run: .*history\.db/);
 
     const through = await warden(stateDir, ['run', '--', 'echo', 'hi'], NOBODY);
-    expect(through.exitCode).toBe(0);
+    expect(through.exitCode, through.stderr).toBe(0);
     expect(through.stdout).toBe('hi');
     expect(historyLines(through.stderr)).toHaveLength(1);
     expect(historyLines(through.stderr)[0]).toMatch(/^warden: the history is not being written: the host \(pid \d+\) has none \(.*readonly/);

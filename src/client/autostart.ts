@@ -7,7 +7,8 @@
 // abstract socket, see src/main/host/host.ts) lets exactly one of them listen;
 // the other exits at once, and both clients find the one that listens.
 
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { parseDuration } from '../shared/duration';
 import { unsafeDirReason } from './state-dir';
 import { join } from 'node:path';
 import { HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
@@ -47,8 +48,30 @@ export interface EnsureHostOptions {
   onStart?: (logPath: string) => void;
 }
 
-/** Spawns a background host for the state dir; returns at once (the caller polls its socket). */
-export async function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): Promise<void> {
+/** A background host just spawned: `failure` is set once it cannot answer (it could not be run, or it exited with an error). */
+export interface SpawnedHost {
+  failure: string | null;
+}
+
+/** The last line the host wrote to its log, without its timestamp: why it stopped. */
+function lastLogLine(logPath: string): string | null {
+  try {
+    const text = readFileSync(logPath, 'utf8');
+    const lines = text.split('\n').map((line) => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, '').trim()).filter(Boolean);
+    return lines.at(-1)?.slice(0, 500) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Spawns a background host for the state dir; returns at once (the caller polls its socket, and reads `failure`). */
+export async function spawnBackgroundHost(stateDir: string, options: EnsureHostOptions = {}): Promise<SpawnedHost> {
+  const spawned: SpawnedHost = { failure: null };
+  const idle = options.idleExit ?? (process.env.WARDEN_HOST_IDLE || DEFAULT_IDLE_EXIT);
+  const idleMs = parseDuration(idle);
+  if (idleMs === undefined || idleMs <= 0) {
+    throw new HostStartError(`${options.idleExit === undefined ? 'WARDEN_HOST_IDLE' : 'The host idle time'} takes a duration such as 30s or 10m, not ${JSON.stringify(idle)}.`);
+  }
   // Loaded only here: most calls find a host and never spawn one.
   const { spawn } = await import('node:child_process');
   try {
@@ -69,7 +92,7 @@ export async function spawnBackgroundHost(stateDir: string, options: EnsureHostO
   }
   try {
     writeSync(log, `${new Date().toISOString()} starting a background host (asked by pid ${process.pid})\n`);
-    const idle = options.idleExit ?? (process.env.WARDEN_HOST_IDLE || DEFAULT_IDLE_EXIT);
+
     const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_STATE_DIR: stateDir };
     delete env.WARDEN_EMBEDDED;
     const child = spawn(process.execPath, [wardenBin(), 'serve', '--no-tcp', '--idle-exit', idle, '--background'], {
@@ -78,11 +101,22 @@ export async function spawnBackgroundHost(stateDir: string, options: EnsureHostO
       env,
       cwd: stateDir,
     });
-    child.on('error', () => undefined);
+    // Without these a client waited its whole START_TIMEOUT_MS for a host that never ran
+    // (a Node this user may not execute: EACCES) or that had already said why it stopped.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      spawned.failure = `Cannot start a Warden host: ${process.execPath} could not be run (${error.code ?? error.message}).`;
+    });
+    child.on('exit', (code, signal) => {
+      // 0: it lost the race to a host started at the same moment, which the caller will find.
+      if (code === 0) return;
+      const why = lastLogLine(logPath);
+      spawned.failure = `The Warden host started for ${stateDir} exited (${signal ?? `status ${code}`}) before it answered${why ? `: ${why.replace(/^warden: /, '').replace(/\.$/, '')}` : ''}; see ${logPath}.`;
+    });
     child.unref();
   } finally {
     closeSync(log);
   }
+  return spawned;
 }
 
 /**
@@ -98,7 +132,7 @@ export async function ensureHost(stateDir: string, options: EnsureHostOptions = 
 
 async function startAndConnect(stateDir: string, options: EnsureHostOptions): Promise<HttpWardenApi> {
   options.onStart?.(hostLogPath(stateDir));
-  await spawnBackgroundHost(stateDir, options);
+  const spawned = await spawnBackgroundHost(stateDir, options);
   const deadline = Date.now() + START_TIMEOUT_MS;
   let delay = 5;
   while (Date.now() < deadline) {
@@ -106,13 +140,18 @@ async function startAndConnect(stateDir: string, options: EnsureHostOptions): Pr
     delay = Math.min(delay * 2, 50);
     const host = await connectToHost(stateDir, { timeoutMs: 1000 });
     if (host) return host;
+    if (spawned.failure !== null) throw new HostStartError(spawned.failure);
   }
   throw new HostStartError(`Started a Warden host for ${stateDir} but it did not answer within ${START_TIMEOUT_MS / 1000} s; see ${hostLogPath(stateDir)}.`);
 }
 
-/** No host listens there: the socket file is missing, or nobody accepts on it. A request that failed so never reached a host. */
+/**
+ * No host listens there: the socket file is missing (ENOTDIR: something that
+ * is no directory stands where its directory belongs, which the host started
+ * next says), or nobody accepts on it. A request that failed so never reached a host.
+ */
 function nobodyThere(error: unknown): boolean {
-  return error instanceof HostUnreachableError && (error.code === 'ENOENT' || error.code === 'ECONNREFUSED');
+  return error instanceof HostUnreachableError && (error.code === 'ENOENT' || error.code === 'ENOTDIR' || error.code === 'ECONNREFUSED');
 }
 
 /**

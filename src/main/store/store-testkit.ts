@@ -67,8 +67,14 @@ export interface Child {
  */
 export function cannotRunAs(uid: number, file: string = TEST_HOST): string | null {
   if (process.getuid?.() !== 0) return 'switching to another user needs root';
-  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(file)}, require('fs').constants.R_OK)`], { cwd: '/', encoding: 'utf8' });
+  // setpriv starts this Node still holding root's capabilities; the user's own processes must be able to start it
+  // again (a background host, a Python interpreter's Node): a Node under root's 0700 home cannot be.
+  const script = `const fs = require('fs');
+try { fs.accessSync(${JSON.stringify(file)}, fs.constants.R_OK); } catch { process.exit(2); }
+try { require('child_process').execFileSync(process.execPath, ['-e', '0']); } catch { process.exit(3); }`;
+  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', script], { cwd: '/', encoding: 'utf8' });
   if (probe.error) return `setpriv cannot run (${probe.error.message})`;
+  if (probe.status === 3) return `user ${uid} cannot run this Node (${process.execPath}), as when it lies in root's private home`;
   if (probe.status !== 0) return `user ${uid} cannot read this checkout (${REPO}), as in a clone inside a private directory`;
   return null;
 }
