@@ -18,8 +18,18 @@ interface Metafile {
   outputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }>;
 }
 
-/** What the engine (execa too), the store and schema checking are made of: none of it belongs on a client's path. */
-const HEAVY_INPUTS = [/^src\/main\/supervisor\/(registry|run|teardown|python\/[a-z-]+|proc-tree\/[a-z-]+)\.ts$/, /^src\/main\/store\/(store|index|writer)\.ts$/, /^src\/shared\/schemas\.ts$/];
+/**
+ * What the engine (execa too), the store and schema checking are made of, and
+ * the code of `warden setup` and `warden hook` (only their help texts are on
+ * every call's path): none of it belongs on a client's path.
+ */
+const HEAVY_INPUTS = [
+  /^src\/main\/supervisor\/(registry|run|teardown|python\/[a-z-]+|proc-tree\/[a-z-]+)\.ts$/,
+  /^src\/main\/store\/(store|index|writer)\.ts$/,
+  /^src\/shared\/schemas\.ts$/,
+  /^src\/cli\/setup\/(index|jsonc|diff)\.ts$/,
+  /^src\/cli\/hook\/(hook|rules|shell)\.ts$/,
+];
 const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk', 'execa'];
 
 let meta: Metafile;

@@ -6,8 +6,10 @@
 import { RUN_HELP } from './args';
 import { LIST_HELP, PRUNE_HELP, SHOW_HELP } from './history';
 import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
-import { SETUP_HELP } from './setup/index';
-import { HOOK_HELP } from './hook/hook';
+// Each command's help text alone: setup's and the hook's code stay out of
+// every call's startup (the bundle's metafile shows what help.ts pulls in).
+import { SETUP_HELP } from './setup/help';
+import { HOOK_HELP } from './hook/help';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 

@@ -21,35 +21,9 @@ import { shQuote } from '../hook/shell';
 import { appendAt, JsonTextError, nodeAt, parseJsonc, removeItems, removeMember, setAt, valueOf } from './jsonc';
 import { lineDiff } from './diff';
 
-export const SETUP_HELP = `Usage: warden setup claude-code|codex|gemini [options]
+import { SETUP_HELP } from './help';
 
-Registers warden mcp with the agent harness in its own config files, by
-absolute paths (this Node and this package's bin/warden.mjs), so nothing needs
-to be on PATH. What you had in those files stays as it was; a backup of each
-file as it was before Warden's first change is kept beside it
-(FILE.warden-backup); running it again changes nothing.
-
-  claude-code  ~/.claude.json mcpServers.warden (alwaysLoad), or .mcp.json with
-               --scope project; --shell: a PreToolUse hook on Bash in
-               ~/.claude/settings.json (or .claude/settings.json).
-               $CLAUDE_CONFIG_DIR is honoured.
-  codex        [mcp_servers.warden] in ~/.codex/config.toml (or .codex/config.toml),
-               with env_vars for Warden's settings and tool_timeout_sec;
-               --shell: a PreToolUse hook on Bash in ~/.codex/hooks.json.
-               $CODEX_HOME is honoured.
-  gemini       ~/.gemini/settings.json mcpServers.warden (or .gemini/settings.json);
-               --shell: a BeforeTool hook on run_shell_command.
-               $GEMINI_CLI_HOME is honoured.
-
-Options:
-  --scope user|project  the user's config (default) or this directory's
-  --shell               also route the harness's own shell tool through
-                        warden run (warden hook HARNESS --help)
-  --limit D             the default limit of the agent's runs (default 10m;
-                        WARDEN_DEFAULT_LIMIT of the server, --limit of the hook)
-  --dry-run             print the change as a diff; write nothing
-  --remove              take out what setup added (the server and the hook)
-  --help                show this help`;
+export { SETUP_HELP };
 
 const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
 type Harness = (typeof HARNESSES)[number];
