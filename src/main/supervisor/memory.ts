@@ -24,10 +24,18 @@
 // fails the command is not run and the wrapper exits 125 with a line naming
 // the cgroup (joinFailure() turns that into the exact cause).
 //
+// A cgroup v1 cgroup without a limit (every run's, for teardown) is entered
+// from birth instead (spawnInside): the spawning thread moves into it for the
+// synchronous fork, so the child starts there with no shell to exec (bench
+// (a): the wrapper was most of a short run's cost). Not with a limit: while
+// the thread is in, Node's own page faults are charged to the cgroup, and a
+// small limit could OOM-kill Node. Not on v2, whose memory cgroups hold whole
+// processes only (CLONE_INTO_CGROUP would do it there; libuv cannot pass it).
+//
 // Everything here is synchronous file I/O on cgroupfs (each read or write is a
 // few microseconds) except the bounded waits in killAll() and remove().
 
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { OomReport } from '../../shared/result';
 import { bytes } from './format';
@@ -319,7 +327,7 @@ export class MemoryBackend {
     } catch (error) {
       throw new Error(`Could not make the memory cgroup ${path}: ${(error as Error).message}.`);
     }
-    if (limitBytes === null) return new RunCgroup(this.version, path, 0);
+    if (limitBytes === null) return new RunCgroup(this.version, path, 0, this.mount !== undefined ? { mount: this.mount } : {});
     try {
       if (this.version === 2) {
         writeFileSync(join(path, 'memory.max'), String(limitBytes));
@@ -404,17 +412,31 @@ export interface ExitSeen {
   signal: string | null;
 }
 
+/** The calling thread's id and its cgroup directory in the v1 memory hierarchy mounted at `mount`; undefined when unknown. */
+function threadMemoryCgroup(mount: string): { tid: string; dir: string } | undefined {
+  try {
+    const tid = /\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1];
+    const path = ownCgroupPath(readFileSync('/proc/thread-self/cgroup', 'utf8'), 'memory');
+    return tid === undefined || path === undefined ? undefined : { tid, dir: resolve(mount, `.${sep}${path}`) };
+  } catch {
+    return undefined;
+  }
+}
+
 export class RunCgroup {
   private sampledPeak = 0;
   private sampler?: NodeJS.Timeout;
+  /** Where this hierarchy is mounted (spawnInside needs it to find the thread's own cgroup). */
+  private readonly mount?: string;
 
   constructor(
     readonly version: 1 | 2,
     /** The cgroup's directory. */
     readonly path: string,
     readonly limitBytes: number,
-    options: { sampleEveryMs?: number } = {},
+    options: { sampleEveryMs?: number; mount?: string } = {},
   ) {
+    if (options.mount !== undefined) this.mount = options.mount;
     // Without memory.peak (cgroup v2 before Linux 5.19) the peak is the highest memory.current seen.
     if (version === 2 && limitBytes > 0 && !existsSync(join(path, 'memory.peak'))) {
       this.sampler = setInterval(() => this.sample(), options.sampleEveryMs ?? 100);
@@ -430,6 +452,32 @@ export class RunCgroup {
   wrap(argv: string[]): string[] {
     if (argv.length === 0) throw new Error('No command to wrap.');
     return ['/bin/sh', '-c', this.limitBytes > 0 ? WRAPPER_SCRIPT : SOFT_WRAPPER_SCRIPT, WRAPPER_NAME, this.path, ...argv];
+  }
+
+  /**
+   * Calls `spawn` (a synchronous fork and exec, such as spawnCommand) with the
+   * calling thread moved into this cgroup, and moves the thread back before
+   * returning, whatever happens: the child is born in the cgroup, so it is in
+   * there before it runs anything and no wrapper is executed. Only cgroup v1
+   * without a limit (see the top of this file). Returns undefined, without
+   * calling `spawn`, when the thread cannot be moved in; the caller then wraps.
+   */
+  spawnInside<T>(spawn: () => T): T | undefined {
+    if (this.version !== 1 || this.limitBytes > 0 || this.mount === undefined) return undefined;
+    const home = threadMemoryCgroup(this.mount);
+    // Never from a run's cgroup (a move back that failed): that one would be its home.
+    if (home === undefined || home.dir === this.path || home.dir.startsWith(`${dirname(this.path)}${sep}`)) return undefined;
+    try {
+      writeFileSync(join(this.path, 'tasks'), home.tid);
+    } catch {
+      return undefined;
+    }
+    try {
+      return spawn();
+    } finally {
+      // A cgroup we were just in accepts us back; once more should the first write be interrupted.
+      if (!tryWrite(join(home.dir, 'tasks'), home.tid)) tryWrite(join(home.dir, 'tasks'), home.tid);
+    }
   }
 
   /**
@@ -587,10 +635,12 @@ function number(text: string | undefined): number | undefined {
   return text.trim() !== '' && Number.isFinite(n) ? n : undefined;
 }
 
-function tryWrite(path: string, value: string): void {
+function tryWrite(path: string, value: string): boolean {
   try {
     writeFileSync(path, value);
+    return true;
   } catch {
     // the cgroup is gone or the kernel refused: the next pass looks again
+    return false;
   }
 }

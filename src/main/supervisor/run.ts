@@ -90,8 +90,10 @@ export class CommandRun {
   private resolveDone!: (result: RunResult) => void;
   readonly done: Promise<RunResult>;
 
-  /** The run's own memory cgroup, when it has a memory limit. */
+  /** The run's own cgroup (a memory cgroup, with or without a limit). */
   private cgroup?: RunCgroup;
+  /** Whether the command was born in its cgroup (spawnInside), so every process of the run is in there. */
+  private bornInCgroup = false;
   private oomKillsBefore: number | null = null;
   private oom?: OomReport;
   private peak?: PeakFigures;
@@ -127,7 +129,9 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
-    if (this.memory || this.reaperShim) {
+    // A run without a limit is born in its cgroup where it can be (memory.ts, spawnInside): no wrapper.
+    const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null;
+    if ((this.memory || this.reaperShim) && !mayBeBornInside) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
       const failure = checkSpawnableWrapped(this.options);
       if (failure) return this.failSpawn(failure);
@@ -151,11 +155,17 @@ export class CommandRun {
     }
     // Without a cgroup, a subreaper adopts the orphans of the run's tree (reaper.ts).
     const shim = this.cgroup ? undefined : this.reaperShim;
-    let subprocess: Subprocess;
+    let subprocess: Subprocess | undefined;
     try {
+      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(this.options)) : undefined;
+      this.bornInCgroup = subprocess !== undefined;
+      if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim)) {
+        const failure = checkSpawnableWrapped(this.options);
+        if (failure) return this.failSpawn(failure);
+      }
       // The cgroup's wrapper joins the cgroup and then execs the command: same pid, same group.
       // The subreaper forks the command into a group of its own and says its pid on fd 3.
-      subprocess = spawnCommand(
+      subprocess ??= spawnCommand(
         this.cgroup
           ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false }
           : shim
@@ -383,6 +393,7 @@ export class CommandRun {
       // With the subreaper, what it adopted is found by parentage; it is never signalled itself.
       ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : {}),
       ...(this.cgroup || this.shim?.adopting ? {} : { blindSpot: NO_CGROUP }),
+      ...(this.bornInCgroup ? { wholeRunIn: this.cgroup! } : {}),
       onSignal: (pid, sig) =>
         this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
     };
@@ -421,8 +432,10 @@ export class CommandRun {
   /** Nothing in the run's cgroup survives it (unless asked to keep descendants); then the cgroup goes. */
   private async closeCgroup(report: TeardownReport | undefined): Promise<TeardownReport | undefined> {
     const cgroup = this.cgroup!;
-    if (!this.options.keepDescendants) {
-      const described = await describePids(this.options.procRoot, cgroup.pids());
+    // An empty cgroup stays empty (nothing of the run is left to fork into it): nothing to describe or sweep.
+    const left = this.options.keepDescendants ? [] : cgroup.pids();
+    if (left.length > 0) {
+      const described = await describePids(this.options.procRoot, left);
       const swept = await cgroup.killAll().catch(() => undefined);
       if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)", described);
     }

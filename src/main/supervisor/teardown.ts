@@ -50,6 +50,12 @@ export interface TeardownTarget {
    * report then says so and does not claim to be complete.
    */
   blindSpot?: string;
+  /**
+   * The cgroup every process of the run was born in (no process can leave
+   * one): when it holds none, nothing of the run is left, and /proc is not
+   * scanned for the marker.
+   */
+  wholeRunIn?: { pids(): number[] };
   /** Bound on one file read, so a process stuck in the kernel costs only itself. */
   readTimeoutMs?: number;
   onSignal?: (target: number, signal: NodeJS.Signals) => void;
@@ -61,6 +67,7 @@ const execFileAsync = promisify(execFile);
 export async function teardown(target: TeardownTarget): Promise<TeardownReport> {
   const started = performance.now();
   try {
+    if (emptyCgroup(target)) return { killed: [], survivors: [], elapsedMs: performance.now() - started, complete: true };
     return target.procRoot === null
       ? await teardownGroupOnly(target, started)
       : await teardownWithProc(target, target.procRoot, started);
@@ -69,6 +76,11 @@ export async function teardown(target: TeardownTarget): Promise<TeardownReport> 
     void error;
     return { killed: [], survivors: [], elapsedMs: performance.now() - started, complete: false };
   }
+}
+
+/** Whether the cgroup that holds the whole run is empty: a read of its cgroup.procs instead of a look at every process. */
+function emptyCgroup(target: TeardownTarget): boolean {
+  return target.wholeRunIn !== undefined && target.wholeRunIn.pids().length === 0;
 }
 
 function send(target: TeardownTarget, pidOrGroup: number, signal: NodeJS.Signals): boolean {
@@ -282,6 +294,7 @@ export async function listScope(target: TeardownTarget): Promise<Proc[]> {
 
 /** The same, with each process's marker value (one scan finds every run of a host with `scopePrefix`). */
 export async function listMarked(target: TeardownTarget): Promise<(Proc & { scope?: string })[]> {
+  if (emptyCgroup(target)) return [];
   if (target.procRoot === null) return target.pgid === null ? [] : ((await psGroupMembers(target.pgid, 1000)) ?? []);
   const deadline = performance.now() + Math.min(target.budgetMs, 2000);
   const scan = await scanScope(target, target.procRoot, deadline);
