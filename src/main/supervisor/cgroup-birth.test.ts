@@ -1,14 +1,17 @@
 // A run without a memory limit on cgroup v1 is born in its cgroup
-// (RunCgroup.spawnInside): the spawning thread moves in for the fork and
-// back out, so no wrapper shell runs first, and since every process of the
-// run is in there, an empty cgroup at the end means nothing is left: its
-// teardown reads the cgroup instead of every process in /proc. Real cgroups,
-// real processes; skipped where no writable v1 memory cgroup exists.
+// (RunCgroup.spawnInside) while the kernel's cgroup attach is warm: the
+// spawning thread moves in for the fork and back out, so no wrapper shell
+// runs first, and since every process of the run is in there, an empty
+// cgroup at the end means nothing is left: its teardown reads the cgroup
+// instead of every process in /proc. Cold (no attach for a while), the
+// wrapper joins it, so the event loop never waits for a grace period.
+// Real cgroups, real processes; skipped where no writable v1 memory cgroup
+// exists.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectMemoryBackend, type MemoryBackend } from './memory';
+import { cgroupAttachWarm, detectMemoryBackend, type MemoryBackend } from './memory';
 import { Harness } from './proc-testkit';
 import { scanStats } from './teardown';
 
@@ -57,10 +60,29 @@ describe.skipIf(!backend)('a run born in its cgroup', () => {
     }
   });
 
+  /** Moves this thread into a scratch cgroup and back: the attach is warm for the next few milliseconds. */
+  function warmAttach(): void {
+    const scratch = backend!.createRunCgroup(`birth-warm-${process.pid}`, null);
+    scratch.spawnInside(() => undefined);
+    void scratch.remove();
+  }
+
+  it('cold, is joined by the wrapper, so the event loop never waits for the kernel', async () => {
+    harness = new Harness();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(cgroupAttachWarm()).toBe(false);
+    const scansBefore = scanStats.scans;
+    const r = await harness.run({ argv: ['bash', '-c', 'sleep 0.01 & wait; grep :memory: /proc/$$/cgroup'] });
+    expect(r.stdout.trim().endsWith(`-${r.id}`)).toBe(true);
+    // Not born in it: the marker scan runs as it always did.
+    expect(scanStats.scans).toBeGreaterThan(scansBefore);
+  });
+
   it('ends with an empty cgroup and is torn down without a look at /proc', async () => {
     harness = new Harness();
     const own = threadCgroup();
     const scansBefore = scanStats.scans;
+    warmAttach();
     // A child of its own (so "no pid handed out since" cannot skip the scan), gone before the end.
     const r = await harness.run({ argv: ['bash', '-c', 'sleep 0.01 & wait; echo done'] });
     expect(r.verdict).toBe('completed');

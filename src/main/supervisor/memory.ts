@@ -31,11 +31,20 @@
 // the thread is in, Node's own page faults are charged to the cgroup, and a
 // small limit could OOM-kill Node. Not on v2, whose memory cgroups hold whole
 // processes only (CLONE_INTO_CGROUP would do it there; libuv cannot pass it).
+// And only while the kernel's cgroup attach is warm: a write to a tasks or
+// cgroup.procs file waits for an RCU grace period (7-15 ms here) unless
+// another write came within the last one (16-32 ms measured), and the
+// spawning thread must not wait that long on the event loop; a cold start is
+// wrapped, and the child waits instead (cgroupAttachWarm). When a run ends,
+// a thread of the pool re-attaches itself where it is (warmAttach): that
+// write waits for any grace period off the event loop, so the next run,
+// often started right after, finds the attach warm.
 //
 // Everything here is synchronous file I/O on cgroupfs (each read or write is a
 // few microseconds) except the bounded waits in killAll() and remove().
 
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { OomReport } from '../../shared/result';
 import { bytes } from './format';
@@ -412,6 +421,16 @@ export interface ExitSeen {
   signal: string | null;
 }
 
+/** When this process last attached a task to a cgroup (a thread moved, or a wrapper spawned to join). */
+let lastAttachMs = Number.NEGATIVE_INFINITY;
+/** Well inside the 16-32 ms a write keeps the next one from waiting for a grace period. */
+const ATTACH_WARM_MS = 10;
+
+/** Whether a cgroup write now is likely to cost microseconds rather than a grace period (see the top of this file). */
+export function cgroupAttachWarm(): boolean {
+  return performance.now() - lastAttachMs < ATTACH_WARM_MS;
+}
+
 /** The calling thread's id and its cgroup directory in the v1 memory hierarchy mounted at `mount`; undefined when unknown. */
 function threadMemoryCgroup(mount: string): { tid: string; dir: string } | undefined {
   try {
@@ -451,6 +470,7 @@ export class RunCgroup {
    */
   wrap(argv: string[]): string[] {
     if (argv.length === 0) throw new Error('No command to wrap.');
+    lastAttachMs = performance.now(); // the wrapper joins about now
     return ['/bin/sh', '-c', this.limitBytes > 0 ? WRAPPER_SCRIPT : SOFT_WRAPPER_SCRIPT, WRAPPER_NAME, this.path, ...argv];
   }
 
@@ -477,7 +497,29 @@ export class RunCgroup {
     } finally {
       // A cgroup we were just in accepts us back; once more should the first write be interrupted.
       if (!tryWrite(join(home.dir, 'tasks'), home.tid)) tryWrite(join(home.dir, 'tasks'), home.tid);
+      lastAttachMs = performance.now();
     }
+  }
+
+  /**
+   * Makes the attach warm for a run that may start next, off the event loop:
+   * a thread of libuv's pool writes 0 (itself) into the tasks file of this
+   * process's own cgroup, a move to where it is, which waits for any grace
+   * period there. Never touches the event loop's thread. v1 only; never throws.
+   */
+  warmAttach(): void {
+    if (this.version !== 1 || this.mount === undefined) return;
+    let home: string | undefined;
+    try {
+      home = ownCgroupPath(readFileSync('/proc/self/cgroup', 'utf8'), 'memory');
+    } catch {
+      return;
+    }
+    if (home === undefined) return;
+    writeFile(join(resolve(this.mount, `.${sep}${home}`), 'tasks'), '0').then(
+      () => (lastAttachMs = performance.now()),
+      () => undefined,
+    );
   }
 
   /**

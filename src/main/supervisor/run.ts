@@ -33,7 +33,7 @@ import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArg
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, describePids, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
-import type { MemoryBackend, RunCgroup } from './memory';
+import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
 import { parseReaperLine, reaperArgv, type Reaper } from './reaper';
@@ -130,7 +130,8 @@ export class CommandRun {
   /** Spawns the command; never throws. */
   start(): void {
     // A run without a limit is born in its cgroup where it can be (memory.ts, spawnInside): no wrapper.
-    const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null;
+    // Cold, moving this thread would hold the event loop for a grace period: the wrapper's child waits instead.
+    const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null && cgroupAttachWarm();
     if ((this.memory || this.reaperShim) && !mayBeBornInside) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
       const failure = checkSpawnableWrapped(this.options);
@@ -368,6 +369,8 @@ export class CommandRun {
   private async onExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined): Promise<void> {
     if (this.exit !== undefined) return;
     this.exit = { exitCode: code, signal, atMs: this.elapsedMs(), wallMs: Date.now() };
+    // Another run often starts right after this one: it may then be born in its cgroup.
+    this.cgroup?.warmAttach();
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.backstopTimer);
     this.stopper.cancel();
