@@ -8,8 +8,10 @@
 // lands on all three.
 
 import { spawn } from 'node:child_process';
+import { memoryBackendOnce } from '../src/main/supervisor/memory';
 import { Supervisor } from '../src/main/supervisor/registry';
 import { spawnProcess, type Subprocess } from '../src/main/supervisor/spawn';
+import { scanStats } from '../src/main/supervisor/teardown';
 import { check, median, ms, quantile, ratio, sum, type Figure } from './lib';
 
 export interface SpawnOptions {
@@ -53,6 +55,7 @@ export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
   for (let i = 0; i < options.warmup; i++) for (const side of SIDES) await once[side]();
   const times: Record<Side, number[]> = { plain: [], execa: [], engine: [] };
   const teardownMs: number[] = [];
+  const scansBefore = scanStats.scans;
   const unsubscribe = supervisor.subscribe((event) => {
     if (event.type === 'ended' && event.result.teardown) teardownMs.push(event.result.teardown.elapsedMs);
   });
@@ -69,7 +72,10 @@ export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
     }
   }
   unsubscribe();
+  const scans = scanStats.scans - scansBefore;
   await supervisor.shutdown();
+  const backend = process.env.WARDEN_CGROUPS === '0' ? undefined : memoryBackendOnce();
+  const cgroup = backend?.ok ? `each in a cgroup of its own (v${backend.backend.version})` : 'no cgroup (WARDEN_CGROUPS=0 or none writable)';
   const { plain, execa, engine } = times;
   const row = (name: string, values: number[]) =>
     `${name.padEnd(9)} total ${ms(sum(values), 0).padStart(9)}   median ${ms(median(values), 2)}/run   p90 ${ms(quantile(values, 0.9), 2)}`;
@@ -85,10 +91,11 @@ export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
       row('baseline', plain) + '   (child_process.spawn, detached, same env and cwd)',
       `execa     adds ${ms(execaAddsMedian, 2)} median, ${ms(execaAddsP90, 2)} p90 per run   (ratio of medians ${ratio(median(execa), median(plain))}, of totals ${ratio(sum(execa), sum(plain))})`,
       `engine    ratio total ${ratio(sum(engine), sum(plain))}   median ${ratio(median(engine), median(plain))}   (extra per run: ${ms(median(engine) - median(plain), 2)} median)`,
+      `engine    runs ${cgroup}; teardowns that scanned /proc: ${scans} of ${options.runs} (the others found their cgroup empty, or nothing started since)`,
     ],
     checks: [
       check(`execa adds ${execaAddsMedian.toFixed(2)} ms median per run < 2 ms`, execaAddsMedian < 2),
-      check(`engine ratio of totals ${totalRatio.toFixed(2)} <= 1.3 (median ratio ${medianRatio.toFixed(2)})`, totalRatio <= 1.3),
+      check(`engine ratio of totals ${totalRatio.toFixed(2)} <= 1.5 (median ratio ${medianRatio.toFixed(2)})`, totalRatio <= 1.5),
     ],
   };
 }
