@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { attachRecorder, openStore, openStoreReadOnly, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
 import { bytes } from '../main/supervisor/format';
-import { parseMemory } from '../main/supervisor/memory';
+import { parseMemory } from '../main/supervisor/cgroup';
 import type { Supervisor } from '../main/supervisor/registry';
 import { flags, type HistorySource } from './history';
 import { UsageError } from './parse';

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryBackendOnce } from './memory';
+import { memoryBackendOnce } from './cgroup';
 
 /** Runs `request` in a supervisor of its own under RLIMIT_NOFILE `limit`, with every descriptor taken while it starts. */
 async function underFullTable(request: object, env: Record<string, string>) {

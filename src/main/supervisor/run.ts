@@ -33,7 +33,7 @@ import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArg
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, describePids, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
-import type { MemoryBackend, RunCgroup } from './memory';
+import type { MemoryBackend, RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
 import { parseReaperLine, reaperArgv, type Reaper } from './reaper';

@@ -6,7 +6,7 @@ import type { OutputStream, RunEvent } from '../../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, StopReason, StopRecord, TeardownReport } from '../../../shared/result';
 import { extendedLimit, extensionNote, timerDelay } from '../deadline';
 import { count } from '../format';
-import { oomReport } from '../memory';
+import { oomReport } from '../cgroup';
 import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
