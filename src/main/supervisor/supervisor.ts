@@ -1,4 +1,4 @@
-// The run registry: start, stop, wait, extend, get, list and typed events,
+// The Supervisor, the run registry: start, stop, wait, extend, get, list and typed events,
 // for many concurrent runs. This is the engine object the CLI, IPC and HTTP
 // layers use.
 //
