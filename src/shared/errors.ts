@@ -39,9 +39,9 @@ export function isErrorKind(value: unknown): value is ErrorKind {
 }
 
 /**
- * Whether `error` is a WardenError. By its kind too, not only its class: the
- * CLI's bundle loads some modules in chunks of their own, and an error made
- * there must still count.
+ * Whether `error` is a WardenError. By its kind too, not only its class: a
+ * bundle built on its own (the hook's) holds another copy of this class, and
+ * its errors must still count.
  */
 export function isWardenError(error: unknown): error is WardenError {
   return error instanceof WardenError || (error instanceof Error && isErrorKind((error as { kind?: unknown }).kind));
