@@ -135,6 +135,14 @@ describe('one error type across the boundaries', () => {
     expect((await raw('GET', '/api/v1/settings')).status).toBe(409);
   });
 
+  it('an error from another copy of the class (a bundle of its own) counts by its kind', async () => {
+    class Elsewhere extends Error {
+      readonly kind = 'busy';
+    }
+    next = new Elsewhere('Held by another script.');
+    expect(await raw('GET', '/api/v1/sessions')).toEqual({ status: 409, body: { error: 'Held by another script.', kind: 'busy' } });
+  });
+
   it('an answer without a kind (an older host) is read by its status', async () => {
     const fake = createServer((_req, res) => {
       res.writeHead(404, { 'Content-Type': 'application/json' });
