@@ -249,6 +249,19 @@ async function remoteFor(command: string | undefined, explicit: string | undefin
 
 async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
   const command = parseAnyRunArgs(args);
+  try {
+    return await runParsed(command, io, remote);
+  } catch (error) {
+    // A run that never started still leaves its termination message: why, and the status Warden exits with.
+    if (command.terminationLog !== undefined) {
+      const { writeTerminationError } = await import('./termination-log');
+      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err);
+    }
+    throw error;
+  }
+}
+
+async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null): Promise<number> {
   const { format, yieldMs } = command;
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
