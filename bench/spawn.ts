@@ -8,8 +8,8 @@
 // lands on all three.
 
 import { spawn } from 'node:child_process';
-import { memoryBackendOnce } from '../src/main/supervisor/memory';
-import { Supervisor } from '../src/main/supervisor/registry';
+import { memoryBackendOnce } from '../src/main/supervisor/cgroup';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { spawnProcess, type Subprocess } from '../src/main/supervisor/spawn';
 import { scanStats } from '../src/main/supervisor/teardown';
 import { check, median, ms, quantile, ratio, sum, type Figure } from './lib';

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cgroupAttachWarm, detectMemoryBackend, type MemoryBackend } from './memory';
+import { cgroupAttachWarm, detectMemoryBackend, type MemoryBackend } from './cgroup';
 import { Harness } from './proc-testkit';
 import { scanStats } from './teardown';
 

@@ -1,6 +1,7 @@
-// Per-run memory limits through a memory cgroup, and the evidence the verdict
-// needs to say "the out-of-memory killer ended it" as a fact (docs/architecture.md,
-// "Verdicts": killed with oom.confirmed).
+// Every run's cgroup: its memory limit, the kill of everything in it at
+// teardown, and the evidence the verdict needs to say "the out-of-memory
+// killer ended it" as a fact (docs/architecture.md, "Verdicts": killed with
+// oom.confirmed).
 //
 // Backends, looked for once (detectMemoryBackend):
 // - cgroup v2 where a writable delegated subtree has the memory controller (a
@@ -24,21 +25,12 @@
 // fails the command is not run and the wrapper exits 125 with a line naming
 // the cgroup (joinFailure() turns that into the exact cause).
 //
-// A cgroup v1 cgroup without a limit (every run's, for teardown) is entered
-// from birth instead (spawnInside): the spawning thread moves into it for the
-// synchronous fork, so the child starts there with no shell to exec (bench
-// (a): the wrapper was most of a short run's cost). Not with a limit: while
-// the thread is in, Node's own page faults are charged to the cgroup, and a
-// small limit could OOM-kill Node. Not on v2, whose memory cgroups hold whole
-// processes only (CLONE_INTO_CGROUP would do it there; libuv cannot pass it).
-// And only while the kernel's cgroup attach is warm: a write to a tasks or
-// cgroup.procs file waits for an RCU grace period (7-15 ms here) unless
-// another write came within the last one (16-32 ms measured), and the
-// spawning thread must not wait that long on the event loop; a cold start is
-// wrapped, and the child waits instead (cgroupAttachWarm). When a run ends,
-// a thread of the pool re-attaches itself where it is (warmAttach): that
-// write waits for any grace period off the event loop, so the next run,
-// often started right after, finds the attach warm.
+// A v1 cgroup without a limit is entered from birth instead (spawnInside):
+// the spawning thread moves in for the fork, so no shell runs first. Not with
+// a limit (Node's own page faults would count against it), not on v2 (whole
+// processes only), and only while the kernel's attach is warm: a cold attach
+// waits for an RCU grace period, which the event loop must not (figures in
+// bench/README.md, issue 20 item 11).
 //
 // Everything here is synchronous file I/O on cgroupfs (each read or write is a
 // few microseconds) except the bounded waits in killAll() and remove().
