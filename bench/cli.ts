@@ -7,6 +7,7 @@
 //   2. The first call with no host running (it starts one): spawn to exit.
 //   3. `warden mcp`: a `run` of `true` through the SDK's Client over stdio,
 //      against the same run through the socket API (start + wait), alternating.
+//   4. The same socket start + wait with calls 150 ms apart, and back to back.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +111,10 @@ export async function benchCli(options: CliBenchOptions): Promise<Figure> {
     // 3. MCP round trip against the socket API, on one host.
     const mcp = await benchMcp(dir, env, options.mcpCalls);
     lines.push(`3. ${options.mcpCalls} run of true per side: MCP tools/call run ${ms(mcp.mcp)}, socket API start + wait ${ms(mcp.api)} (${ratio(mcp.mcp, mcp.api)})`);
+
+    // 4. What the host's side of a call costs when calls are far apart (as CLI calls are) and back to back.
+    const spacing = await sparseAndDense(dir, 12, 150);
+    lines.push(`4. socket API start + wait of true, medians of 12: 150 ms apart (as CLI calls come) ${ms(spacing.sparse)}, back to back ${ms(spacing.dense)} (a cold cgroup attach waits for an RCU grace period: bench/README.md)`);
     return {
       title: '(m) the warden CLI per call, and warden mcp',
       lines,
@@ -124,6 +129,24 @@ export async function benchCli(options: CliBenchOptions): Promise<Figure> {
     await stopHost(dir);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function sparseAndDense(dir: string, calls: number, gapMs: number): Promise<{ sparse: number; dense: number }> {
+  const api = await connectToHost(dir);
+  if (!api) throw new Error('no host for the spacing figure');
+  const one = async () => {
+    const t = performance.now();
+    await api.wait((await api.start({ argv: ['true'] })).id);
+    return performance.now() - t;
+  };
+  const sparse: number[] = [];
+  const dense: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    await new Promise((r) => setTimeout(r, gapMs));
+    sparse.push(await one());
+  }
+  for (let i = 0; i < calls; i++) dense.push(await one());
+  return { sparse: median(sparse), dense: median(dense) };
 }
 
 async function benchMcp(dir: string, env: NodeJS.ProcessEnv, calls: number): Promise<{ mcp: number; api: number }> {
