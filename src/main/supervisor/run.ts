@@ -33,6 +33,7 @@ import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArg
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult, describePids, listProcs, withCgroupSweep } from './result-shape';
 import { judge } from './verdict';
+import { crashOf, inspectCore, readCoreSettings } from './core-dump';
 import type { MemoryBackend, RunCgroup } from './memory';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
@@ -477,6 +478,10 @@ export class CommandRun {
       outputKept: `${stdout}\n${stderr}`,
       viaShell: isShell(this.argv),
     });
+    // Until the subreaper says the command's pid, the group is its own: no pid to name.
+    const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, this.shim && this.pgid === this.shim.pid ? undefined : this.pgid);
+    const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.options.cwd, startedWallMs: this.startedWallMs }) : undefined;
     for (const stream of ['stdout', 'stderr'] as const) {
       const dropped = this.out[stream].dropped;
       if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters, over the cap of ${count(this.options.outputCapChars)}: the first and last ${count(Math.floor(this.options.outputCapChars / 2))} are kept and the ${count(dropped)} in between were dropped.`);
@@ -493,6 +498,7 @@ export class CommandRun {
       endedAt: new Date(exit.wallMs).toISOString(),
       stop,
       teardown: report,
+      ...(core ? { core } : {}),
       stdout,
       stderr,
     });
@@ -526,6 +532,7 @@ export class CommandRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
+      ...(fields.core ? { core: fields.core } : {}),
       ...(peak ? { peak } : {}),
     });
   }

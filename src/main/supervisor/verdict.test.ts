@@ -28,7 +28,7 @@ const ADVICE = {
   killHedged:
     'Check whether it uses too much memory: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.',
   crashTraceback:
-    'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.',
+    "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.",
   crashNativeCommand: 'Check whether native code the command runs crashes, such as a compiled program or an extension module it loads.',
   crashNativeScript: 'Check whether native code the script calls crashes, such as an extension module it uses.',
   osKillCommand:
