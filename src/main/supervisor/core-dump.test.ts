@@ -1,11 +1,11 @@
 // Whether a crash left a core dump: core_pattern resolved per row, then real
 // processes that crash under Warden with and without a core size limit.
 
-import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { crashOf, readCoreSettings, resolveCorePattern } from './core-dump';
+import { crashOf, inspectCore, readCoreSettings, resolveCorePattern } from './core-dump';
 import { Harness } from './proc-testkit';
 
 describe('core_pattern for one crashed process', () => {
@@ -125,6 +125,18 @@ describe('a real crash under Warden', () => {
     expect(r).toMatchObject({ verdict: 'crashed', signal: 'SIGSEGV' });
     expect(r.core).toMatchObject({ dumped: false, pattern: settings!.pattern });
     expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it("an earlier crash's core in the same place is not this one's", () => {
+    const cwd = mkdtempSync(join(dir, 'earlier-'));
+    const startedWallMs = Date.now();
+    writeFileSync(join(cwd, 'core'), 'an earlier dump');
+    // Written 400 ms before this run started, as by a run just before it in the same directory.
+    utimesSync(join(cwd, 'core'), new Date(startedWallMs - 400), new Date(startedWallMs - 400));
+    const settings = { pattern: 'core', usesPid: false, limitBytes: 0 };
+    expect(inspectCore(settings, { pid: 1, signalNumber: 11, cwd, startedWallMs })).toEqual({ dumped: false, pattern: 'core', limitBytes: 0, where: join(cwd, 'core') });
+    utimesSync(join(cwd, 'core'), new Date(startedWallMs + 5), new Date(startedWallMs + 5));
+    expect(inspectCore(settings, { pid: 1, signalNumber: 11, cwd, startedWallMs })).toMatchObject({ dumped: true, where: join(cwd, 'core') });
   });
 
   it("is left out when nothing crashed, and is there for a shell's crashed child (139)", async () => {

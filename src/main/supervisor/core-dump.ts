@@ -37,6 +37,9 @@ export type ResolvedPattern =
   | { kind: 'file'; dir: string; name: RegExp; shown: string }
   | { kind: 'unknown' };
 
+/** How far behind the wall clock a file's modification time can be. */
+const COARSE_CLOCK_MS = 20;
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -120,8 +123,8 @@ export function inspectCore(settings: CoreSettings, p: CrashedProcess): CoreRepo
       if (!resolved.name.test(name)) continue;
       const path = join(resolved.dir, name);
       const st = statSync(path, { throwIfNoEntry: false });
-      // A second's slack: file times may be coarser than the clock the run started on.
-      if (st?.isFile() && st.mtimeMs >= p.startedWallMs - 1000 && (!newest || st.mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs: st.mtimeMs };
+      // File times come from the kernel's coarse clock (a tick, at most 10 ms, behind); an older file is an earlier crash's.
+      if (st?.isFile() && st.mtimeMs >= p.startedWallMs - COARSE_CLOCK_MS && (!newest || st.mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs: st.mtimeMs };
     }
   } catch {
     // A directory that cannot be read holds nothing this side can show.
