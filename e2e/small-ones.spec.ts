@@ -1,7 +1,8 @@
 // The small ones (issue 19, item 11): inverse video (SGR 7) as test runners
 // print " FAIL "; a very light RGB colour readable on the light theme and as
 // written on the dark one; a long time left in the clock's units; a process
-// shown by its program's name, so its script shows in the tree at 900 px.
+// shown by its program's name, so its script shows in the tree at 900 px;
+// the Summary's heading said once, in the units the header uses.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -77,5 +78,19 @@ test.describe('The small ones', () => {
     await h.screenshot(page, 'tree-900');
     await page.setViewportSize({ width: 1280, height: 860 });
     await h.cli(['stop', started.json.id]);
+  });
+
+  test("the Summary says its heading once, with the limit in the header's units", async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--limit', '90s', '--', 'bash', '-c', 'echo about to crash; kill -SEGV $$']);
+    expect(done.json.verdict, done.stderr).toBe('crashed');
+    await route(page, `#/runs/${done.json.id}/summary`);
+    const heading = await visible(page.locator(tid('summary-verdict')));
+    await waitForText(heading, /^Crashed with SIGSEGV after [\d.]+ s, before the 1 min 30 s limit\.$/);
+    // The header writes the same limit the same way.
+    await waitForText(page.locator(tid('run-limit')), /^1 min 30 s$/);
+    const notes = page.locator(tid('summary-notes'));
+    if ((await notes.count()) > 0) expect(await notes.innerText()).not.toMatch(/Crashed with SIGSEGV/);
+    await h.screenshot(page, 'summary-heading');
   });
 });

@@ -6,9 +6,8 @@
 import type { RunResult } from '../../../../shared/result';
 import { navigate } from '../../router';
 import { parseAnsi, styleClass, styleColours } from './ansi';
-import { verdictSentence } from './describe';
 import { askStream } from './output-intent';
-import { coreSentence, crashFacts, scriptFrame, summaryTails, type StreamTail } from './summary';
+import { coreSentence, crashFacts, scriptFrame, summaryHeading, summaryTails, type StreamTail } from './summary';
 import { useWarden } from '../../store';
 
 const TAIL_LINES = 30;
@@ -17,6 +16,7 @@ export function SummaryView({ run }: { run: RunResult }) {
   // A session script's traceback or crash report names the script's line where it stopped.
   const frame = run.kind === 'python' ? scriptFrame(run.stderr) : null;
   const tails = summaryTails(run, TAIL_LINES, frame?.stderrLine);
+  const said = summaryHeading(run);
   const scriptLineText = frame ? (run.code ?? '').split('\n')[frame.scriptLine - 1] : undefined;
   // The last sample of the tree this page saw: the process that crashed, when it was the main one.
   const root = useWarden((s) => s.trees[run.id]?.roots[0]);
@@ -29,7 +29,7 @@ export function SummaryView({ run }: { run: RunResult }) {
     <div className="rd-scroll-panel" data-testid="run-summary">
       <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
         <p className="rd-verdict-text" data-testid="summary-verdict">
-          {verdictSentence(run)}
+          {said.heading}
         </p>
         {run.advice && (
           <div className="rd-advice" data-testid="summary-advice">
@@ -37,9 +37,9 @@ export function SummaryView({ run }: { run: RunResult }) {
             <p>{run.advice}</p>
           </div>
         )}
-        {run.notes.length > 0 && (
-          <ul className="rd-notes">
-            {run.notes.map((note, i) => (
+        {said.notes.length > 0 && (
+          <ul className="rd-notes" data-testid="summary-notes">
+            {said.notes.map((note, i) => (
               <li key={i}>{note}</li>
             ))}
           </ul>

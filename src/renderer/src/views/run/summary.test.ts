@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coreSentence, crashFacts, defaultTab, isErrorLine, scriptErrorLine, scriptFrame, streamTail, summaryTails, tabsOf } from './summary';
+import type { RunResult } from '../../../../shared/result';
+import { coreSentence, crashFacts, summaryHeading, defaultTab, isErrorLine, scriptErrorLine, scriptFrame, streamTail, summaryTails, tabsOf } from './summary';
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${make(i + 1)}\n`).join('');
 
@@ -127,5 +128,33 @@ describe('a core dump in a sentence', () => {
     );
     expect(coreSentence({ dumped: null, pattern: '|/usr/share/apport/apport -p%p', where: '/usr/share/apport/apport', limitBytes: 0 })).toMatch(/apport, which decides whether to keep it\. Apport keeps it in \/var\/crash\.$/);
     expect(coreSentence({ dumped: null, pattern: '/cores/%e/core', limitBytes: null })).toBe('core_pattern is /cores/%e/core: where it went could not be told from here.');
+  });
+});
+
+describe("the Summary's heading, said once", () => {
+  const ended = (over: Partial<RunResult>): RunResult => ({
+    id: 'r1', kind: 'command', argv: ['x'], cwd: '/', state: 'ended', exitCode: null, signal: null, startedAt: '2026-12-02T00:00:00.000Z',
+    elapsedMs: 400, limitMs: 60_000, advice: null, notes: [], stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0, ...over,
+  });
+
+  it("takes the engine's note that restates the verdict as the heading, once", () => {
+    const crashed = ended({ verdict: 'crashed', signal: 'SIGSEGV', notes: ['Crashed with SIGSEGV after 0.4 s, before the 1 min limit.', 'The interpreter died under the script.'] });
+    expect(summaryHeading(crashed)).toEqual({ heading: 'Crashed with SIGSEGV after 0.4 s, before the 1 min limit.', notes: ['The interpreter died under the script.'] });
+    const signaled = ended({ verdict: 'signaled', signal: 'SIGTERM', notes: ['Ended by SIGTERM after 20 min 31 s, before the 1 h limit. Warden did not send it.'] });
+    expect(summaryHeading(signaled)).toEqual({ heading: 'Ended by SIGTERM after 20 min 31 s, before the 1 h limit.', notes: ['Warden did not send it.'] });
+  });
+
+  it("folds a failed run's 'Exit code N after' into the heading and keeps what the note adds", () => {
+    const failed = ended({ verdict: 'failed', exitCode: 139, notes: ['Exit code 139 after 0.5 s, before the 1 min limit. From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'] });
+    expect(summaryHeading(failed)).toEqual({
+      heading: 'Failed with exit code 139 after 0.5 s, before the 1 min limit.',
+      notes: ['From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'],
+    });
+  });
+
+  it('leaves the heading and notes alone when no note restates it', () => {
+    const plain = ended({ verdict: 'failed', exitCode: 1, notes: ['stdout was 12 characters, over the cap.'] });
+    expect(summaryHeading(plain)).toEqual({ heading: 'Failed with exit code 1 after 0.40 s.', notes: ['stdout was 12 characters, over the cap.'] });
+    expect(summaryHeading(ended({ verdict: 'lost', notes: ['Warden went away while it ran.'] })).notes).toEqual(['Warden went away while it ran.']);
   });
 });

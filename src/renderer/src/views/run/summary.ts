@@ -6,6 +6,7 @@
 import type { CoreReport, RunResult } from '../../../../shared/result';
 import type { Tab } from '../../router';
 import { plainText } from './ansi';
+import { verdictSentence } from './describe';
 
 /** The tab a run opens on when the link names none: the summary for an ended run that did not complete, else its output. */
 export function defaultTab(run: Pick<RunResult, 'state' | 'verdict'> | undefined): Tab {
@@ -199,4 +200,30 @@ export function coreSentence(core: CoreReport, pid?: number): string {
     return `core_pattern hands it to ${core.where}, which decides whether to keep it.${read}`;
   }
   return `core_pattern is ${core.pattern}: where it went could not be told from here.`;
+}
+
+/**
+ * The Summary's heading and its notes, said once: the engine's note that
+ * restates the verdict ("Crashed with SIGSEGV after 0.4 s, before the 1 min
+ * limit.") becomes the heading in place of the shorter sentence, and the rest
+ * of that note stays a note.
+ */
+export function summaryHeading(run: RunResult): { heading: string; notes: string[] } {
+  const heading = verdictSentence(run);
+  const at = heading.indexOf(' after ');
+  if (run.state !== 'ended' || at < 0) return { heading, notes: run.notes };
+  const headingLead = heading.slice(0, at);
+  const leads = [headingLead, ...(run.verdict === 'failed' && run.exitCode !== null ? [`Exit code ${run.exitCode}`] : [])];
+  for (let i = 0; i < run.notes.length; i++) {
+    const note = run.notes[i]!;
+    const lead = leads.find((l) => note.startsWith(`${l} after `));
+    if (lead === undefined) continue;
+    // The first sentence ends at a full stop before a space or the end ("0.4 s" has none).
+    const end = note.search(/\.(\s|$)/);
+    const first = end < 0 ? note : note.slice(0, end + 1);
+    const rest = end < 0 ? '' : note.slice(end + 1).trim();
+    const notes = [...run.notes.slice(0, i), ...(rest ? [rest] : []), ...run.notes.slice(i + 1)];
+    return { heading: `${headingLead}${first.slice(lead.length)}`, notes };
+  }
+  return { heading, notes: run.notes };
 }
