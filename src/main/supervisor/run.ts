@@ -93,6 +93,8 @@ export class CommandRun {
 
   /** The run's own memory cgroup, when it has a memory limit. */
   private cgroup?: RunCgroup;
+  /** The cgroup's peak counter at the exit, for a run without a memory limit (with one, it is in `oom`). */
+  private cgroupPeakBytes?: number;
   private oomKillsBefore: number | null = null;
   private oom?: OomReport;
   private peak?: PeakFigures;
@@ -372,6 +374,8 @@ export class CommandRun {
       if (spawnFailure !== undefined) this.exit.exitCode = 126;
       // Read before teardown and removal, which end the processes and delete the counters.
       else if (this.options.memoryBytes !== null) this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
+      // Without a limit its cgroup still counts every page: a spike between two samples is in the peak.
+      else this.cgroupPeakBytes = this.cgroup.readPeakBytes();
     }
     let report: TeardownReport | undefined;
     const target: TeardownTarget = {
@@ -414,7 +418,8 @@ export class CommandRun {
    */
   private peakFigures(): PeakFigures | undefined {
     const sampled = this.peak ?? this.sampler?.latest(this.id)?.peak;
-    const cgroupPeak = this.oom?.peakBytes;
+    // Live, the counter is read with each snapshot (one small file), so every view's peak so far includes it.
+    const cgroupPeak = this.oom?.peakBytes ?? this.cgroupPeakBytes ?? (this.exit === undefined ? this.cgroup?.readPeakBytes() : undefined);
     if (sampled) return cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
     return cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: 1 } : undefined;
   }
