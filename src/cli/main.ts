@@ -175,7 +175,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
       };
       if (command === 'list' && rest.includes('--all-hosts') && remote) throw new UsageError('--all-hosts lists every host already: drop --remote (or WARDEN_REMOTE).');
       if (command === 'list' && rest.includes('--all-hosts')) return await (await import('./all-hosts')).listAllHosts(rest, io, stateDir, source);
-      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err);
+      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err, io.outIsTTY ?? process.stdout.isTTY === true);
     }
     const host = async () => remote?.api ?? hostFor(stateDir, io);
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS } from '../shared/settings';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
 import { engineApi } from './supervisor/api';
-import { Supervisor } from './supervisor/registry';
+import { Supervisor } from './supervisor/supervisor';
 
 type Handler = (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown;
 

@@ -170,7 +170,7 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const extended = await call('extend', { id: started.run.id, by: '1m' });
     expect(extended.result.isError).toBeFalsy();
     expect(extended.run.limitMs).toBe(80_000);
-    expect(extended.text).toContain('80 s limit');
+    expect(extended.text).toContain('1 min 20 s limit');
     const stopped = await call('stop', { id: started.run.id });
     expect(stopped.run).toMatchObject({ id: started.run.id, state: 'ended', verdict: 'stopped' });
     expect(stopped.run.stop?.reason).toBe('user');

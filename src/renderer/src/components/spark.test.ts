@@ -46,9 +46,9 @@ describe('sparkline geometry', () => {
   it('says the figures in words: now and highest, and the limit when drawn against it', () => {
     const MiB = 1024 ** 2;
     expect(sparkLabel({ cpuNow: 12.4, cpuMax: 98, rssNow: 45 * MiB, rssMax: 60 * MiB, againstLimit: true }, 256 * MiB)).toBe(
-      'CPU 12 % now, highest 98 %; memory 45.0 MiB now, highest 60.0 MiB of a 256.0 MiB limit; last minute',
+      'CPU 12 % now, highest 98 %; memory 45 MiB now, highest 60 MiB of a 256 MiB limit; last minute',
     );
-    expect(sparkLabel({ cpuNow: 0, cpuMax: 3, rssNow: 5 * MiB, rssMax: 5 * MiB, againstLimit: false })).toBe('CPU 0 % now, highest 3 %; memory 5.00 MiB now, highest 5.00 MiB; last minute');
+    expect(sparkLabel({ cpuNow: 0, cpuMax: 3, rssNow: 5 * MiB, rssMax: 5 * MiB, againstLimit: false })).toBe('CPU 0 % now, highest 3 %; memory 5 MiB now, highest 5 MiB; last minute');
   });
 
   it('needs two points', () => {
