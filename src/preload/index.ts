@@ -6,7 +6,7 @@ import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 
 export const wardenBridge: WardenApi = {
-  start: (request) => ipcRenderer.invoke(IPC.start, request),
+  start: (request, on) => (on?.host !== undefined ? ipcRenderer.invoke(IPC.start, request, { host: on.host }) : ipcRenderer.invoke(IPC.start, request)),
   stop: (id, options) => ipcRenderer.invoke(IPC.stop, id, options),
   wait: (id, options) => ipcRenderer.invoke(IPC.wait, id, options),
   extend: (id, byMs) => ipcRenderer.invoke(IPC.extend, id, byMs),
@@ -16,6 +16,7 @@ export const wardenBridge: WardenApi = {
   history: (query) => ipcRenderer.invoke(IPC.history, query),
   timeline: (id) => ipcRenderer.invoke(IPC.timeline, id),
   host: () => ipcRenderer.invoke(IPC.host),
+  hosts: () => ipcRenderer.invoke(IPC.hosts),
   settings: () => ipcRenderer.invoke(IPC.settings),
   saveSettings: (settings) => ipcRenderer.invoke(IPC.saveSettings, settings),
   sessions: () => ipcRenderer.invoke(IPC.sessions),

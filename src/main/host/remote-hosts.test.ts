@@ -1,0 +1,165 @@
+// The local host relaying its remotes (remote-hosts.ts, federated-api.ts),
+// through its real control socket, to a real sshd on 127.0.0.1 with a second
+// state dir standing for the other machine (src/cli/sshd-testkit.ts): the
+// remote's runs listed with its name, driven from here by their ID@HOST ids;
+// each remote its own connection state; a remote that goes down marks only
+// itself (the local host and its runs work on), and comes back by itself
+// with its run still going. Skipped, with the reason printed, where sshd
+// cannot run.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlPath, makeCommandRemote, makeSshRemote, saveRemotes } from '../../client/remotes';
+import { connectToHost } from '../../client/transport';
+import type { RunEvent } from '../../shared/events';
+import type { HostStatus } from '../../shared/hosts';
+import { WardenApiError, type HttpWardenApi } from '../../shared/http-api';
+import { masterPid, startSshd, type Sshd } from '../../cli/sshd-testkit';
+import { stopBackgroundHosts } from '../../cli/testkit';
+import { startHost, type Host } from './host';
+
+let sshd: Sshd | null = null;
+let skip = '';
+let host: Host | null = null;
+let api: HttpWardenApi;
+const localDir = mkdtempSync(join(tmpdir(), 'wfed-'));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, tries = 300): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < tries; i++) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+const stateOf = async (name: string): Promise<HostStatus | undefined> => (await api.hosts()).find((h) => h.name === name);
+
+async function refusal(call: Promise<unknown>): Promise<WardenApiError> {
+  const error = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WardenApiError);
+  return error as WardenApiError;
+}
+
+beforeAll(async () => {
+  const started = await startSshd();
+  if ('skip' in started) {
+    skip = started.skip;
+    console.log(`remote-hosts tests skipped: ${skip}`);
+    return;
+  }
+  sshd = started;
+  // box: the sshd; never: a command that always fails, standing for a machine that is not there.
+  saveRemotes(localDir, [makeSshRemote('box', sshd.url, sshd.warden), makeCommandRemote('never', 'false')]);
+  host = await startHost({ stateDir: localDir, webRoot: null, remotes: { env: { ...process.env, WARDEN_SSH: sshd.ssh }, retryMs: 300, checkMs: 1000, probeTimeoutMs: 20_000 } });
+  api = (await connectToHost(localDir))!;
+}, 60_000);
+
+afterAll(async () => {
+  await host?.shutdown();
+  if (!sshd) return;
+  const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+  if (master !== null) process.kill(master, 'SIGTERM');
+  await sshd.stop();
+  await stopBackgroundHosts([sshd.remoteStateDir]);
+  for (const dir of [sshd.dir, sshd.remoteStateDir]) rmSync(dir, { recursive: true, force: true });
+  rmSync(localDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('the local host relaying remote hosts', () => {
+  it("lists each host with its own state, runs a remote's run by ID@HOST, and refuses hosts that are not configured", async (context) => {
+    if (!sshd) return context.skip(skip);
+    const box = await until('box connected', async () => ((await stateOf('box'))?.state === 'connected' ? stateOf('box') : null));
+    expect(box).toMatchObject({ name: 'box', local: false, lastError: null });
+    expect(box!.target).toContain(sshd.url);
+    const local = await stateOf('local');
+    expect(local).toMatchObject({ local: true, state: 'connected' });
+    // The machine that is not there: its own state and why, while box is connected.
+    const never = await until('never disconnected', async () => ((await stateOf('never'))?.state === 'disconnected' ? stateOf('never') : null));
+    expect(never!.lastError).toMatch(/exited with status 1/);
+
+    const events: RunEvent[] = [];
+    const unsubscribe = api.subscribe((e) => events.push(e));
+    const started = await api.start({ argv: ['bash', '-c', 'echo from-box; exec sleep 30'] }, { host: 'box' });
+    expect(started.id).toMatch(/^[0-9a-f]{6,32}@box$/);
+    expect(started.host).toBe('box');
+    // Its events reach this host's stream, named the same way.
+    await until('its output event', async () => events.some((e) => e.runId === started.id && e.type === 'output' && e.text.includes('from-box')));
+    unsubscribe();
+
+    // The app's list has it; the list the CLI and agents read (no hosts=all) does not.
+    expect((await api.list({ output: 'none', hosts: 'all' })).find((r) => r.id === started.id)).toMatchObject({ host: 'box', state: 'running' });
+    expect((await api.list({ output: 'none' })).map((r) => r.id)).not.toContain(started.id);
+    // Detail, extend and stop go to that machine.
+    expect(await api.get(started.id)).toMatchObject({ id: started.id, host: 'box', state: 'running' });
+    const extended = await api.extend(started.id, 60_000);
+    expect(extended.limitMs).toBeGreaterThan(0);
+    const stopped = await api.stop(started.id);
+    expect(stopped.id).toBe(started.id);
+    const ended = await api.wait(started.id);
+    expect(ended).toMatchObject({ id: started.id, host: 'box', state: 'ended', verdict: 'stopped' });
+    expect((await api.timeline(started.id)).every((r) => r.runId === started.id)).toBe(true);
+
+    // Recorded in that machine's history, found here by host; a local run beside it in the merged history.
+    const mine = await api.start({ argv: ['true'] });
+    await api.wait(mine.id);
+    const theirs = await api.history({ host: 'box' });
+    expect(theirs.runs.map((r) => r.id)).toContain(started.id);
+    expect((await api.history()).runs.map((r) => r.id)).not.toContain(started.id);
+    const all = await api.history({ host: '*', counts: true });
+    expect(all.runs.map((r) => r.id)).toEqual(expect.arrayContaining([started.id, mine.id]));
+    expect(all.runs.find((r) => r.id === started.id)!.host).toBe('box');
+
+    // Only configured remotes, and only names that are names.
+    expect((await refusal(api.get('abcdef@nowhere'))).message).toMatch(/No remote host named "nowhere"/);
+    expect((await refusal(api.start({ argv: ['true'] }, { host: 'nowhere' }))).status).toBe(400);
+    expect((await refusal(api.start({ argv: ['true'] }, { host: '-oProxyCommand=x' }))).message).toMatch(/host=local or a remote's name/);
+    expect((await refusal(api.history({ host: '../x' }))).status).toBe(400);
+    expect((await refusal(api.stop('abcdef@-x'))).status).toBe(400);
+    // A machine that is not there: a 503 that says so, at once.
+    const down = await refusal(api.start({ argv: ['true'] }, { host: 'never' }));
+    expect(down.status).toBe(503);
+    expect(down.message).toMatch(/Remote host never cannot be reached now/);
+  }, 90_000);
+
+  it('a remote going down marks only itself; the local host works on; it reconnects by itself and its run went on', async (context) => {
+    if (!sshd) return context.skip(skip);
+    await until('box connected', async () => (await stateOf('box'))?.state === 'connected');
+    const longRun = await api.start({ argv: ['bash', '-c', 'sleep 4; echo survived'], limitMs: 60_000 }, { host: 'box' });
+
+    // The machine goes away: its sshd and the ssh session this host shares.
+    await sshd.stop();
+    const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
+    if (master !== null) process.kill(master, 'SIGTERM');
+    const gone = await until('box disconnected', async () => ((await stateOf('box'))?.state === 'disconnected' ? stateOf('box') : null));
+    expect(gone!.lastError).toBeTruthy();
+
+    // Its runs cannot be reached, said so; the local host and its runs are as before.
+    const unreachable = await refusal(api.get(longRun.id));
+    expect(unreachable.status).toBe(503);
+    expect(unreachable.message).toMatch(/Remote host box cannot be reached now/);
+    expect((await stateOf('local'))!.state).toBe('connected');
+    const local = await api.start({ argv: ['bash', '-c', 'echo here'] });
+    expect(await api.wait(local.id)).toMatchObject({ verdict: 'completed', stdout: 'here\n' });
+    const listed = await api.list({ output: 'none', hosts: 'all' });
+    expect(listed.map((r) => r.id)).toContain(local.id);
+    expect(listed.some((r) => r.host === 'box')).toBe(false);
+    expect((await api.history({ host: '*' })).runs.map((r) => r.id)).toContain(local.id);
+
+    // Back: nobody asks, the link comes back, and the run that went on there meanwhile ends as it would have.
+    await sshd.restart();
+    await until('box connected again', async () => (await stateOf('box'))?.state === 'connected');
+    const result = await until('the remote run to be reachable', async () => api.wait(longRun.id, { timeoutMs: 15_000 }));
+    expect(result).toMatchObject({ id: longRun.id, host: 'box', state: 'ended', verdict: 'completed', stdout: 'survived\n' });
+  }, 120_000);
+});
