@@ -15,9 +15,22 @@ import type { RunResult } from '../../shared/result';
 import { WardenInputError } from '../supervisor/errors';
 import { relayRun, type RemoteHosts } from './remote-hosts';
 
-/** The history's own order: newest start first (ties by id), as a merged page must keep it. */
-function newerFirst(a: RunSummary, b: RunSummary): number {
-  return b.startedAt.localeCompare(a.startedAt) || b.id.localeCompare(a.id);
+/**
+ * The order a merged page keeps, as each host's history sorts (descending;
+ * a missing figure last). Were it ever to differ from a host's own order, a
+ * merged page would interleave less neatly, but the cursors per host still
+ * skip and repeat nothing.
+ */
+function comparator(sort: HistoryQuery['sort'], order: HistoryQuery['order']): (a: RunSummary, b: RunSummary) => number {
+  const figure = (run: RunSummary): number | string | null => (sort === 'elapsed' ? run.elapsedMs : sort === 'peak' ? run.peakRssBytes : run.startedAt);
+  const sign = order === 'asc' ? -1 : 1;
+  return (a, b) => {
+    const x = figure(a);
+    const y = figure(b);
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    const byFigure = typeof x === 'number' && typeof y === 'number' ? y - x : String(y).localeCompare(String(x));
+    return sign * (byFigure || b.startedAt.localeCompare(a.startedAt));
+  };
 }
 
 /** A merged page's cursor: each host's own cursor (null: that host is done). */
@@ -89,7 +102,6 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
    * this one ended on every host, none skipped or shown twice.
    */
   const allHistory = async (query: Omit<HistoryQuery, 'host'>): Promise<RunPage> => {
-    if (query.sort !== undefined && query.sort !== 'started') throw new WardenInputError('The history of all hosts is sorted by start time only; pick one host to sort by elapsed time or peak memory.');
     const limit = query.limit ?? 50;
     const from: Cursors = query.cursor ? decodeCursors(query.cursor) : Object.fromEntries([LOCAL_HOST, ...remotes.connected()].map((n) => [n, null]));
     const first = !query.cursor;
@@ -106,7 +118,8 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
         }
       }),
     );
-    const merged = pages.flatMap(({ name, page }) => (page?.runs ?? []).map((run) => ({ name, run }))).sort((a, b) => (query.order === 'asc' ? -newerFirst(a.run, b.run) : newerFirst(a.run, b.run)));
+    const order = comparator(query.sort, query.order);
+    const merged = pages.flatMap(({ name, page }) => (page?.runs ?? []).map((run) => ({ name, run }))).sort((a, b) => order(a.run, b.run));
     const taken = merged.slice(0, limit);
     const next: Cursors = {};
     let counts: VerdictCounts | undefined;
