@@ -7,7 +7,7 @@
 // with its run still going. Skipped, with the reason printed, where sshd
 // cannot run.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { WardenApiError, type HttpWardenApi } from '../../shared/http-api';
 import { masterPid, startSshd, type Sshd } from '../../cli/sshd-testkit';
 import { stopBackgroundHosts } from '../../cli/testkit';
 import { startHost, type Host } from './host';
+import { RemoteHosts } from './remote-hosts';
 
 let sshd: Sshd | null = null;
 let skip = '';
@@ -76,6 +77,43 @@ afterAll(async () => {
   rmSync(localDir, { recursive: true, force: true });
 }, 60_000);
 
+describe('a remote link that hangs', () => {
+  it('counts as disconnected once a probe goes unanswered, and ends what it started', async () => {
+    // A command that takes stdin and never answers: a network gone quiet looks like this.
+    const dir = mkdtempSync(join(tmpdir(), 'whung-'));
+    saveRemotes(dir, [makeCommandRemote('hung', 'sleep 600')]);
+    const remotes = new RemoteHosts({ stateDir: dir, retryMs: 60_000, probeTimeoutMs: 300 });
+    try {
+      const status = () => remotes.statuses(new Date().toISOString()).find((h) => h.name === 'hung')!;
+      expect(status().state).toBe('connecting');
+      const down = await until('hung disconnected', async () => (status().state === 'disconnected' ? status() : null));
+      expect(down.lastError).toBe('it did not answer within 0.3 s');
+      expect(() => remotes.api('hung')).toThrow(/Remote host hung cannot be reached now \(it did not answer within 0.3 s\)/);
+      // The command it ran for the probe was ended with the link (no sleep 600 left behind by this process).
+      await until('the probe command to be gone', async () => !readdirSync('/proc').some((p) => /^\d+$/.test(p) && readCmdline(p) === 'sleep\u0000600\u0000' && readPpid(p) === process.pid));
+    } finally {
+      remotes.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function readCmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function readPpid(pid: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  } catch {
+    return -1;
+  }
+}
+
 describe('the local host relaying remote hosts', () => {
   it("lists each host with its own state, runs a remote's run by ID@HOST, and refuses hosts that are not configured", async (context) => {
     if (!sshd) return context.skip(skip);
@@ -109,6 +147,20 @@ describe('the local host relaying remote hosts', () => {
     const ended = await api.wait(started.id);
     expect(ended).toMatchObject({ id: started.id, host: 'box', state: 'ended', verdict: 'stopped' });
     expect((await api.timeline(started.id)).every((r) => r.runId === started.id)).toBe(true);
+
+    // Send signal: to a process of that run's tree, there.
+    const trees: RunEvent[] = [];
+    const stopTrees = api.subscribe((e) => e.type === 'tree' && trees.push(e));
+    const target = await api.start({ argv: ['sleep', '30'] }, { host: 'box' });
+    const tree = await until('its process tree', async () => trees.find((e) => e.runId === target.id));
+    stopTrees();
+    if (tree.type !== 'tree') throw new Error('not a tree event');
+    expect(tree.snapshot.runId).toBe(target.id);
+    const pid = tree.snapshot.rootPid;
+    const signalled = await api.signal(target.id, pid, 'TERM');
+    expect(signalled.id).toBe(target.id);
+    expect(await api.wait(target.id)).toMatchObject({ state: 'ended', signal: 'SIGTERM' });
+    expect((await api.timeline(target.id)).some((r) => /signal/.test(r.kind))).toBe(true);
 
     // Recorded in that machine's history, found here by host; a local run beside it in the merged history.
     const mine = await api.start({ argv: ['true'] });

@@ -72,6 +72,7 @@ export function relayEvent(event: RunEvent, host: string): RunEvent {
   const runId = `${event.runId}@${host}`;
   if (event.type === 'started') return { ...event, runId, snapshot: relayRun(event.snapshot, host) };
   if (event.type === 'ended') return { ...event, runId, result: relayRun(event.result, host) };
+  if (event.type === 'tree') return { ...event, runId, snapshot: { ...event.snapshot, runId } };
   return { ...event, runId };
 }
 
