@@ -4,7 +4,7 @@
 // count. The baseline is a plain setTimeout(1000) armed in the same loop
 // iteration at the same moment: its lateness is what the event loop alone costs.
 
-import { Supervisor } from '../src/main/supervisor/registry';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { check, max, median, ms, type Figure } from './lib';
 
 export interface DeadlineOptions {

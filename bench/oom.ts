@@ -1,14 +1,14 @@
 // (i) Time to a confirmed out-of-memory verdict: `python3 -c "b = bytearray(1 << 30)"`
 // (bytearray zero-fills, so every page is touched and RSS really grows) under
 // a 256 MiB memory cgroup, from the run's start (making its cgroup) until its
-// OOM kill is confirmed by the cgroup's counter (memory.ts: create, wrap,
+// OOM kill is confirmed by the cgroup's counter (cgroup.ts: create, wrap,
 // spawn, exit by SIGKILL, observeOom). The baseline, alternating with it in
 // the same loop: the same interpreter with no limit allocating just 256 MiB
 // (`b = bytearray(256 << 20)`), from spawn to exit: how long reaching the
 // limit takes anyway. Teardown and removal of the cgroup are timed apart.
 
 import { spawn } from 'node:child_process';
-import { requireMemoryBackend, type RunCgroup } from '../src/main/supervisor/memory';
+import { requireMemoryBackend, type RunCgroup } from '../src/main/supervisor/cgroup';
 import { check, max, median, ms, type Figure } from './lib';
 
 export interface OomOptions {

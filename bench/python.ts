@@ -6,7 +6,7 @@
 // spawned and awaited in the same loop.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { Supervisor } from '../src/main/supervisor/registry';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { check, max, median, ms, ratio, sum, type Figure } from './lib';
 
 export interface PythonDeadlineOptions {

@@ -8,7 +8,7 @@
 // lands on all three.
 
 import { spawn } from 'node:child_process';
-import { Supervisor } from '../src/main/supervisor/registry';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { spawnProcess, type Subprocess } from '../src/main/supervisor/spawn';
 import { check, median, ms, quantile, ratio, sum, type Figure } from './lib';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult, Verdict } from '../src/shared/result';
-import { Supervisor } from '../src/main/supervisor/registry';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { attachRecorder } from '../src/main/store/recorder';
 import { writeEnded } from '../src/main/store/rows';
 import { transaction } from '../src/main/store/sql';

@@ -6,7 +6,7 @@
 // a round down. The engine's peak RSS is sampled every 20 ms during its runs.
 
 import { spawn } from 'node:child_process';
-import { Supervisor } from '../src/main/supervisor/registry';
+import { Supervisor } from '../src/main/supervisor/supervisor';
 import { DEFAULTS } from '../src/shared/request';
 import { check, mb, median, min, ms, ratio, rssSampler, type Figure } from './lib';
 

@@ -58,7 +58,7 @@ describe('the bundled CLI', () => {
     expect(inputs.filter((i) => HEAVY_INPUTS.some((re) => re.test(i)))).toEqual([]);
     expect([...externals].filter((e) => HEAVY_PACKAGES.some((p) => e === p || e.startsWith(`${p}/`)))).toEqual([]);
     // The engine is still in the bundle, for --embedded and serve: only not on this path.
-    expect(Object.keys(meta.outputs).flatMap((k) => Object.keys(meta.outputs[k]!.inputs))).toContain('src/main/supervisor/registry.ts');
+    expect(Object.keys(meta.outputs).flatMap((k) => Object.keys(meta.outputs[k]!.inputs))).toContain('src/main/supervisor/supervisor.ts');
   });
 
   it('a warden run through a running host resolves none of them', async () => {

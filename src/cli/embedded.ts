@@ -8,7 +8,7 @@ import { sentinelWanted, startSentinel } from '../main/host/sentinel';
 import { resolveStateDir } from '../client/state-dir';
 import { ensureStateDir } from '../main/store/state-dir';
 import { deathNoteName } from '../main/store/recovery';
-import { newId, Supervisor } from '../main/supervisor/registry';
+import { newId, Supervisor } from '../main/supervisor/supervisor';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { attachRecorder, openStore, openStoreReadOnly, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
 import { bytes } from '../main/supervisor/format';
-import { parseMemory } from '../main/supervisor/memory';
-import type { Supervisor } from '../main/supervisor/registry';
+import { parseMemory } from '../main/supervisor/cgroup';
+import type { Supervisor } from '../main/supervisor/supervisor';
 import { flags, type HistorySource } from './history';
 import { UsageError } from './parse';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../shared/events';
 import { createBatcher } from './event-batcher';
-import { Supervisor } from './supervisor/registry';
+import { Supervisor } from './supervisor/supervisor';
 
 describe('event batching for the window', () => {
   it('sends each run its events in order, joined, in far fewer messages than events', async () => {

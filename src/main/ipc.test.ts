@@ -17,7 +17,7 @@ import type { RunPage } from '../shared/history';
 import { federate } from './host/federated-api';
 import { RemoteHosts } from './host/remote-hosts';
 import { engineApi } from './supervisor/api';
-import { Supervisor } from './supervisor/registry';
+import { Supervisor } from './supervisor/supervisor';
 
 type Handler = (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown;
 

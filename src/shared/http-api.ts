@@ -1,6 +1,6 @@
 // WardenApi over HTTP + Server-Sent Events: the route table and the client
 // every remote caller uses. The transport is the only thing that differs: a
-// unix socket from Node (src/main/host/socket-client.ts), fetch + EventSource
+// unix socket from Node (src/client/transport.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
 import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';

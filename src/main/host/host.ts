@@ -25,7 +25,7 @@ import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
 import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
 import { engineApi } from '../supervisor/api';
-import { newId, Supervisor, type SupervisorOptions } from '../supervisor/registry';
+import { newId, Supervisor, type SupervisorOptions } from '../supervisor/supervisor';
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';

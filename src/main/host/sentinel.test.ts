@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { RunResult } from '../../shared/result';
 import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
-import { detectMemoryBackend } from '../supervisor/memory';
+import { detectMemoryBackend } from '../supervisor/cgroup';
 import { reaperOnce } from '../supervisor/reaper';
 import { startSentinel } from './sentinel';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMemory } from '../supervisor/memory';
+import { parseMemory } from '../supervisor/cgroup';
 import { parse, settingsSchema } from '../../shared/schemas';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
 

@@ -4,7 +4,7 @@
 import { droppedMarker } from '../supervisor/output';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
-import { Supervisor } from '../supervisor/registry';
+import { Supervisor } from '../supervisor/supervisor';
 import type { StoreWriteError } from './errors';
 import { attachRecorder } from './recorder';
 import { all, value } from './sql';

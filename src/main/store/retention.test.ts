@@ -1,7 +1,7 @@
 // Retention: at most N runs and B bytes of output, oldest first, never a live run.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { Supervisor } from '../supervisor/registry';
+import { Supervisor } from '../supervisor/supervisor';
 import { attachRecorder } from './recorder';
 import { all, run } from './sql';
 import { openStore, type HistoryStore } from './store';

@@ -10,7 +10,7 @@
 
 import { existsSync } from 'node:fs';
 import { startSentinel } from '../host/sentinel';
-import { newId, Supervisor } from '../supervisor/registry';
+import { newId, Supervisor } from '../supervisor/supervisor';
 import { attachRecorder } from './recorder';
 import { openStore } from './store';
 import { StoreOpenError } from './errors';

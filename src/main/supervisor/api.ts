@@ -8,7 +8,7 @@ import type { RunResult } from '../../shared/result';
 import { streamLength } from '../../shared/stream-length';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
 import { WardenInputError } from './errors';
-import type { Supervisor } from './registry';
+import type { Supervisor } from './supervisor';
 
 /** What the API reads of the history (the HistoryStore of src/main/store has these). */
 export interface HistorySource {

@@ -8,12 +8,12 @@ import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryBackendOnce } from './memory';
+import { memoryBackendOnce } from './cgroup';
 
 /** Runs `request` in a supervisor of its own under RLIMIT_NOFILE `limit`, with every descriptor taken while it starts. */
 async function underFullTable(request: object, env: Record<string, string>) {
   const code = [
-    `import { Supervisor } from ${JSON.stringify(join(__dirname, 'registry.ts'))};`,
+    `import { Supervisor } from ${JSON.stringify(join(__dirname, 'supervisor.ts'))};`,
     "import { closeSync, openSync } from 'node:fs';",
     // No reserve: this is about what a spawn does when the table is full, which the reserve otherwise keeps from happening.
     'const supervisor = new Supervisor({ sampleRateHz: 0, descriptorReserve: null });',
@@ -83,7 +83,7 @@ describe('many runs ending together on the marker-only path', () => {
     const hostId = `fd${Date.now().toString(36)}`;
     const runs = 300;
     const code = [
-      `import { Supervisor } from ${JSON.stringify(join(__dirname, 'registry.ts'))};`,
+      `import { Supervisor } from ${JSON.stringify(join(__dirname, 'supervisor.ts'))};`,
       `const supervisor = new Supervisor({ sampleRateHz: 0, hostId: ${JSON.stringify(hostId)}, descriptorReserve: null });`,
       // Each leaves an escapee in a session of its own (the marker kept), and all end about 1 s after their start.
       `const ids = Array.from({ length: ${runs} }, () => supervisor.start({ argv: ['sh', '-c', 'setsid sleep 120 </dev/null >/dev/null 2>&1 & sleep 1'] }).id);`,

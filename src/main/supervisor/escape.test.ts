@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectMemoryBackend } from './memory';
+import { detectMemoryBackend } from './cgroup';
 import { Harness } from './proc-testkit';
 import { reaperOnce } from './reaper';
 import { NO_CGROUP } from './run';

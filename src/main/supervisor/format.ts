@@ -7,18 +7,8 @@ export function seconds(ms: number): string {
   return `${text} s`;
 }
 
-/** "256 MiB", "1.5 GiB", "512 KiB", "100 B". */
-export function bytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  const text = unit === 0 ? String(value) : value.toFixed(1).replace(/\.0$/, '');
-  return `${text} ${units[unit]}`;
-}
+/** The one byte formatter (src/shared/bytes.ts). */
+export { bytes } from '../../shared/bytes';
 
 /** "12,345" */
 export function count(n: number): string {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../shared/events';
-import { Supervisor } from './registry';
+import { Supervisor } from './supervisor';
 
 function collect(supervisor: Supervisor, id: () => string) {
   const events: Extract<RunEvent, { type: 'signal-sent' }>[] = [];

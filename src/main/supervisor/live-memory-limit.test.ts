@@ -3,7 +3,7 @@
 // beside the peak so far, not only once the run has ended.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectMemoryBackend } from './memory';
+import { detectMemoryBackend } from './cgroup';
 import { Harness } from './proc-testkit';
 
 const detection = detectMemoryBackend();

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectMemoryBackend, memoryBackendOnce } from './memory';
+import { detectMemoryBackend, memoryBackendOnce } from './cgroup';
 import { Harness } from './proc-testkit';
 
 const detection = detectMemoryBackend();

@@ -8,7 +8,7 @@ import { SESSION_NAME } from '../../shared/schemas';
 
 import { MAX_LIMIT_MS } from './deadline';
 import { WardenInputError } from './errors';
-import { parseMemory } from './memory';
+import { parseMemory } from './cgroup';
 
 export { WardenInputError };
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { RunRequest } from '../../shared/request';
 import type { Proc, RunResult } from '../../shared/result';
-import { Supervisor, type SupervisorOptions } from './registry';
+import { Supervisor, type SupervisorOptions } from './supervisor';
 
 /** Generous bound that only guards against a hang; never a speed assertion. */
 export const HANG_GUARD_MS = 20_000;

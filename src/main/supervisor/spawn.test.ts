@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reaperOnce } from './reaper';
-import { Supervisor } from './registry';
+import { Supervisor } from './supervisor';
 import { spawnCommand, type SpawnSpec, type Subprocess } from './spawn';
 
 const supervisor = new Supervisor();

@@ -8,17 +8,8 @@
 // sends its own signals to the group and tears it down itself, so execa keeps
 // no output (buffer: false), decodes nothing, kills nothing (no cleanup, no
 // forceKillAfterDelay), logs nothing (verbose: 'none', whatever NODE_DEBUG
-// says) and never rejects. What that costs was measured, not assumed.
-// Normalising the options is about 40 us a call whatever subset of them is
-// given (only extendEnv: true costs more, +25 us to copy process.env), so no
-// cheaper set of options exists; the rest is its setup around the spawn and
-// its waiting on the exit and the streams (finished(), once() with abort
-// signals), which no option turns off. Bench (a), `true`, a shared 2-core
-// machine at load 2.5-8, five runs: execa adds 0.18-0.42 ms median per run
-// (1.11-1.26x the median of a plain detached spawn; target < 2 ms), and the
-// whole engine is 1.23-1.39x a plain spawn (totals; target 1.3) where it was
-// 1.08-1.28x with node:child_process in the same half hour. An earlier
-// measurement (execa 1.5x a spawn) had kept this file on node:child_process.
+// says) and never rejects. No cheaper set of options exists: what execa adds
+// per run is its own setup and waiting, measured in bench (a).
 
 import { subscribe } from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';

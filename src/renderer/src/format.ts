@@ -1,6 +1,7 @@
 // How the views write times, sizes and commands, so every view says them the same way.
 
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
+import { bytes as sharedBytes } from '../../shared/bytes';
 import type { RunResult } from '../../shared/result';
 
 /** 0.42 s, 12.3 s, 2 min 05 s, 1 h 02 min. */
@@ -13,17 +14,9 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** 512 B, 1.5 KiB, 23.4 MiB, 1.02 GiB. */
+/** 512 B, 1.5 KiB, 23.4 MiB, 1.02 GiB (src/shared/bytes.ts); a dash for no figure. */
 export function bytes(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+  return n === null || n === undefined || !Number.isFinite(n) ? '–' : sharedBytes(n);
 }
 
 /** A word as a shell would need it quoted. */

@@ -187,7 +187,7 @@ const BASH_PYTHON = '"$PYTHON" -c "$1" "$2" & echo "python $!"; wait';
 
 
 describe.runIf(HAS_PROC)('ProcessSampler on real processes (/proc)', () => {
-  it('reports bash -> python3 -> 3 sleeps with the right parent links, commands and non-zero RSS', async () => {
+  it('reports bash -> python3 -> 3 sleeps with the right parent links, commands and RSS', async () => {
     const tree = await startTree(BASH_PYTHON, [PY_SLEEPS, '3']);
     const sampler = newSampler();
     sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
@@ -209,8 +209,11 @@ describe.runIf(HAS_PROC)('ProcessSampler on real processes (/proc)', () => {
       expect(sleep.command).toBe('sleep 60');
       expect(sleep.children).toEqual([]);
     }
+    // A process just exec'd may read 0: since Linux 6.2 /proc/PID/stat's RSS is a per-CPU
+    // counter's global part, which a small new process may not have reached yet (sleep here).
+    expect(python.rssBytes).toBeGreaterThan(0);
     for (const node of all(snapshot.roots)) {
-      expect(node.rssBytes).toBeGreaterThan(0);
+      expect(node.rssBytes).toBeGreaterThanOrEqual(0);
       expect(node.escaped).toBe(false);
       expect(node.pgid).toBe(tree.pid);
       expect(node.state).toMatch(/^[RSD]$/);

@@ -13,7 +13,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import type { OutputStream } from '../../../shared/events';
 import { seconds } from '../format';
 import { MarkerSplitter } from '../marker';
-import type { RunCgroup } from '../memory';
+import type { RunCgroup } from '../cgroup';
 import { readStat } from '../procfs';
 import { checkSpawnable, describeSpawnError, spawnProcess, type Subprocess } from '../spawn';
 import { parseReaperLine, reaperArgv } from '../reaper';

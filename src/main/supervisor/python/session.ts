@@ -27,7 +27,7 @@
 
 import type { SessionInfo, StopReason } from '../../../shared/result';
 import { count, seconds } from '../format';
-import type { RunCgroup } from '../memory';
+import type { RunCgroup } from '../cgroup';
 import { WardenInputError } from '../options';
 import { readLastPid } from '../procfs';
 import { checkSpawnable } from '../spawn';

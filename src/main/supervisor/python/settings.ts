@@ -2,7 +2,7 @@
 // every session, and their defaults.
 
 import type { RunEvent } from '../../../shared/events';
-import type { MemoryBackend } from '../memory';
+import type { MemoryBackend } from '../cgroup';
 import type { ProcessSampler } from '../proc-tree/sampler';
 import type { ScopeWatch } from '../scope-watch';
 import type { Reaper } from '../reaper';

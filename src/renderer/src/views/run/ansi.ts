@@ -14,13 +14,8 @@
 // reach the reader as raw text through it (checked against anser 2.3.5), and it
 // parses a whole text from the default style, where a line here starts in the
 // style the previous line ended in (styleAfter), so a 50,000-line log is styled
-// a screen at a time. Measured in Node against the hand-written parser it
-// replaced, on a 2,000,000-character log of 24,000 styled lines (256-colour,
-// bold, underline, RGB): styleAfter over every line 0.21-0.25x its time, and
-// parseAnsi 0.34-0.40x, the (style, parameters) cache doing the work; with a
-// different RGB colour on every line (no cache hit) 1.0-2.1x and 2.4-3.5x
-// (about 0.3 s for the whole log's styles on this loaded 2-core machine).
-// Bench section l's first-line figure of a 2,000,000-character log includes it.
+// a screen at a time. A cache of (style, parameters) keeps that cheap on
+// long logs (bench section l).
 
 import Anser from 'anser';
 

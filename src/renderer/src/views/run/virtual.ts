@@ -4,20 +4,11 @@
 // the scrollbar maps linearly onto the lines and the rendered block is placed
 // so that scrolling stays smooth and the last line is reachable.
 //
-// Why not @tanstack/react-virtual (issue 12 asks for a well-kept library unless
-// a measured reason says otherwise): it sizes the list to count x line height.
-// Measured in Debian's Chromium here, an element asked for 34,000,000 px or
-// more is 33,554,428 px tall and scrolls no further: at 20 px a line that is
-// 1,677,721 lines, fewer than a 2,000,000-character log of short lines has,
-// whose end would be out of reach. This scales past the cap instead.
-// Checked again (issue 12, Chromium 156 here): a scroller whose inner block is
-// sized as @tanstack/react-virtual sizes it (count x 20 px), scrolled to its
-// end: 1,677,721 lines (33,554,420 px) all reachable; 1,700,000 and 2,000,000
-// lines both stop at 33,554,428 px, the last reachable line 1,677,721, so
-// 322,279 lines of a 2,000,000-line merged log (two streams of one-character
-// lines, within the page's 4,000,000-character cap) would be out of reach.
-// Wrapped lines do use @tanstack/react-virtual (rows of measured heights, at
-// least 20 px each), so a wrapped log past 1,677,721 lines has the same limit.
+// Not @tanstack/react-virtual for fixed-height lines: it sizes the list to
+// count x line height, and Chromium stops an element at 33,554,428 px, so at
+// 20 px a line everything past line 1,677,721 would be out of reach (a
+// 2,000,000-line merged log is within the page's cap). Wrapped lines do use
+// it (rows of measured heights), and have that limit.
 
 export interface Viewport {
   scrollTop: number;

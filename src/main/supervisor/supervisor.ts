@@ -1,4 +1,4 @@
-// The run registry: start, stop, wait, extend, get, list and typed events,
+// The Supervisor, the run registry: start, stop, wait, extend, get, list and typed events,
 // for many concurrent runs. This is the engine object the CLI, IPC and HTTP
 // layers use.
 //
@@ -30,7 +30,7 @@ import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeR
 import { PythonRun } from './python/run';
 import { PythonSession } from './python/session';
 import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
-import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './memory';
+import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './cgroup';
 import { ProcessSampler } from './proc-tree/sampler';
 import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun } from './run';

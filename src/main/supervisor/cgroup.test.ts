@@ -12,7 +12,7 @@ import { basename, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAdvice } from './advice';
 import { WardenInputError } from './options';
-import { detectMemoryBackend, flatKeyed, memoryBackendOnce, MemoryLimitUnavailable, oomReport, ownCgroupPath, parseMemory, requireMemoryBackend, type RunCgroup } from './memory';
+import { detectMemoryBackend, flatKeyed, memoryBackendOnce, MemoryLimitUnavailable, oomReport, ownCgroupPath, parseMemory, requireMemoryBackend, type RunCgroup } from './cgroup';
 import { isDead, killLeftovers, waitDead } from './proc-testkit';
 import { judge } from './verdict';
 

@@ -1,6 +1,7 @@
-// Per-run memory limits through a memory cgroup, and the evidence the verdict
-// needs to say "the out-of-memory killer ended it" as a fact (docs/architecture.md,
-// "Verdicts": killed with oom.confirmed).
+// Every run's cgroup: its memory limit, the kill of everything in it at
+// teardown, and the evidence the verdict needs to say "the out-of-memory
+// killer ended it" as a fact (docs/architecture.md, "Verdicts": killed with
+// oom.confirmed).
 //
 // Backends, looked for once (detectMemoryBackend):
 // - cgroup v2 where a writable delegated subtree has the memory controller (a
