@@ -178,6 +178,8 @@ describe('the local host relaying remote hosts', () => {
     expect((await refusal(api.start({ argv: ['true'] }, { host: '-oProxyCommand=x' }))).message).toMatch(/host=local or a remote's name/);
     expect((await refusal(api.history({ host: '../x' }))).status).toBe(400);
     expect((await refusal(api.stop('abcdef@-x'))).status).toBe(400);
+    // A client of this host cannot own a run there: the remote could not watch it.
+    expect((await refusal(api.start({ argv: ['true'] }, { host: 'box', owner: 'connection' }))).message).toMatch(/cannot be owned by a client of this host/);
     // A machine that is not there: a 503 that says so, at once.
     const down = await refusal(api.start({ argv: ['true'] }, { host: 'never' }));
     expect(down.status).toBe(503);

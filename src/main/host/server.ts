@@ -15,7 +15,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
-import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { WardenInputError, WardenUnavailableError } from '../supervisor/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -387,6 +387,9 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         // ?ownerPid=PID&ownerStart=T[&ownerLabel=L]: it belongs to that process; when it is gone, the host stops it.
         const host = takeHost(url.searchParams, 'Starting a run', false);
         const owned = ownerQuery(url.searchParams);
+        if (host !== undefined && host !== LOCAL_HOST && (owned.connection || owned.pid)) {
+          throw new HttpError(400, `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
+        }
         const request = parseRunRequest(await body());
         const started = await api.start(request, host !== undefined ? { host } : {});
         if (owned.connection && started.state !== 'ended') {
@@ -425,7 +428,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     if (path === `${API_PREFIX}/events`) {
       only('GET');
       const run = url.searchParams.get('run');
-      if (run !== null) parse(runIdSchema, run);
+      if (run !== null) runRef(run);
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
