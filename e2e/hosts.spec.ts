@@ -8,7 +8,7 @@
 // reconnects by itself. Skipped, with the reason printed, without Chromium
 // or sshd.
 
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { controlPath } from '../src/client/remotes';
 import { masterPid, startSshd, type Sshd } from '../src/cli/sshd-testkit';
 import { stopBackgroundHosts } from '../src/cli/testkit';
@@ -16,6 +16,20 @@ import { rmSync } from 'node:fs';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, choose, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForText, type Harness } from './harness';
 
 const skip = skipReason('hosts');
+
+/** The run page's verdict is 'completed'; else throws with what the page shows, so a timeout says where it stood. */
+async function completed(page: Page): Promise<true> {
+  const detail = page.locator(tid('run-detail')).first();
+  const seen = {
+    hash: await page.evaluate(() => window.location.hash),
+    state: await detail.getAttribute('data-state', { timeout: 1000 }).catch(() => 'none'),
+    verdict: await detail.getAttribute('data-verdict', { timeout: 1000 }).catch(() => 'none'),
+    banner: (await page.locator(tid('error-banner')).count()) > 0 ? await page.locator(tid('error-banner')).innerText() : null,
+    hosts: await page.locator(tid('host-state')).evaluateAll((pills) => pills.map((p) => `${p.getAttribute('data-host')}=${p.getAttribute('data-state')}`).join(' ')),
+  };
+  if (seen.verdict === 'completed') return true;
+  throw new Error(JSON.stringify(seen));
+}
 
 test.describe('Runs across hosts (web mode)', () => {
   test.describe.configure({ mode: 'serial', timeout: SPEC_TIMEOUT_MS });
@@ -112,7 +126,8 @@ test.describe('Runs across hosts (web mode)', () => {
       const hash = await page.evaluate(() => window.location.hash);
       return /^#\/runs\/([0-9a-f]{6,32})@box/.exec(hash)?.[1] ?? false;
     });
-    await waitForAttr(await visible(page.locator(tid('run-detail'))), 'data-verdict', 'completed');
+    await visible(page.locator(tid('run-detail')));
+    await waitFor('the run on box to complete', () => completed(page));
     const shown = await h.cliJson(['--remote', 'box', 'show', landed, '--json']);
     expect(shown.json).toMatchObject({ verdict: 'completed', stdout: 'from-the-form\n' });
   });
@@ -143,8 +158,8 @@ test.describe('Runs across hosts (web mode)', () => {
     await choose(page.locator(tid('new-run-host')), 'local');
     await page.locator(tid('new-run-command')).fill('bash -c "echo still-here"');
     await page.locator(tid('new-run-submit')).click();
-    const detail = await visible(page.locator(tid('run-detail')));
-    await waitForAttr(detail, 'data-verdict', 'completed');
+    await visible(page.locator(tid('run-detail')));
+    await waitFor('the local run to complete', () => completed(page));
     expect(await page.evaluate(() => window.location.hash)).not.toContain('@');
 
     // Back: the link returns with nobody asking; the run went on there meanwhile.
