@@ -33,7 +33,7 @@ function comparator(sort: HistoryQuery['sort'], order: HistoryQuery['order']): (
   };
 }
 
-/** A merged page's cursor: each host's own cursor (null: that host is done). */
+/** A merged page's cursor: each host's own cursor ('': from its start, nothing taken yet; null: that host is done). */
 type Cursors = Record<string, string | null>;
 
 function encodeCursors(cursors: Cursors): string | null {
@@ -103,14 +103,13 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
    */
   const allHistory = async (query: Omit<HistoryQuery, 'host'>): Promise<RunPage> => {
     const limit = query.limit ?? 50;
-    const from: Cursors = query.cursor ? decodeCursors(query.cursor) : Object.fromEntries([LOCAL_HOST, ...remotes.connected()].map((n) => [n, null]));
-    const first = !query.cursor;
-    const asked = Object.keys(from).filter((name) => first || from[name] !== null);
+    const from: Cursors = query.cursor ? decodeCursors(query.cursor) : Object.fromEntries([LOCAL_HOST, ...remotes.connected()].map((n) => [n, '']));
+    const asked = Object.keys(from).filter((name) => from[name] !== null);
     const ask = (name: string, q: HistoryQuery) => (name === LOCAL_HOST ? local.history(q) : remoteHistory(name, q));
     const pages = await Promise.all(
       asked.map(async (name) => {
         try {
-          return { name, page: await ask(name, { ...query, limit, cursor: from[name] ?? null }) };
+          return { name, page: await ask(name, { ...query, limit, cursor: from[name] || null }) };
         } catch (error) {
           // A remote that went away meanwhile is left out of this page (its state says why); the local host's failure is the answer's.
           if (name === LOCAL_HOST) throw error;
@@ -133,7 +132,7 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
         const used = taken.filter((t) => t.name === name).length;
         if (used === page.runs.length) next[name] = page.nextCursor;
         else if (used === 0) next[name] = from[name] ?? null;
-        else next[name] = (await ask(name, { ...query, counts: false, limit: used, cursor: from[name] ?? null })).nextCursor;
+        else next[name] = (await ask(name, { ...query, counts: false, limit: used, cursor: from[name] || null })).nextCursor;
       }),
     );
     return { runs: taken.map((t) => t.run), nextCursor: encodeCursors(next), ...(counts ? { counts } : {}) };
