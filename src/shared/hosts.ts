@@ -26,6 +26,8 @@ export interface HostStatus {
   since: string;
   /** How the remote is reached (ssh://user@host:port or its command); null for the local host. */
   target: string | null;
+  /** How many times the link has connected: a client that sees it grow knows events may have been missed meanwhile (a drop shorter than its polling) and fetches what it shows again. */
+  connections: number;
 }
 
 /** A run's id as the app names it: the remote's own id, `@`, the remote's name; a local run keeps its id. */

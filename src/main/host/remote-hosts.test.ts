@@ -188,7 +188,7 @@ describe('the local host relaying remote hosts', () => {
 
   it('a remote going down marks only itself; the local host works on; it reconnects by itself and its run went on', async (context) => {
     if (!sshd) return context.skip(skip);
-    await until('box connected', async () => (await stateOf('box'))?.state === 'connected');
+    const before = await until('box connected', async () => ((await stateOf('box'))?.state === 'connected' ? stateOf('box') : null));
     const longRun = await api.start({ argv: ['bash', '-c', 'sleep 4; echo survived'], limitMs: 60_000 }, { host: 'box' });
 
     // The machine goes away: its sshd and the ssh session this host shares.
@@ -212,7 +212,9 @@ describe('the local host relaying remote hosts', () => {
 
     // Back: nobody asks, the link comes back, and the run that went on there meanwhile ends as it would have.
     await sshd.restart();
-    await until('box connected again', async () => (await stateOf('box'))?.state === 'connected');
+    const again = await until('box connected again', async () => ((await stateOf('box'))?.state === 'connected' ? stateOf('box') : null));
+    // One more connection: a client that looked before and after knows events may have been missed between.
+    expect(again!.connections).toBe(before!.connections + 1);
     const result = await until('the remote run to be reachable', async () => api.wait(longRun.id, { timeoutMs: 15_000 }));
     expect(result).toMatchObject({ id: longRun.id, host: 'box', state: 'ended', verdict: 'completed', stdout: 'survived\n' });
   }, 120_000);

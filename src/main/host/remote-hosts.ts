@@ -61,6 +61,10 @@ interface Link {
   closeEvents: (() => void) | null;
   timer: NodeJS.Timeout | undefined;
   closed: boolean;
+  /** Times connected (HostStatus.connections). */
+  connections: number;
+  /** The last event id from the remote: a new stream resumes there, so a short drop loses nothing the remote still buffers. */
+  lastEventId: string;
 }
 
 /** A remote's run as the local host relays it: its id named with the host's (shared/hosts.ts). */
@@ -148,6 +152,8 @@ export class RemoteHosts {
       closeEvents: null,
       timer: undefined,
       closed: false,
+      connections: 0,
+      lastEventId: '',
     };
     this.links.set(remote.name, link);
     void this.connect(link);
@@ -201,12 +207,15 @@ export class RemoteHosts {
       return;
     }
     let opened = false;
-    link.closeEvents = link.transport.events(ROUTES.events, {
-      onEvent: (event) => {
+    const path = link.lastEventId ? `${ROUTES.events}?lastEventId=${encodeURIComponent(link.lastEventId)}` : ROUTES.events;
+    link.closeEvents = link.transport.events(path, {
+      onEvent: (event, id) => {
+        if (id) link.lastEventId = id;
         for (const listener of [...this.listeners]) listener(relayEvent(event, link.remote.name));
       },
       onConnect: () => {
         opened = true;
+        link.connections += 1;
         link.lastError = null;
         this.setState(link, 'connected');
         this.schedule(link, this.checkMs, () => void this.check(link));
@@ -243,7 +252,7 @@ export class RemoteHosts {
     if (this.active) this.reload();
     else this.activate();
     return [
-      { name: LOCAL_HOST, local: true, state: 'connected', lastError: null, since: localSince, target: null },
+      { name: LOCAL_HOST, local: true, state: 'connected', lastError: null, since: localSince, target: null, connections: 1 },
       ...[...this.links.values()].map((link) => ({
         name: link.remote.name,
         local: false,
@@ -251,6 +260,7 @@ export class RemoteHosts {
         lastError: link.lastError,
         since: link.since,
         target: describeRemote(link.remote),
+        connections: link.connections,
       })),
     ];
   }

@@ -433,12 +433,12 @@ export const useWarden = create<WardenState>()((set, get) => {
     hosts: [],
 
     setHosts(hosts) {
-      const before = new Map(get().hosts.map((h) => [h.name, h.state]));
-      const same = hosts.length === before.size && hosts.every((h) => before.get(h.name) === h.state && get().hosts.find((o) => o.name === h.name)?.lastError === h.lastError);
+      const before = new Map(get().hosts.map((h) => [h.name, h]));
+      const same = hosts.length === before.size && hosts.every((h) => before.get(h.name)?.state === h.state && before.get(h.name)?.lastError === h.lastError && before.get(h.name)?.connections === h.connections);
       if (same) return;
       set({ hosts });
-      // A remote connected again (or for the first time): its runs are fetched, those that ended meanwhile with them.
-      if (hosts.some((h) => h.state === 'connected' && before.get(h.name) !== 'connected')) void get().resync();
+      // A remote connected again (or for the first time, or it dropped and came back between two looks): its runs are fetched, those that ended meanwhile with them.
+      if (hosts.some((h) => h.state === 'connected' && (before.get(h.name)?.state !== 'connected' || before.get(h.name)?.connections !== h.connections))) void get().resync();
     },
 
     connect(api) {
