@@ -68,6 +68,15 @@ test.describe('Runs without output, from the history', () => {
     const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '10m', '--', 'bash', '-c', 'echo before-the-crash; sleep 300']);
     expect(started.code, started.stderr).toBe(75);
     const id = started.json.id;
+    // Sampled while it lived: the row has its peak so far (the host stores it as it rises).
+    await route(page, '#/runs');
+    // Past the first sample of a just-exec'd process (0 B).
+    await waitForText(page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-peak')), /^[1-9]/);
+    const storedPeak = async () => {
+      const listed = await h.cliJson<{ id: string; peakRssBytes: number | null }[]>(['list', '--live', '--json']);
+      return (listed.json.find((r) => r.id === id)?.peakRssBytes ?? 0) > 0;
+    };
+    await waitFor('the peak so far in the history', storedPeak, WAIT_MS);
     await h.killHost('SIGKILL');
     const login = await h.startHostAgain();
     // The app starts afresh (a new page after the restart).
@@ -77,6 +86,8 @@ test.describe('Runs without output, from the history', () => {
     await visible(row, WAIT_MS);
     await waitForAttr(row, 'data-verdict', 'lost');
     await waitForText(row.locator(tid('run-badge')), 'lost');
+    // Its telemetry kept: the peak memory it had when its host died (not the 0 B of its start).
+    await waitForText(row.locator(tid('run-peak')), /^[1-9]/);
     await waitForText(page.locator(tid('runs-count')), /0 live · 9 ended/);
     await h.screenshot(page, 'lost-run');
 

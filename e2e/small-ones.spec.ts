@@ -1,13 +1,15 @@
 // The small ones (issue 19, item 11): inverse video (SGR 7) as test runners
 // print " FAIL "; a very light RGB colour readable on the light theme and as
 // written on the dark one; a long time left in the clock's units; a process
-// shown by its program's name, so its script shows in the tree at 900 px.
+// shown by its program's name, so its script shows in the tree at 900 px;
+// the Summary's heading said once, in the units the header uses; and (item
+// 7) where the order between stdout and stderr cannot be told, it says so.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitForText, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForText, type Harness } from './harness';
 
 const skip = skipReason('small-ones');
 
@@ -77,5 +79,38 @@ test.describe('The small ones', () => {
     await h.screenshot(page, 'tree-900');
     await page.setViewportSize({ width: 1280, height: 860 });
     await h.cli(['stop', started.json.id]);
+  });
+
+  test("the Summary says its heading once, with the limit in the header's units", async () => {
+    const { page } = h;
+    const done = await h.cliJson(['run', '--json', '--limit', '90s', '--', 'bash', '-c', 'echo about to crash; kill -SEGV $$']);
+    expect(done.json.verdict, done.stderr).toBe('crashed');
+    await route(page, `#/runs/${done.json.id}/summary`);
+    const heading = await visible(page.locator(tid('summary-verdict')));
+    await waitForText(heading, /^Crashed with SIGSEGV after [\d.]+ s, before the 1 min 30 s limit\.$/);
+    // The header writes the same limit the same way.
+    await waitForText(page.locator(tid('run-limit')), /^1 min 30 s$/);
+    const notes = page.locator(tid('summary-notes'));
+    if ((await notes.count()) > 0) expect(await notes.innerText()).not.toMatch(/Crashed with SIGSEGV/);
+    await h.screenshot(page, 'summary-heading');
+  });
+
+  test('a burst on both pipes marks the order between them approximate; writes far apart are in order', async () => {
+    const { page } = h;
+    const burst = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in 1 2 3; do echo out $i; echo err $i >&2; done']);
+    expect(burst.json.verdict, burst.stderr).toBe('completed');
+    await route(page, `#/runs/${burst.json.id}/output`);
+    await waitFor('six lines', async () => (await page.locator(tid('output-line')).count()) === 6);
+    // Where the merged log switches from one pipe to the other within the same moment, it says the order is approximate.
+    const marked = page.locator(`${tid('output-line')}[data-order="approximate"]`);
+    expect(await marked.count()).toBeGreaterThan(0);
+    const title = await marked.first().locator(tid('output-order-approx')).getAttribute('title');
+    expect(title).toMatch(/order here is approximate/);
+    await h.screenshot(page, 'order-approximate');
+    const apart = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo out 1; sleep 0.4; echo err 1 >&2; sleep 0.4; echo out 2']);
+    await route(page, `#/runs/${apart.json.id}/output`);
+    await waitFor('three lines', async () => (await page.locator(tid('output-line')).count()) === 3);
+    expect(await page.locator(tid('output-line')).allInnerTexts()).toEqual([expect.stringMatching(/out 1$/), expect.stringMatching(/err 1$/), expect.stringMatching(/out 2$/)]);
+    expect(await page.locator(`${tid('output-line')}[data-order="approximate"]`).count()).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 // Telemetry from the host (issue 19, item 4): a page opened on a live run
 // late charts it from its first sample (the host sends the series it has),
-// and its peak is the same figure in the Runs row and the Process tree.
+// and its peak is the same figure in the Runs row and the Process tree; the
+// Runs row's sparkline reads at a glance (issue 19, item 5): a minute-wide
+// time axis, its latest point marked, the figures in words.
 
 import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, sleep, startHarness, tid, visible, waitForAttr, type Harness } from './harness';
@@ -49,6 +51,25 @@ test.describe('Telemetry from the host', () => {
     await route(page, '#/runs');
     const rowPeak = await page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-peak')).innerText();
     expect(rowPeak).toBe(treePeak);
+    await h.cli(['stop', id]);
+  });
+
+  test("a live row's sparkline: a minute-wide axis (a young run sits at the right), its figures in words", async () => {
+    const { page } = h;
+    const script = 'import time\nb = bytearray(40_000_000)\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n';
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '1m', '--', 'python3', '-c', script]);
+    expect(started.code, started.stderr).toBe(75);
+    const id = started.json.id;
+    await route(page, '#/runs');
+    const spark = page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-spark'));
+    await waitForAttr(spark, 'data-points', (v) => Number(v) >= 3);
+    const label = (await spark.getAttribute('aria-label')) ?? '';
+    expect(label).toMatch(/^CPU \d+ % now, highest \d+ %; memory [\d.]+ MiB now, highest [\d.]+ MiB; last minute$/);
+    // A run a few seconds old spans a few seconds of the minute, at the right: its first point is past the middle.
+    const firstX = await spark.locator('polyline').evaluate((el) => Number((el.getAttribute('points') ?? '').split(' ')[0]!.split(',')[0]));
+    expect(firstX).toBeGreaterThan(36);
+    await visible(spark.locator('circle'));
+    await h.screenshot(page, 'sparkline-glance');
     await h.cli(['stop', id]);
   });
 });

@@ -148,6 +148,11 @@ test.describe('Verdicts (web mode)', () => {
     await route(page, `#/runs/${id}/tree`);
     await waitForText(page.locator(tid('peak-memory-limit')), /96(\.0+)?\s*MiB/);
     await h.screenshot(page, 'live-memory-limit-tree');
+    // The Verdict tab's peak so far is the Process tree's figure (a sleep's memory holds still).
+    const treePeak = (await page.locator(tid('peak-rss')).innerText()).replace(/ of .*$/, '');
+    expect(treePeak).toMatch(/\d/);
+    await route(page, `#/runs/${id}/verdict`);
+    await waitForText(page.locator(tid('oom-peak')), `${treePeak} so far`);
     // warden stop exits with the run's own status (130 after SIGINT).
     await h.cli(['stop', id]);
   });

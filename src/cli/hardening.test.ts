@@ -99,6 +99,24 @@ describe('list and show write terminal escapes visibly', () => {
     const json = await execa(process.execPath, [WARDEN_BIN, 'show', id, '--json'], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
     expect((JSON.parse(json.stdout) as RunResult).stdout).toBe(`${payload}\n`);
   });
+
+  it('show --stream writes a page visibly to a terminal (a real pty, through script) and exactly to a pipe', async () => {
+    const dir = stateDir();
+    const env = { WARDEN_STATE_DIR: dir, WARDEN_EMBEDDED: '1' };
+    const payload = '\x1b]0;pwned\x07\x1b[2Jsafe';
+    const ran = await execa(process.execPath, [WARDEN_BIN, 'run', '--json', '--', 'printf', '%s', payload], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
+    const id = (JSON.parse(ran.stdout) as RunResult).id;
+    const piped = await execa(process.execPath, [WARDEN_BIN, 'show', id, '--stream', 'stdout'], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
+    expect(piped.exitCode).toBe(0);
+    expect(piped.stdout).toBe(payload);
+    // script(1) gives the command a pseudo-terminal and copies what it writes there.
+    const command = [process.execPath, WARDEN_BIN, 'show', id, '--stream', 'stdout'].map((w) => `'${w}'`).join(' ');
+    const tty = await execa('script', ['-qec', command, '/dev/null'], { reject: false, env, stdin: 'ignore', timeout: 60_000 });
+    expect(tty.exitCode).toBe(0);
+    expect(tty.stdout).toContain('\\x1b]0;pwned\\x07\\x1b[2Jsafe');
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(tty.stdout).not.toMatch(/[\x07\x1b]/);
+  });
 });
 
 describe('--yield 0s', () => {

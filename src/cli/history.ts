@@ -100,11 +100,17 @@ export const SHOW_HELP = `Usage: warden show ID [--json]
 
 One run from the history, whole: the result contract with --json. With
 --stream: that stream's characters from N (default 0), at most --max-chars
-(default 8000), as they are on stdout, and on stderr one line saying which
-part it was and the command for the next page: the call a cut answer's
-[warden: ... cut here ...] marker names.`;
+(default 8000), as they are on stdout (to a terminal, control characters
+are written as \\xNN, as the other views do), and on stderr one line saying
+which part it was and the command for the next page: the call a cut
+answer's [warden: ... cut here ...] marker names.`;
 
-export async function show(args: string[], out: (text: string) => void, source: () => Promise<HistorySource>, err?: (text: string) => void): Promise<number> {
+/**
+ * `toTerminal`: stdout is a terminal, where a page of --stream is written as
+ * forTerminal writes it (offsets still count the stored characters); to a
+ * pipe or a file it is the exact text.
+ */
+export async function show(args: string[], out: (text: string) => void, source: () => Promise<HistorySource>, err?: (text: string) => void, toTerminal = false): Promise<number> {
   const f = flags(args, 'show', ['stream', 'offset', 'max-chars'], ['json']);
   if (f.words.length !== 1) throw new UsageError('warden show takes one run id (see warden list).');
   const id = f.words[0]!;
@@ -126,7 +132,7 @@ export async function show(args: string[], out: (text: string) => void, source: 
     const all = result[stream];
     const from = Math.min(offset, all.length);
     const to = Math.min(from + maxChars, all.length);
-    out(all.slice(from, to));
+    out(toTerminal ? forTerminal(all.slice(from, to)) : all.slice(from, to));
     const rest = all.length - to;
     const next = rest > 0 ? `; next page: ${wardenCommand()} show ${id} --stream ${stream} --offset ${to}${maxChars !== 8000 ? ` --max-chars ${maxChars}` : ''}` : '';
     const page = all.slice(from, to);

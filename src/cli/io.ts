@@ -10,6 +10,8 @@ export interface CliIo {
   onSignal: (handler: (signal: NodeJS.Signals) => void, signals?: NodeJS.Signals[]) => () => void;
   /** Whether stderr is a terminal (default: process.stderr's); the background-host line is said only there. */
   errIsTTY?: boolean;
+  /** Whether stdout is a terminal (default: process.stdout's); show --stream escapes control characters only there. */
+  outIsTTY?: boolean;
   /** All of stdin, for `warden run --python -` (default: this process's stdin). */
   readStdin?: () => Promise<string>;
 }

@@ -25,6 +25,7 @@ import { resolveStateDir } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
+import { BOUNDARIES, errorText, kindOf } from '../shared/errors';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -175,7 +176,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
       };
       if (command === 'list' && rest.includes('--all-hosts') && remote) throw new UsageError('--all-hosts lists every host already: drop --remote (or WARDEN_REMOTE).');
       if (command === 'list' && rest.includes('--all-hosts')) return await (await import('./all-hosts')).listAllHosts(rest, io, stateDir, source);
-      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err);
+      return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err, io.outIsTTY ?? process.stdout.isTTY === true);
     }
     const host = async () => remote?.api ?? hostFor(stateDir, io);
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
@@ -188,23 +189,27 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     }
     throw new UsageError(`Unknown command ${JSON.stringify(command)} (see warden --help).`);
   } catch (error) {
-    // By name: the engine's input errors come from a chunk this module does not import.
-    if (error instanceof UsageError || (error instanceof Error && (error.name === 'WardenInputError' || error.name === 'HostStartError' || error.name === 'StreamCharsError' || error.name === 'UntrustedHostError' || error.name === 'StoreOpenError' || error.name === 'RemoteError'))) {
-      io.err(`warden: ${error.message}\n`);
-      return 125;
-    }
-    if (error instanceof HostUnreachableError) {
-      // A host or a remote's link gone mid-command (list, show): the same one line as run and wait give.
-      try {
-        clientError(error);
-      } catch (said) {
-        io.err(`warden: ${(said as Error).message}\n`);
-        return 125;
-      }
-    }
-    io.err(`warden: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 125;
+    return reportError(error, io);
   }
+}
+
+/**
+ * Warden's own error as one line and its exit status, by its kind
+ * (src/shared/errors.ts): a WardenError says its message; anything else is
+ * an internal error.
+ */
+export function reportError(error: unknown, io: Pick<CliIo, 'err'>): number {
+  let said = error;
+  // A host or a remote's link gone mid-command (list, show): the same one line as run and wait give.
+  if (error instanceof HostUnreachableError) {
+    try {
+      clientError(error);
+    } catch (reworded) {
+      said = reworded;
+    }
+  }
+  io.err(`warden: ${errorText(said, 'internal error: ')}\n`);
+  return BOUNDARIES[kindOf(said)].cliExit;
 }
 
 /** The state dir's host: the running one, or one started in the background now. */
@@ -244,6 +249,19 @@ async function remoteFor(command: string | undefined, explicit: string | undefin
 
 async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
   const command = parseAnyRunArgs(args);
+  try {
+    return await runParsed(command, io, remote);
+  } catch (error) {
+    // A run that never started still leaves its termination message: why, and the status Warden exits with.
+    if (command.terminationLog !== undefined) {
+      const { writeTerminationError } = await import('./termination-log');
+      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err);
+    }
+    throw error;
+  }
+}
+
+async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null): Promise<number> {
   const { format, yieldMs } = command;
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');

@@ -10,6 +10,7 @@
 // calls named differ (a tool call, or an absolute command line).
 
 import type { RunResult } from '../shared/result';
+import { InputError } from '../shared/errors';
 import { count, seconds } from '../main/supervisor/format';
 
 export type Stream = 'stdout' | 'stderr';
@@ -65,7 +66,7 @@ export function streamCharsFrom(text: string | undefined, what: string): number 
   return n;
 }
 
-export class StreamCharsError extends Error {
+export class StreamCharsError extends InputError {
   override name = 'StreamCharsError';
 }
 

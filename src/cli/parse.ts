@@ -4,8 +4,10 @@
 // so every mistake stays one line of Warden's own (a UsageError, exit 125).
 
 import { parseArgs } from 'node:util';
+import { InputError } from '../shared/errors';
 
-export class UsageError extends Error {
+/** A command line Warden cannot do as given: one line, exit 125. */
+export class UsageError extends InputError {
   override name = 'UsageError';
 }
 

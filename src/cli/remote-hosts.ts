@@ -1,7 +1,7 @@
 // `warden remote add|list|remove`: the remote hosts this machine's commands
 // can reach (src/client/remotes.ts keeps them and builds the ssh call).
 
-import { describeRemote, loadRemotes, makeCommandRemote, makeSshRemote, RemoteError, remotesPath, saveRemotes } from '../client/remotes';
+import { describeRemote, loadRemotes, makeCommandRemote, makeSshRemote, remotesPath, saveRemotes } from '../client/remotes';
 import { resolveStateDir } from '../client/state-dir';
 import type { CliIo } from './io';
 import { tokensOf, UsageError } from './parse';
@@ -9,14 +9,10 @@ import { tokensOf, UsageError } from './parse';
 export async function remoteCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   const stateDir = resolveStateDir();
-  try {
-    if (sub === 'add') return add(rest, stateDir, io);
-    if (sub === 'list') return list(rest, stateDir, io);
-    if (sub === 'remove' || sub === 'rm') return remove(rest, stateDir, io);
-  } catch (error) {
-    if (error instanceof RemoteError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A RemoteError is said with its own kind (bad-input, or not-found for a name no remote has).
+  if (sub === 'add') return add(rest, stateDir, io);
+  if (sub === 'list') return list(rest, stateDir, io);
+  if (sub === 'remove' || sub === 'rm') return remove(rest, stateDir, io);
   throw new UsageError(`warden remote takes add, list or remove${sub === undefined ? '' : `, not ${JSON.stringify(sub)}`} (see warden remote --help).`);
 }
 

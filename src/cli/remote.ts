@@ -9,7 +9,8 @@
 import type { WardenApi } from '../shared/api';
 import { parseDuration } from '../shared/duration';
 import type { OutputStream } from '../shared/events';
-import { HttpWardenApi, ROUTES, WardenApiError, type HttpTransport } from '../shared/http-api';
+import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
+import { kindOf, WardenError } from '../shared/errors';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { seconds } from '../main/supervisor/format';
@@ -77,12 +78,15 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
   return statusOf(result, format);
 }
 
-/** The host's errors as the CLI's: bad input is a usage error (125), not an internal one. */
+/**
+ * The host's errors as the CLI says them: a host's answer keeps its kind and
+ * line (src/cli/main.ts reportError); a lost connection says what it means
+ * for the runs.
+ */
 export function clientError(error: unknown): never {
-  if (error instanceof WardenApiError) throw new UsageError(error.message);
   // A remote's link (src/client/stdio-link.ts): the host there and its runs are not lost, only the way to them.
-  if (error instanceof HostUnreachableError && error.code === 'ELINK') throw new UsageError(`Cannot reach the remote host: ${error.message.replace(/^Cannot reach the Warden host: /, '')}. Its runs go on there; the same command connects again.`);
-  if (error instanceof HostUnreachableError) throw new UsageError(`Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
+  if (error instanceof HostUnreachableError && error.code === 'ELINK') throw new WardenError('unavailable', `Cannot reach the remote host: ${error.message.replace(/^Cannot reach the Warden host: /, '')}. Its runs go on there; the same command connects again.`);
+  if (error instanceof HostUnreachableError) throw new WardenError('unavailable', `Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
   throw error;
 }
 
@@ -422,9 +426,9 @@ export async function sessionsCommand(args: string[], io: CliIo, api: HttpWarden
  * history, through the host. Anything else is the host's error, as the CLI's.
  */
 async function storedEnd(api: HttpWardenApi, id: string, error: unknown): Promise<RunResult> {
-  if (!(error instanceof WardenApiError) || error.status !== 404) clientError(error);
+  if (kindOf(error) !== 'not-found') clientError(error);
   const stored = await api.get(id).catch(() => null);
-  if (!stored) throw new UsageError(`No run with id ${JSON.stringify(id)} (see warden list).`);
+  if (!stored) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)} (see warden list).`);
   if (stored.state !== 'ended') throw new UsageError(`Run ${id} is not live: it was left ${stored.state} by a Warden host that went away (the next host start records it as lost).`);
   return stored;
 }

@@ -68,6 +68,14 @@ describe('warden run --termination-log', () => {
     expect(oom.message).toMatchObject({ verdict: 'killed', exit: 137, signal: 'SIGKILL', oom: true });
   }, 60_000);
 
+  it('a run that never starts leaves why and the status Warden exits with', async () => {
+    const path = join(dir, 'not-started.log');
+    // No process has this pid (above Linux's largest pid_max), so the run is refused before it starts.
+    const done = await execa(process.execPath, [WARDEN_BIN, 'run', '--owner-pid', '4194305', '--termination-log', path, '--', 'true'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore', timeout: 60_000 });
+    expect(done.exitCode).toBe(125);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ verdict: null, state: 'not-started', exit: 125, error: '--owner-pid 4194305: no such process is running.' });
+  }, 60_000);
+
   it('a file that cannot be written is one line, and the run\'s own status stands', async () => {
     const done = await execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--termination-log', join(dir, 'no', 'such', 'dir'), '--', 'bash', '-c', 'exit 5'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore' });
     expect(done.exitCode).toBe(5);

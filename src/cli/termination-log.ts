@@ -90,6 +90,24 @@ export function terminationMessage(result: RunResult, exit: number, limit = TERM
   return message;
 }
 
+/** What a run that never started leaves: why (Warden's one line) and the status Warden exits with (125). */
+export interface TerminationError {
+  verdict: null;
+  state: 'not-started';
+  exit: number;
+  error: string;
+}
+
+/** Writes why the run never started to `path`, cut to fit Kubernetes' limit; a failure is one line on stderr. */
+export function writeTerminationError(path: string, error: string, exit: number, err: (text: string) => void): void {
+  const message: TerminationError = { verdict: null, state: 'not-started', exit, error: error.slice(0, 900) }; // 4 bytes a character at most: within 4,096
+  try {
+    writeFileSync(path, JSON.stringify(message));
+  } catch (failure) {
+    err(`warden: cannot write the termination log ${path}: ${(failure as NodeJS.ErrnoException).code ?? String(failure)}\n`);
+  }
+}
+
 /** Writes the message to `path`; a failure is one line on stderr and does not change the exit status. */
 export function writeTerminationLog(path: string, result: RunResult, exit: number, err: (text: string) => void): void {
   try {

@@ -9,6 +9,7 @@
 
 import { closeSync, constants, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
+import { WardenError } from '../shared/errors';
 import { unsafeDirReason } from './state-dir';
 import { join } from 'node:path';
 import { HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
@@ -20,8 +21,12 @@ export const DEFAULT_IDLE_EXIT = '10m';
 /** How long a client waits for the host it started to listen. */
 const START_TIMEOUT_MS = 10_000;
 
-export class HostStartError extends Error {
+/** No host could be started for the state dir: one line saying why. */
+export class HostStartError extends WardenError {
   override name = 'HostStartError';
+  constructor(message: string) {
+    super('unavailable', message);
+  }
 }
 
 /** Whether the caller asked for the engine in process: --embedded, or WARDEN_EMBEDDED=1. */

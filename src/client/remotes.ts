@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOST_NAME, LOCAL_HOST } from '../shared/hosts';
 import { HttpWardenApi } from '../shared/http-api';
+import { WardenError, type ErrorKind } from '../shared/errors';
 import { dialCommand } from './stdio-link';
 import { NodeTransport } from './transport';
 
@@ -38,8 +39,11 @@ export interface SshTarget {
 export type Remote = { name: string; ssh: SshTarget; warden: string } | { name: string; command: string };
 
 /** Bad input about remotes: one line for the user (the CLI's 125). */
-export class RemoteError extends Error {
+export class RemoteError extends WardenError {
   override name = 'RemoteError';
+  constructor(message: string, kind: ErrorKind = 'bad-input') {
+    super(kind, message);
+  }
 }
 
 export function remotesPath(stateDir: string): string {
@@ -191,7 +195,7 @@ export function saveRemotes(stateDir: string, remotes: readonly Remote[]): void 
 
 export function findRemote(stateDir: string, name: string): Remote {
   const remote = loadRemotes(stateDir).find((r) => r.name === name);
-  if (!remote) throw new RemoteError(`No remote named ${JSON.stringify(name)} (see warden remote list).`);
+  if (!remote) throw new RemoteError(`No remote named ${JSON.stringify(name)} (see warden remote list).`, 'not-found');
   return remote;
 }
 

@@ -14,14 +14,15 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
+import { WardenError } from '../shared/errors';
 
 /** A link's failure, as a socket's error: `code` is what the wire layer and its callers read. */
-export class LinkError extends Error {
+export class LinkError extends WardenError {
   constructor(
     message: string,
     readonly code: string,
   ) {
-    super(message);
+    super('unavailable', message);
   }
 }
 

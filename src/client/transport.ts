@@ -7,6 +7,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { RunEvent } from '../shared/events';
+import { WardenError } from '../shared/errors';
 import { GAP_EVENT, HttpWardenApi, type EventStreamHandlers, type HttpReply, type HttpTransport } from '../shared/http-api';
 import { resolveStateDir, unsafeDirReason } from './state-dir';
 import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool, type Endpoint, type WireReply } from './wire';
@@ -14,13 +15,13 @@ import { ChunkedDecoder, openSocket, parseHead, requestHead, WireError, WirePool
 export type { Endpoint };
 
 /** A connection failure: no host there (as opposed to an answer from one). */
-export class HostUnreachableError extends Error {
+export class HostUnreachableError extends WardenError {
   override name = 'HostUnreachableError';
   constructor(
     message: string,
     readonly code: string | undefined,
   ) {
-    super(message);
+    super('unavailable', message);
   }
 }
 
@@ -29,8 +30,11 @@ export class HostUnreachableError extends Error {
  * directories it is in, belong to someone else or can be written by others.
  * Nothing is sent to it, the environment least of all.
  */
-export class UntrustedHostError extends Error {
+export class UntrustedHostError extends WardenError {
   override name = 'UntrustedHostError';
+  constructor(message: string) {
+    super('denied', message);
+  }
 }
 
 /**

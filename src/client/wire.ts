@@ -13,6 +13,7 @@
 // connection as it was written).
 
 import { connect, type Socket } from 'node:net';
+import { WardenError } from '../shared/errors';
 
 /** A host's socket, loopback TCP with its token, or a byte stream `dial` opens per connection (a remote's bridge, src/client/stdio-link.ts). */
 export type Endpoint = { socketPath: string } | { host: string; port: number; token: string } | { dial: () => Socket };
@@ -24,14 +25,14 @@ export interface WireReply {
 }
 
 /** A connection failure: nobody answered (as opposed to an answer from a host). */
-export class WireError extends Error {
+export class WireError extends WardenError {
   constructor(
     message: string,
     readonly code: string | undefined,
     /** Whether any of the answer had arrived (then resending is not safe). */
     readonly answered: boolean,
   ) {
-    super(message);
+    super('unavailable', message);
   }
 }
 

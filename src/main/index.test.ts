@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { fromIpcAnswer } from '../shared/errors';
 
 // The app hosts the control socket of this state dir, not the user's.
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'wi-'));
@@ -110,7 +111,11 @@ vi.mock('electron', () => {
       }),
     },
     BrowserWindow,
-    ipcMain: { handle: (channel: string, fn: unknown) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
+    // Each handler as the preload calls it: its IpcAnswer read back into the value, or its error thrown again.
+    ipcMain: {
+      handle: (channel: string, fn: (...args: unknown[]) => unknown) => handlers.set(channel, async (...args: unknown[]) => fromIpcAnswer(await fn(...args))),
+      removeHandler: (c: string) => handlers.delete(c),
+    },
     protocol: {
       registerSchemesAsPrivileged: (schemes: { scheme: string }[]) => order.push(`registerSchemesAsPrivileged:${schemes.map((s) => s.scheme)}`),
       handle: (scheme: string, fn: (request: Request) => Promise<Response>) => protocols.set(scheme, fn),

@@ -6,6 +6,7 @@ import { IPC } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { DEFAULT_SETTINGS } from '../shared/settings';
+import { fromIpcAnswer, type ErrorKind } from '../shared/errors';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,8 @@ function setup(wrap: (api: ReturnType<typeof engineApi>) => ReturnType<typeof en
   const api = wrap(engineApi(new Supervisor()));
   const unregister = registerIpc(ipc, api, [APP_ORIGIN]);
   const frame = { senderFrame: { url: APP_ENTRY } };
-  const call = (channel: string, ...args: unknown[]) => Promise.resolve().then(() => handlers.get(channel)!(frame, ...args));
+  // Each answer as the preload takes it: the value, or its error thrown again (src/shared/errors.ts).
+  const call = (channel: string, ...args: unknown[]) => Promise.resolve().then(() => handlers.get(channel)!(frame, ...args)).then((answer) => fromIpcAnswer(answer));
   return { handlers, api, unregister, call };
 }
 
@@ -105,6 +107,19 @@ describe('IPC handlers', () => {
     await expect(call(channel, ...args)).rejects.toThrow(message);
   });
 
+  it('answers an error with its kind and line, which the preload throws again as a WardenError', async () => {
+    const { handlers, call } = setup();
+    const answer = (channel: string, ...args: unknown[]) => handlers.get(channel)!({ senderFrame: { url: APP_ENTRY } }, ...args);
+    expect(await answer(IPC.stop, 'abcdef012345')).toEqual({ ok: false, kind: 'not-found', error: 'No run with id "abcdef012345".' });
+    expect(await answer(IPC.start, { argv: [] })).toMatchObject({ ok: false, kind: 'bad-input' });
+    await expect(call(IPC.closeSession, 'nope')).rejects.toMatchObject({ name: 'WardenError', kind: 'not-found' satisfies ErrorKind, message: 'No session named "nope".' });
+    // A session holding a script refuses the next one with onBusy "refuse": busy, not bad input.
+    const held = (await call(IPC.start, { code: 'import time\ntime.sleep(30)', session: 'held' })) as RunResult;
+    expect(await answer(IPC.start, { code: 'pass', session: 'held', onBusy: 'refuse' })).toMatchObject({ ok: false, kind: 'busy', error: expect.stringMatching(/^The session "held" is busy with run /) });
+    await call(IPC.stop, held.id, { force: true });
+    await call(IPC.closeSession, 'held');
+  });
+
   it('extends a live run, reads history, timeline, host info and settings, and stores settings', async () => {
     const { call } = setup();
     const started = (await call(IPC.start, { argv: ['sleep', '30'], limitMs: 60_000 })) as RunResult;
@@ -151,12 +166,13 @@ describe('IPC handlers', () => {
 
   it('refuses calls from other origins, and unregisters', async () => {
     const { handlers, unregister } = setup();
-    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'http://localhost:9999/' } })).rejects.toThrow(/own window/);
-    await expect(async () => handlers.get(IPC.list)!({ senderFrame: null })).rejects.toThrow(/own window/);
+    const denied = { ok: false, kind: 'denied', error: "Calls are accepted from Warden's own window only." };
+    await expect(handlers.get(IPC.list)!({ senderFrame: { url: 'http://localhost:9999/' } })).resolves.toEqual(denied);
+    await expect(handlers.get(IPC.list)!({ senderFrame: null })).resolves.toEqual(denied);
     // Any file:// page (a downloaded .html, a page a link opened) is not Warden's.
-    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'file:///home/u/Downloads/evil.html' } })).rejects.toThrow(/own window/);
-    await expect(async () => handlers.get(IPC.list)!({ senderFrame: { url: 'app://other/index.html' } })).rejects.toThrow(/own window/);
-    await expect(handlers.get(IPC.list)!({ senderFrame: { url: `${APP_ORIGIN}/index.html#/runs` } })).resolves.toBeInstanceOf(Array);
+    await expect(handlers.get(IPC.list)!({ senderFrame: { url: 'file:///home/u/Downloads/evil.html' } })).resolves.toEqual(denied);
+    await expect(handlers.get(IPC.list)!({ senderFrame: { url: 'app://other/index.html' } })).resolves.toEqual(denied);
+    await expect(handlers.get(IPC.list)!({ senderFrame: { url: `${APP_ORIGIN}/index.html#/runs` } })).resolves.toMatchObject({ ok: true, value: expect.any(Array) });
     unregister();
     expect(handlers.size).toBe(0);
   });

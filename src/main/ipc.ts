@@ -1,13 +1,16 @@
 // IPC handlers for the renderer: every argument is checked here, at the
 // boundary, with the same schemas the HTTP API uses (src/shared/schemas.ts),
-// before it reaches the engine. Plain Node (no electron import), so it is
-// tested without Electron; index.ts passes in ipcMain.
+// before it reaches the engine. Every call is answered with an IpcAnswer
+// (src/shared/errors.ts): its value, or its error's kind and line, which the
+// preload throws again. Plain Node (no electron import), so it is tested
+// without Electron; index.ts passes in ipcMain.
 
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { hostChoice, splitRunId } from '../shared/hosts';
 import { createBatcher } from './event-batcher';
 import { originOf } from './window';
+import { ipcAnswer, WardenError } from '../shared/errors';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
@@ -46,10 +49,12 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
   const channels: string[] = [];
   const handle = <T>(channel: string, fn: (...args: unknown[]) => Promise<T>) => {
     channels.push(channel);
-    ipc.handle(channel, (event, ...args) => {
-      if (!trustedSender(event.senderFrame?.url, allowedOrigins)) throw new InputError("Calls are accepted from Warden's own window only.");
-      return fn(...args);
-    });
+    ipc.handle(channel, (event, ...args) =>
+      ipcAnswer(() => {
+        if (!trustedSender(event.senderFrame?.url, allowedOrigins)) throw new WardenError('denied', "Calls are accepted from Warden's own window only.");
+        return fn(...args);
+      }),
+    );
   };
   handle(IPC.start, (request, on) => {
     const target = host(field(on, 'host'), false);

@@ -7,12 +7,16 @@ import type { RunEvent } from '../shared/events';
 import type { HttpWardenApi } from '../shared/http-api';
 import { ensureHost, HostStartError } from '../client/autostart';
 import { HostUnreachableError } from '../client/transport';
+import { WardenError, type ErrorKind } from '../shared/errors';
 
 export type Connect = (stateDir: string) => Promise<HttpWardenApi>;
 
 /** No host could be had: the one-line reason a tool call answers with. */
-export class NoHostError extends Error {
+export class NoHostError extends WardenError {
   override name = 'NoHostError';
+  constructor(message: string, kind: ErrorKind = 'unavailable') {
+    super(kind, message);
+  }
 }
 
 /** Connection errors that mean the request never reached a host: safe to send again to a new one. */
@@ -32,7 +36,7 @@ export class HostLink {
 
   /** The host's API; starts one when none runs. Throws NoHostError with one line. */
   api(): Promise<HttpWardenApi> {
-    if (this.closed) return Promise.reject(new NoHostError('The Warden MCP server is shutting down.'));
+    if (this.closed) return Promise.reject(new NoHostError('The Warden MCP server is shutting down.', 'shutting-down'));
     if (!this.pending) {
       const attempt = this.connect(this.stateDir).then(
         (api) => {

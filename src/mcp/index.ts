@@ -130,7 +130,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   let hosts: HostLinks;
   try {
     hosts = remoteHostLinks(stateDir);
-    if (remoteName !== undefined && !hosts.names().includes(remoteName)) throw new RemoteError(`No remote named ${JSON.stringify(remoteName)} (see warden remote list).`);
+    if (remoteName !== undefined && !hosts.names().includes(remoteName)) throw new RemoteError(`No remote named ${JSON.stringify(remoteName)} (see warden remote list).`, 'not-found');
   } catch (error) {
     if (!(error instanceof RemoteError)) throw error;
     io.err(`warden mcp: ${error.message}\n`);

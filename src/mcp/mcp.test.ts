@@ -170,7 +170,7 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const extended = await call('extend', { id: started.run.id, by: '1m' });
     expect(extended.result.isError).toBeFalsy();
     expect(extended.run.limitMs).toBe(80_000);
-    expect(extended.text).toContain('80 s limit');
+    expect(extended.text).toContain('1 min 20 s limit');
     const stopped = await call('stop', { id: started.run.id });
     expect(stopped.run).toMatchObject({ id: started.run.id, state: 'ended', verdict: 'stopped' });
     expect(stopped.run.stop?.reason).toBe('user');
@@ -423,7 +423,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
         expect(json).toMatchObject({ verdict: 'failed', exitCode: 3, state: 'ended' });
         expect(json.stderr).toContain("Traceback: f('b') > \"x\" & <y>");
         // What decides the next step comes first in both forms.
-        expect(text.split('\n').slice(0, 4)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>3</exit_code>', expect.stringMatching(/^<elapsed>.* of a 60 s limit<\/elapsed>$/)]);
+        expect(text.split('\n').slice(0, 4)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>3</exit_code>', expect.stringMatching(/^<elapsed>.* of a 1 min limit<\/elapsed>$/)]);
         expect(Object.keys(json).slice(0, 4)).toEqual(['id', 'state', 'verdict', 'exitCode']);
         expect(text).toContain("<stderr>Traceback: f('b') > \"x\" &amp; &lt;y>\n</stderr>");
 

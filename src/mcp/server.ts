@@ -1,30 +1,28 @@
 // The MCP server of `warden mcp`: tools/list publishes the tools of tools.ts
 // with their JSON Schemas; tools/call runs one, and whatever goes wrong in a
 // call (bad arguments, a refusal from the host, no host at all) is an
-// isError answer with one line, never the end of the server.
+// isError answer with one line, never the end of the server: every kind of
+// error answers isError (src/shared/errors.ts BOUNDARIES), and only what is no
+// WardenError is said as an internal error.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { WardenApiError } from '../shared/http-api';
-import { InputError } from '../shared/schemas';
-import { UsageError } from '../cli/args';
-import { HostLink, NoHostError } from './host-link';
+import { BOUNDARIES, errorText, kindOf, WardenError } from '../shared/errors';
+import type { HostLink } from './host-link';
 import { LOCAL_HOST_NAME } from '../client/remotes';
 import { jsonSchemaOf } from './schemas';
-import { ToolError, TOOLS, type McpSession, type ToolContext } from './tools';
+import { TOOLS, type McpSession, type ToolContext } from './tools';
 
 const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"; default 10m): at the limit Warden interrupts the run and still returns its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. Long output comes cut to its head and tail, with a marker naming the show call that pages the rest. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and its next field (or <next> line) names the wait call that continues it. Runs you leave live end when you exit, unless started with detach: true. list and show read past runs; a person can watch every run live in the Warden app.`;
 
-/** One line for the model: the message of a known error, else "Internal error: ...". */
+/** One line for the model: a WardenError's message, else "Internal error: ...". */
 export function errorLine(error: unknown): string {
-  const known = error instanceof InputError || error instanceof WardenApiError || error instanceof NoHostError || error instanceof UsageError || error instanceof ToolError;
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.replace(/\s+/g, ' ').trim() || 'Unknown error.';
-  return known ? line : `Internal error: ${line}`;
+  return errorText(error, 'Internal error: ').replace(/\s+/g, ' ').trim() || 'Unknown error.';
 }
 
-function errorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+/** A tool call's failure as its answer: isError by the error's kind. */
+export function errorResult(error: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: errorLine(error) }], isError: BOUNDARIES[kindOf(error)].mcpIsError };
 }
 
 /**
@@ -36,7 +34,7 @@ function linkFor(args: unknown, own: HostLink, session: McpSession): HostLink {
   const { host, id } = (typeof args === 'object' && args !== null ? args : {}) as { host?: unknown; id?: unknown };
   const name = typeof host === 'string' ? host : typeof id === 'string' ? session.runHosts?.get(id) : undefined;
   if (name === undefined || name === LOCAL_HOST_NAME) return own;
-  if (!session.hosts?.names().includes(name)) throw new ToolError(`No remote host named ${JSON.stringify(name)}: the hosts are ${[LOCAL_HOST_NAME, ...(session.hosts?.names() ?? [])].join(', ')} (warden remote add NAME ssh://HOST adds one).`);
+  if (!session.hosts?.names().includes(name)) throw new WardenError('not-found', `No remote host named ${JSON.stringify(name)}: the hosts are ${[LOCAL_HOST_NAME, ...(session.hosts?.names() ?? [])].join(', ')} (warden remote add NAME ssh://HOST adds one).`);
   return session.hosts.link(name);
 }
 
@@ -60,13 +58,13 @@ export function createMcpServer(link: HostLink, version: string, session: McpSes
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) return errorResult(`No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`);
+    if (!tool) return errorResult(new WardenError('not-found', `No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`));
     const token = request.params._meta?.progressToken;
     let callLink: HostLink;
     try {
       callLink = linkFor(request.params.arguments, link, session);
     } catch (error) {
-      return errorResult(errorLine(error));
+      return errorResult(error);
     }
     const context: ToolContext = {
       link: callLink,
@@ -84,7 +82,7 @@ export function createMcpServer(link: HostLink, version: string, session: McpSes
     try {
       return await tool.handle(request.params.arguments, context);
     } catch (error) {
-      return errorResult(errorLine(error));
+      return errorResult(error);
     }
   });
   return server;

@@ -11,7 +11,7 @@ import { parseDuration } from '../shared/duration';
 import type { RunSummary } from '../shared/history';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
-import { WardenApiError } from '../shared/http-api';
+import { kindOf, WardenError } from '../shared/errors';
 import { InputError } from '../shared/schemas';
 import { seconds } from '../main/supervisor/format';
 import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
@@ -41,11 +41,6 @@ export const DEFAULT_YIELD_MS = 30_000;
 export const MAX_YIELD_MS = 50_000;
 const DEFAULT_LIST_LIMIT = 20;
 const PROGRESS_EVERY_MS = 1000;
-
-/** A failure a tool reports as it is (one line, no "Internal error"). */
-export class ToolError extends Error {
-  override name = 'ToolError';
-}
 
 /** What one MCP session (one agent) holds across its calls. */
 export interface McpSession {
@@ -265,7 +260,7 @@ async function waitWithProgress(context: ToolContext, id: string, timeoutMs: num
         return await api.wait(id, { timeoutMs, output: 'unseen' });
       } catch (error) {
         // A run the host no longer holds (an earlier host's, or long ended): its stored result.
-        if (!(error instanceof WardenApiError && error.status === 404)) throw error;
+        if (kindOf(error) !== 'not-found') throw error;
         const stored = await api.get(id);
         if (!stored) throw error;
         return stored;
@@ -355,7 +350,7 @@ export const TOOLS: ToolDef[] = [
       } catch (error) {
         // It started: say which run, so the caller can find it again.
         const why = error instanceof Error ? error.message : String(error);
-        throw new ToolError(`Run ${started.id} started, but waiting on it failed: ${why}`);
+        throw new WardenError(kindOf(error), `Run ${started.id} started, but waiting on it failed: ${why}`);
       }
       return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, ...(args.streamChars !== undefined ? { streamChars: args.streamChars } : {}) });
     },
@@ -387,7 +382,7 @@ export const TOOLS: ToolDef[] = [
           return await api.stop(args.id, { force: args.force === true });
         } catch (error) {
           // Not live in the host: a stored run that ended is answered as it ended.
-          if (!(error instanceof WardenApiError && error.status === 404)) throw error;
+          if (kindOf(error) !== 'not-found') throw error;
           const stored = await api.get(args.id);
           if (stored?.state !== 'ended') throw error;
           return stored;
@@ -467,7 +462,7 @@ export const TOOLS: ToolDef[] = [
     async handle(raw, context) {
       const args = parseToolArgs(showInput, raw);
       const result = await context.link.call((api) => api.get(args.id));
-      if (!result) throw new InputError(`No run with id ${JSON.stringify(args.id)} (the list tool shows the runs there are).`);
+      if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(args.id)} (the list tool shows the runs there are).`);
       const stream = args.stream ?? 'both';
       const offset = args.offset ?? 0;
       const maxChars = args.maxChars ?? DEFAULT_MAX_CHARS;

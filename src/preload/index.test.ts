@@ -4,7 +4,8 @@
 import { describe, expect, it, vi } from 'vitest';
 
 const exposed: Record<string, unknown> = {};
-const invoke = vi.fn(async (...args: unknown[]) => args);
+// The main process answers every call with an IpcAnswer (src/shared/errors.ts); this one echoes the call.
+const invoke = vi.fn(async (...args: unknown[]): Promise<unknown> => ({ ok: true, value: args }));
 const listeners = new Map<string, (event: unknown, payload: unknown) => void>();
 
 vi.mock('electron', () => ({
@@ -58,5 +59,16 @@ describe('the preload', () => {
     expect(seen).toEqual([{ type: 'output', runId: 'x', stream: 'stdout', text: 'a', offset: 0 }, { type: 'ended', runId: 'x' }]);
     unsubscribe();
     expect(listeners.has('warden:event')).toBe(false);
+  });
+
+  it('throws an error answer again as a WardenError with its kind and line', async () => {
+    await import('./index');
+    const api = exposed.warden as import('../shared/api').WardenApi;
+    invoke.mockResolvedValueOnce({ ok: false, kind: 'not-found', error: 'No run with id "abcdef012345".' });
+    await expect(api.stop('abcdef012345')).rejects.toMatchObject({ name: 'WardenError', kind: 'not-found', message: 'No run with id "abcdef012345".' });
+    invoke.mockResolvedValueOnce({ ok: false, kind: 'busy', error: 'The session "s" is busy.' });
+    await expect(api.start({ code: 'pass', session: 's' })).rejects.toMatchObject({ kind: 'busy' });
+    invoke.mockResolvedValueOnce({ ok: true, value: null });
+    await expect(api.get('abcdef012345')).resolves.toBeNull();
   });
 });

@@ -3,25 +3,29 @@
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { IPC, type WardenApi } from '../shared/api';
+import { fromIpcAnswer } from '../shared/errors';
 import type { RunEvent } from '../shared/events';
 
+/** One call: the main process answers with an IpcAnswer; its error is thrown here again, with its kind and line. */
+const call = <T>(channel: string, ...args: unknown[]): Promise<T> => ipcRenderer.invoke(channel, ...args).then((answer: unknown) => fromIpcAnswer<T>(answer));
+
 export const wardenBridge: WardenApi = {
-  start: (request, on) => (on?.host !== undefined ? ipcRenderer.invoke(IPC.start, request, { host: on.host }) : ipcRenderer.invoke(IPC.start, request)),
-  stop: (id, options) => ipcRenderer.invoke(IPC.stop, id, options),
-  wait: (id, options) => ipcRenderer.invoke(IPC.wait, id, options),
-  extend: (id, byMs) => ipcRenderer.invoke(IPC.extend, id, byMs),
-  signal: (id, pid, signal) => ipcRenderer.invoke(IPC.signal, id, pid, signal),
-  get: (id) => ipcRenderer.invoke(IPC.get, id),
-  list: (options) => ipcRenderer.invoke(IPC.list, options),
-  history: (query) => ipcRenderer.invoke(IPC.history, query),
-  timeline: (id) => ipcRenderer.invoke(IPC.timeline, id),
-  host: () => ipcRenderer.invoke(IPC.host),
-  hosts: () => ipcRenderer.invoke(IPC.hosts),
-  settings: () => ipcRenderer.invoke(IPC.settings),
-  saveSettings: (settings) => ipcRenderer.invoke(IPC.saveSettings, settings),
-  sessions: () => ipcRenderer.invoke(IPC.sessions),
-  restartSession: (name) => ipcRenderer.invoke(IPC.restartSession, name),
-  closeSession: (name) => ipcRenderer.invoke(IPC.closeSession, name),
+  start: (request, on) => (on?.host !== undefined ? call(IPC.start, request, { host: on.host }) : call(IPC.start, request)),
+  stop: (id, options) => call(IPC.stop, id, options),
+  wait: (id, options) => call(IPC.wait, id, options),
+  extend: (id, byMs) => call(IPC.extend, id, byMs),
+  signal: (id, pid, signal) => call(IPC.signal, id, pid, signal),
+  get: (id) => call(IPC.get, id),
+  list: (options) => call(IPC.list, options),
+  history: (query) => call(IPC.history, query),
+  timeline: (id) => call(IPC.timeline, id),
+  host: () => call(IPC.host),
+  hosts: () => call(IPC.hosts),
+  settings: () => call(IPC.settings),
+  saveSettings: (settings) => call(IPC.saveSettings, settings),
+  sessions: () => call(IPC.sessions),
+  restartSession: (name) => call(IPC.restartSession, name),
+  closeSession: (name) => call(IPC.closeSession, name),
   subscribe: (listener, options) => {
     // The main process sends one run's events of a frame as one array (event-batcher.ts).
     const handler = (_event: IpcRendererEvent, batch: RunEvent[]) => {

@@ -12,3 +12,15 @@ export function parseDuration(text: string): number | undefined {
   if (!Number.isFinite(ms)) return undefined;
   return ms > 0 && ms < 1 ? 1 : Math.round(ms);
 }
+
+/**
+ * A duration as every view and note writes it from a minute up: "1 min",
+ * "4 min 02 s", "1 h 02 min" (whole seconds, rounded down, as a clock shows
+ * them). Under a minute each caller keeps its own decimals.
+ */
+export function minutesText(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return s % 60 === 0 ? `${Math.floor(s / 60)} min` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  const min = Math.floor((s % 3600) / 60);
+  return min === 0 ? `${Math.floor(s / 3600)} h` : `${Math.floor(s / 3600)} h ${String(min).padStart(2, '0')} min`;
+}

@@ -10,6 +10,7 @@ import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
 import type { Settings } from './settings';
+import { isErrorKind, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from './errors';
 
 export const API_PREFIX = '/api/v1';
 
@@ -37,15 +38,27 @@ export const GAP_EVENT = 'gap';
 /** With ?batch=1 (browsers): one message per frame, `event: batch`, data a JSON array of events, id that of the last. */
 export const BATCH_EVENT = 'batch';
 
-/** An answer other than 2xx: the host's one-line reason and the HTTP status. */
-export class WardenApiError extends Error {
+/**
+ * An answer other than 2xx: the host's one-line reason, re-raised with the
+ * kind the host named (`{ error, kind }`; from the status when it names
+ * none), and the HTTP status.
+ */
+export class WardenApiError extends WardenError {
   override name = 'WardenApiError';
   constructor(
     message: string,
     readonly status: number,
+    kind: ErrorKind = kindOfHttpStatus(status),
   ) {
-    super(message);
+    super(kind, message);
   }
+}
+
+/** The error an answer other than 2xx stands for. */
+export function replyError(reply: HttpReply): WardenApiError {
+  const body = typeof reply.body === 'object' && reply.body !== null ? (reply.body as { error?: unknown; kind?: unknown }) : {};
+  const message = typeof body.error === 'string' ? body.error : `The Warden host answered ${reply.status}.`;
+  return new WardenApiError(message, reply.status, isErrorKind(body.kind) ? body.kind : kindOfHttpStatus(reply.status));
 }
 
 export interface HttpReply {
@@ -150,10 +163,7 @@ export class HttpWardenApi implements WardenApi {
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const reply = await this.transport.request(method, path, body);
     if (reply.status >= 200 && reply.status < 300) return reply.body as T;
-    const message = typeof reply.body === 'object' && reply.body !== null && typeof (reply.body as { error?: unknown }).error === 'string'
-      ? (reply.body as { error: string }).error
-      : `The Warden host answered ${reply.status}.`;
-    throw new WardenApiError(message, reply.status);
+    throw replyError(reply);
   }
 
   /**
@@ -186,7 +196,7 @@ export class HttpWardenApi implements WardenApi {
     try {
       return await this.call<RunResult>('GET', ROUTES.run(id));
     } catch (error) {
-      if (error instanceof WardenApiError && error.status === 404) return null;
+      if (isWardenError(error) && error.kind === 'not-found') return null;
       throw error;
     }
   }

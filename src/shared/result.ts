@@ -59,6 +59,26 @@ export interface TeardownReport {
   unchecked?: string;
 }
 
+/**
+ * What became of a crash's core dump (core(5)): read from the kernel's
+ * core_pattern and the file system, as the exit status Node gives has no core
+ * flag.
+ */
+export interface CoreReport {
+  /**
+   * true: the file the pattern names was found, written during the run;
+   * false: it was not there; null: the pattern pipes the dump to a program
+   * (which decides), or names a place this side cannot resolve or read.
+   */
+  dumped: boolean | null;
+  /** /proc/sys/kernel/core_pattern when the run ended. */
+  pattern: string;
+  /** The core file's path (found, or where it would be), or the program the pattern pipes it to. */
+  where?: string;
+  /** The soft core file size limit (ulimit -c) the run was started with, in bytes; null: unlimited. A process can raise its own. */
+  limitBytes: number | null;
+}
+
 export interface PeakFigures {
   rssBytes: number;
   processes: number;
@@ -85,6 +105,8 @@ export interface RunResult {
   limitMs: number | null;
   stop?: StopRecord;
   oom?: OomReport;
+  /** After a crash (a crash signal, or a shell's 128 + n for one): whether a core was dumped, and where. */
+  core?: CoreReport;
   advice: string | null;
   notes: string[];
   stdout: string;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { PROCESS_SIGNALS, type WaitOptions } from './api';
 import { MAX_OUTPUT_CAP_CHARS, type RunRequest } from './request';
+import { InputError } from './errors';
 
 const ms = () => z.number({ error: 'must be a number of milliseconds' }).finite().min(0, { error: 'cannot be negative' });
 const text = () => z.string({ error: 'must be a string' });
@@ -125,10 +126,7 @@ export const historyQuerySchema = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a history query has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a history query is an object') },
 );
 
-/** Bad input at the boundary: the message is one line for the caller. */
-export class InputError extends Error {
-  override name = 'InputError';
-}
+export { InputError };
 
 /** Parses or throws InputError with the first problem as one line: "limitMs: limitMs cannot be negative." */
 export function parse<T>(schema: z.ZodType<T>, value: unknown): T {

@@ -3,6 +3,8 @@
 // out where it belongs, and every other byte of the user's file (comments,
 // order, spacing) stays as it was. The parser keeps each value's offsets.
 
+import { InputError } from '../../shared/errors';
+
 export type JsonNode =
   | { kind: 'object'; start: number; end: number; members: JsonMember[] }
   | { kind: 'array'; start: number; end: number; items: JsonNode[] }
@@ -14,7 +16,8 @@ export interface JsonMember {
   value: JsonNode;
 }
 
-export class JsonTextError extends Error {
+/** A config file that is not JSON (with comments): bad input, said with where. */
+export class JsonTextError extends InputError {
   override name = 'JsonTextError';
 }
 

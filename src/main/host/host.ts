@@ -21,6 +21,7 @@ import type { HostInfo, WardenApi } from '../../shared/api';
 import type { RunEvent } from '../../shared/events';
 import type { EventRecord } from '../../shared/history';
 import { TELEMETRY_EVENT } from '../../shared/telemetry';
+import { WardenError, type ErrorKind } from '../../shared/errors';
 import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
 import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
@@ -49,8 +50,12 @@ export function tokenPathOf(stateDir: string): string {
 /** A unix socket path must fit in sun_path (108 bytes with its NUL). */
 const MAX_SOCKET_PATH = 107;
 
-export class HostError extends Error {
+/** A host that cannot start here (its directory, socket, lock or port): one line for the user. */
+export class HostError extends WardenError {
   override name = 'HostError';
+  constructor(message: string, kind: ErrorKind = 'unavailable') {
+    super(kind, message);
+  }
 }
 
 /** Another host already serves this state dir. */
@@ -60,7 +65,7 @@ export class HostRunningError extends HostError {
     message: string,
     readonly other: HostInfo | null,
   ) {
-    super(message);
+    super(message, 'busy');
   }
 }
 

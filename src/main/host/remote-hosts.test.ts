@@ -173,8 +173,10 @@ describe('the local host relaying remote hosts', () => {
     expect(all.runs.find((r) => r.id === started.id)!.host).toBe('box');
 
     // Only configured remotes, and only names that are names.
-    expect((await refusal(api.get('abcdef@nowhere'))).message).toMatch(/No remote host named "nowhere"/);
-    expect((await refusal(api.start({ argv: ['true'] }, { host: 'nowhere' }))).status).toBe(400);
+    // No such remote: no such run (get's null), and a 404 that says which.
+    expect(await api.get('abcdef@nowhere')).toBeNull();
+    expect((await refusal(api.stop('abcdef@nowhere'))).message).toMatch(/No remote host named "nowhere"/);
+    expect((await refusal(api.start({ argv: ['true'] }, { host: 'nowhere' }))).status).toBe(404);
     expect((await refusal(api.start({ argv: ['true'] }, { host: '-oProxyCommand=x' }))).message).toMatch(/host=local or a remote's name/);
     expect((await refusal(api.history({ host: '../x' }))).status).toBe(400);
     expect((await refusal(api.stop('abcdef@-x'))).status).toBe(400);

@@ -34,7 +34,7 @@ import { HOST_NAME, LOCAL_HOST, type HostLinkState, type HostStatus } from '../.
 import { HttpWardenApi, ROUTES } from '../../shared/http-api';
 import type { RunSummary } from '../../shared/history';
 import type { RunResult } from '../../shared/result';
-import { WardenInputError, WardenUnavailableError } from '../supervisor/errors';
+import { WardenError, WardenUnavailableError } from '../supervisor/errors';
 
 export interface RemoteHostsOptions {
   stateDir: string;
@@ -283,7 +283,7 @@ export class RemoteHosts {
       this.reload();
       link = this.links.get(name);
     }
-    if (!link) throw new WardenInputError(`No remote host named ${JSON.stringify(name.slice(0, 40))} is configured here (warden remote list shows them).`);
+    if (!link) throw new WardenError('not-found', `No remote host named ${JSON.stringify(name.slice(0, 40))} is configured here (warden remote list shows them).`);
     if (link.state !== 'connected') {
       throw new WardenUnavailableError(
         `Remote host ${name} cannot be reached now${link.lastError ? ` (${link.lastError})` : ''}; Warden reconnects by itself, and its runs go on there meanwhile.`,

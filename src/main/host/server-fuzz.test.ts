@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type Host } from './host';
 import { MAX_BODY_BYTES } from './server';
+import { isErrorKind, kindOfHttpStatus } from '../../shared/errors';
 
 const TOTAL = 1000;
 const CONCURRENCY = 12;
@@ -678,7 +679,7 @@ describe(`the control API under ${TOTAL} malformed requests (seed ${SEED})`, () 
     expect(report, `requests with neither an answer nor a close in ${SAFETY_TIMEOUT_MS} ms (seed ${SEED}):\n${report.join('\n')}`).toEqual([]);
   });
 
-  it('every refusal from the handler is JSON { error } on one plain line', () => {
+  it('every refusal from the handler is JSON { error, kind } on one plain line, its kind the status\'s', () => {
     const bad: string[] = [];
     for (const o of fuzzed()) {
       for (const a of o.answers) {
@@ -692,7 +693,10 @@ describe(`the control API under ${TOTAL} malformed requests (seed ${SEED})`, () 
         let error: unknown;
         try {
           const parsed = JSON.parse(a.body) as unknown;
-          error = typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length === 1 ? (parsed as { error?: unknown }).error : undefined;
+          const keys = typeof parsed === 'object' && parsed !== null ? Object.keys(parsed).sort().join() : '';
+          const kind = keys === 'error,kind' ? (parsed as { kind?: unknown }).kind : undefined;
+          // The status is the kind's (or an HTTP refusal's finer one of that kind: 405, 413, 415, 401).
+          error = isErrorKind(kind) && kindOfHttpStatus(a.status) === kind ? (parsed as { error?: unknown }).error : undefined;
         } catch {
           error = undefined;
         }

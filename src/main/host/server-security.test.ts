@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type Host } from './host';
 import { LOGIN_LINK_ROUTE, MAX_BODY_BYTES, SESSION_COOKIE } from './server';
+import { ERROR_KINDS } from '../../shared/errors';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -87,11 +88,12 @@ function jsonHeaders(extra: Record<string, string> = {}): Record<string, string>
   return auth({ 'Content-Type': 'application/json', ...extra });
 }
 
-/** The body of a refusal: JSON { error } with one plain line, no stack. */
+/** The body of a refusal: JSON { error, kind } with one plain line, no stack, and the error's kind (src/shared/errors.ts). */
 function expectOneLineError(reply: Reply): string {
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
   const parsed = JSON.parse(reply.body) as unknown;
-  expect(parsed).toEqual({ error: expect.any(String) });
+  expect(parsed).toEqual({ error: expect.any(String), kind: expect.any(String) });
+  expect(ERROR_KINDS).toContain((parsed as { kind: string }).kind);
   const error = (parsed as { error: string }).error;
   expect(error.length).toBeGreaterThan(0);
   expect(error).not.toMatch(/[\r\n\u2028\u2029]/);

@@ -7,6 +7,8 @@
 //     and no foreign Origin.
 // Every body and query goes through a schema (src/shared/schemas.ts); bad input
 // gets a 4xx with a one-line reason. Nothing a client sends can crash the host.
+// An error's status comes from its kind (src/shared/errors.ts), never from its
+// message, and the body names the kind: { "error": "<one line>", "kind": "..." }.
 
 import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,8 +17,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { API_PREFIX, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
-import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
-import { WardenInputError, WardenUnavailableError } from '../supervisor/errors';
+import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 import { OwnerPids, type PidOwner } from './owner-pids';
@@ -49,13 +51,19 @@ export interface ControlServerOptions {
   isLive?: (runId: string) => boolean;
 }
 
-class HttpError extends Error {
+/**
+ * A refusal of the HTTP layer itself, with the status that says it closest
+ * (405, 413, 415, 401 are each a kind's finer grain); its kind is the
+ * status's unless given.
+ */
+class HttpError extends WardenError {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    kind: ErrorKind = kindOfHttpStatus(status),
   ) {
-    super(message);
+    super(kind, message);
   }
 }
 
@@ -98,25 +106,17 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   pump();
 }
 
-function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(res: ServerResponse, status: number, kind: ErrorKind, message: string, headers: Record<string, string> = {}): void {
   // One plain line: no line breaks, and no control or bidi characters echoed from a client's input into a terminal.
   const line = message.replace(/\s*[\r\n\u2028\u2029]\s*/g, ' ').replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, '\ufffd');
-  send(res, status, { error: line }, headers);
+  send(res, status, { error: line, kind }, headers);
 }
 
-/** The engine's one-line input errors as HTTP statuses. */
-function statusOf(error: unknown): { status: number; message: string } | null {
-  if (error instanceof HttpError) return { status: error.status, message: error.message };
-  if (error instanceof InputError) return { status: 400, message: error.message };
-  if (error instanceof URIError) return { status: 400, message: 'The path has a malformed %-escape.' };
-  if (error instanceof WardenUnavailableError) return { status: 503, message: error.message };
-  if (error instanceof WardenInputError) {
-    const message = error.message;
-    if (/^No (run with id|session named) /.test(message)) return { status: 404, message };
-    if (/shutting down/.test(message)) return { status: 503, message };
-    if (/busy/.test(message)) return { status: 409, message };
-    return { status: 400, message };
-  }
+/** A WardenError's answer: its status from its kind (an HttpError's own); null for anything else (a bug: a 500). */
+function answerOf(error: unknown): { status: number; kind: ErrorKind; message: string; headers: Record<string, string> } | null {
+  if (error instanceof HttpError) return { status: error.status, kind: error.kind, message: error.message, headers: error.headers };
+  if (error instanceof URIError) return { status: 400, kind: 'bad-input', message: 'The path has a malformed %-escape.', headers: {} };
+  if (isWardenError(error)) return { status: httpStatusOf(error.kind), kind: error.kind, message: error.message, headers: {} };
   return null;
 }
 
@@ -377,7 +377,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       only('POST');
       if (via !== 'unix') throw new HttpError(403, 'Login links are given through the control socket only.');
       const port = options.port();
-      if (port === null) throw new HttpError(409, 'This host serves no web UI (it was started with --no-tcp).');
+      if (port === null) throw new HttpError(409, 'This host serves no web UI (it was started with --no-tcp).', {}, 'unavailable');
       return send(res, 200, { url: `http://127.0.0.1:${port}${handler.oneTimeLogin()}` });
     }
     if (path === `${API_PREFIX}/runs`) {
@@ -447,7 +447,8 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         case undefined: {
           only('GET');
           const result = await api.get(id);
-          return result ? send(res, 200, result) : sendError(res, 404, `No run with id ${JSON.stringify(id)}.`);
+          if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
+          return send(res, 200, result);
         }
         case 'stop': {
           only('POST');
@@ -557,15 +558,16 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         }
         await route(req, res, url, via);
       } catch (error) {
-        const known = statusOf(error);
+        const known = answerOf(error);
         if (known) {
-          sendError(res, known.status, known.message, error instanceof HttpError ? error.headers : {});
+          if (known.kind === 'internal') options.log?.(`internal error on ${req.method} ${req.url}: ${known.message}`);
+          sendError(res, known.status, known.kind, known.message, known.headers);
           if (known.status === 413) req.resume();
           return;
         }
         const message = error instanceof Error ? error.message : String(error);
         options.log?.(`internal error on ${req.method} ${req.url}: ${message}`);
-        sendError(res, 500, `Internal error in the Warden host: ${message}`);
+        sendError(res, httpStatusOf('internal'), 'internal', `Internal error in the Warden host: ${message}`);
       }
     })();
   }) as ControlHandler;

@@ -1,17 +1,19 @@
 // What the store tells its caller when storage is unusable or a write fails.
 // Messages are one line: what happened, the path, and what to do.
 
+import { WardenError } from '../../shared/errors';
+
 export type StoreOpenProblem = 'directory' | 'permission' | 'read-only' | 'newer-schema' | 'unusable' | 'unsafe';
 
 /** The database cannot be opened as it is; nothing was changed on disk. */
-export class StoreOpenError extends Error {
+export class StoreOpenError extends WardenError {
   override name = 'StoreOpenError';
   constructor(
     readonly path: string,
     readonly problem: StoreOpenProblem,
     message: string,
   ) {
-    super(message);
+    super('unavailable', message);
   }
 }
 

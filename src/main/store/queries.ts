@@ -7,12 +7,13 @@
 import type { OomReport, RunKind, RunResult, RunState, Verdict } from '../../shared/result';
 import { readEvents, readStream, type EventRecord } from './rows';
 import { all, one, type Database, type SqlValue } from './sql';
+import { InputError } from '../../shared/errors';
 
 export type { TimeBound, ListQuery, RunSummary, RunPage, VerdictCounts } from '../../shared/history';
 import type { TimeBound, ListQuery, RunSummary, RunPage, VerdictCounts } from '../../shared/history';
 
 /** A query the store cannot run as asked: a bad cursor, time or limit. */
-export class StoreQueryError extends Error {
+export class StoreQueryError extends InputError {
   override name = 'StoreQueryError';
 }
 

@@ -77,6 +77,20 @@ describe('recording runs', () => {
     expect(Math.max(...points.map((p) => p[3]))).toBeGreaterThanOrEqual(2);
   });
 
+  it("keeps a live run's peak so far in its row, so a run its host loses keeps its memory figure", async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['python3', '-c', 'import time\nb = bytearray(60_000_000)\ntime.sleep(30)'] });
+    // Live: the stored row (the list's figure, and the snapshot recovery makes a lost run from) has the sampler's peak.
+    await until(() => (store.get(snapshot.id)?.peak?.rssBytes ?? 0) > 60_000_000, 10_000, 'the peak so far to be stored');
+    expect(store.get(snapshot.id)?.state).toBe('running');
+    expect(store.get(snapshot.id)?.peak?.processes).toBeGreaterThanOrEqual(1);
+    expect(store.list({ state: 'live' }).runs.find((r) => r.id === snapshot.id)?.peakRssBytes).toBeGreaterThan(60_000_000);
+    supervisor.stop(snapshot.id, { force: true });
+    const result = await supervisor.wait(snapshot.id);
+    // The end's result is the stored one, whole.
+    expect(store.get(snapshot.id)).toEqual(result);
+  });
+
   it('stores output as it comes, in batches: few rows for many chunks', async () => {
     const { store, supervisor } = setup({ flushIntervalMs: 100 });
     // 400 lines, each written and flushed apart: hundreds of chunks.

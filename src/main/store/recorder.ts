@@ -6,6 +6,7 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RunEvent } from '../../shared/events';
+import type { PeakFigures } from '../../shared/result';
 import { addMark, OUTPUT_TIMES_EVENT, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, TELEMETRY_EVENT, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
 import type { StoreWriteError } from './errors';
@@ -85,7 +86,7 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   });
 
   // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
-  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries }>();
+  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries; storedPeak?: PeakFigures }>();
   // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
   const outputTimes = new Map<string, OutputMark[]>();
   // And how many lines each stream had in all, for numbering the lines after a cut as they were.
@@ -104,6 +105,12 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
           if (t && Number.isFinite(at) && Number.isFinite(t.startedAtMs)) {
             const snap = event.snapshot;
             t.series = addSample(t.series, [Math.max(0, at - t.startedAtMs), Math.round(snap.cpuPercent * 10) / 10, snap.rssBytes, snap.processes]);
+            // The row's peak so far, written when it rises (not per sample): a lost run keeps it.
+            const peak = snap.peak;
+            if (peak && (t.storedPeak === undefined || peak.rssBytes > t.storedPeak.rssBytes || peak.processes > t.storedPeak.processes)) {
+              t.storedPeak = { rssBytes: Math.max(peak.rssBytes, t.storedPeak?.rssBytes ?? 0), processes: Math.max(peak.processes, t.storedPeak?.processes ?? 0) };
+              writer.livePeak(event.runId, t.storedPeak);
+            }
           }
           break;
         }

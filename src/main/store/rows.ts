@@ -3,7 +3,7 @@
 // timeline. The writer, recovery and the queries all go through here.
 
 import type { OutputStream } from '../../shared/events';
-import type { RunResult } from '../../shared/result';
+import type { PeakFigures, RunResult } from '../../shared/result';
 import { count } from '../supervisor/format';
 import { all, one, run, type Database } from './sql';
 
@@ -84,6 +84,17 @@ export function upsertRun(db: Database, hostId: string, result: RunResult, outpu
 /** A live run's limit moved: its row and stored snapshot show the new one. A row already ended keeps the limit it ended with. */
 export function setLiveLimit(db: Database, runId: string, limitMs: number): void {
   run(db, "UPDATE runs SET limit_ms = ?, result = json_set(result, '$.limitMs', ?) WHERE id = ? AND state != 'ended'", limitMs, limitMs, runId);
+}
+
+export function setLivePeak(db: Database, runId: string, peak: PeakFigures): void {
+  run(
+    db,
+    "UPDATE runs SET peak_rss = ?, peak_processes = ?, result = json_set(result, '$.peak', json(?)) WHERE id = ? AND state != 'ended'",
+    peak.rssBytes,
+    peak.processes,
+    JSON.stringify({ rssBytes: peak.rssBytes, processes: peak.processes }),
+    runId,
+  );
 }
 
 /** The end of a stream, cut at a character boundary. */

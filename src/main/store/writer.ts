@@ -36,12 +36,12 @@
 // with why, so whoever closes the writer can say exactly what is missing.
 
 import type { OutputStream } from '../../shared/events';
-import type { RunResult } from '../../shared/result';
+import type { PeakFigures, RunResult } from '../../shared/result';
 import { DEFAULTS } from '../../shared/request';
 import type { StoreWriteError } from './errors';
 import { droppedMarker } from '../supervisor/output';
 import { count } from '../supervisor/format';
-import { indexRun, insertEndEvents, insertEvent, replaceOutput, setLiveLimit, upsertRun } from './rows';
+import { indexRun, insertEndEvents, insertEvent, replaceOutput, setLiveLimit, setLivePeak, upsertRun } from './rows';
 import { errorCode, errorMessage, isTransient, run, transaction, type Database } from './sql';
 
 export interface WriterOptions {
@@ -138,6 +138,8 @@ interface RunState {
   events: PendingEvent[];
   /** A limit the live row does not show yet (an extension). */
   limitMs?: number;
+  /** A peak so far the live row does not show yet (the sampler's, as it rises). */
+  peak?: PeakFigures;
   end?: RunResult;
   /** The end being written is a cut form of it (row 9). */
   cut?: boolean;
@@ -306,6 +308,17 @@ export class RunWriter {
     this.flushSoon();
   }
 
+  /**
+   * A live run's peak so far, for its row: the list shows it, and a run its
+   * host loses is recovered from the row with it (its memory figure kept).
+   */
+  livePeak(runId: string, peak: PeakFigures): void {
+    const state = this.runs.get(runId);
+    if (this.closed || !state || state.end) return;
+    state.peak = peak;
+    this.flushSoon();
+  }
+
   ended(result: RunResult): void {
     if (this.closed) return;
     const state = this.state(result.id);
@@ -375,6 +388,7 @@ export class RunWriter {
       state.end !== undefined ||
       state.events.length > 0 ||
       state.limitMs !== undefined ||
+      state.peak !== undefined ||
       state.streams.stdout.pendingHeadChars + state.streams.stdout.pendingTailChars + state.streams.stderr.pendingHeadChars + state.streams.stderr.pendingTailChars > 0
     );
   }
@@ -591,6 +605,7 @@ export class RunWriter {
       } else {
         if (state.start && !state.written) indexRun(db, n!, state.start, '', '');
         if (state.limitMs !== undefined) setLiveLimit(db, state.id, state.limitMs);
+        if (state.peak !== undefined) setLivePeak(db, state.id, state.peak);
         let bytes = 0;
         for (const stream of ['stdout', 'stderr'] as const) bytes += this.writeOutput(db, state.id, stream, state.streams[stream], plan);
         if (bytes !== 0) run(db, 'UPDATE runs SET output_bytes = max(0, output_bytes + ?) WHERE id = ?', bytes, state.id);
@@ -600,6 +615,7 @@ export class RunWriter {
     for (const apply of plan) apply();
     state.events = [];
     state.limitMs = undefined;
+    state.peak = undefined;
     state.written = state.written || state.start !== undefined || state.end !== undefined;
     state.start = undefined;
     if (state.end) {
@@ -682,6 +698,7 @@ export class RunWriter {
     for (const s of Object.values(state.streams)) this.clearPending(s);
     state.events = [];
     state.limitMs = undefined;
+    state.peak = undefined;
     state.start = undefined;
     if (state.end) {
       this.runs.delete(state.id);

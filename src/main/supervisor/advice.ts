@@ -17,7 +17,7 @@ export function isCrashSignal(signal: string): boolean {
  */
 export function crashAdvice(outputKept: string, kind: RunKind): string {
   if (outputKept.includes(FATAL_PYTHON_ERROR)) {
-    return 'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.';
+    return "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.";
   }
   return kind === 'python'
     ? 'Check whether native code the script calls crashes, such as an extension module it uses.'

@@ -80,7 +80,7 @@ describe('engineApi', () => {
     expect(first.stdout + rest.stdout).toBe('one\ntwo\n');
     expect(rest).toMatchObject({ verdict: 'completed', limitMs: 5200 });
     await expect(api.extend(id, 1000)).rejects.toThrow(WardenInputError);
-    await expect(api.extend('nosuchrun123', 1000)).rejects.toThrow(WardenInputError);
+    await expect(api.extend('nosuchrun123', 1000)).rejects.toMatchObject({ kind: 'not-found' });
     await expect(api.wait(id, { timeoutMs: -5 })).rejects.toThrow(WardenInputError);
   });
 });

@@ -1,13 +1,12 @@
 // The engine as a WardenApi: the in-process implementation the CLI, the
-// Electron IPC handlers, the HTTP host and tests share. Bad input is a
-// WardenInputError (one line), which the transports turn into a 4xx.
+// Electron IPC handlers, the HTTP host and tests share. What it refuses is a
+// WardenError (one line) whose kind the transports map (src/shared/errors.ts).
 
 import type { HostInfo, WardenApi } from '../../shared/api';
 import type { EventRecord, ListQuery, RunPage } from '../../shared/history';
 import type { RunResult } from '../../shared/result';
 import { streamLength } from '../../shared/stream-length';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
-import { WardenInputError } from './errors';
 import type { Supervisor } from './supervisor';
 
 /** What the API reads of the history (the HistoryStore of src/main/store has these). */
@@ -24,16 +23,6 @@ export interface EngineApiOptions {
   host?: () => HostInfo;
   /** Where settings are kept (the host keeps them in its state dir); default: in memory. */
   settings?: { get(): Settings; save(settings: Settings): Settings };
-}
-
-/** A query the store refuses (a bad cursor, time or limit) is the caller's input: a WardenInputError. */
-function asInputError<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof Error && error.name === 'StoreQueryError') throw new WardenInputError(error.message);
-    throw error;
-  }
 }
 
 export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}): WardenApi {
@@ -60,7 +49,8 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
         : supervisor.list(),
     history: async (query = {}) => {
       if (!store) return { runs: [], nextCursor: null };
-      const page = asInputError(() => store.list(query));
+      // A query the store refuses (a bad cursor, time or limit) is already bad input (StoreQueryError).
+      const page = store.list(query);
       // The store holds a live run as it started; this host knows where it stands now.
       return {
         ...page,

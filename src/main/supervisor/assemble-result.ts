@@ -1,7 +1,7 @@
 // A result in the contract's shape, for command runs and Python scripts alike:
 // keys in the contract's order, times rounded, absent optional fields left out.
 
-import type { OomReport, PeakFigures, RunResult, StopRecord, TeardownReport } from '../../shared/result';
+import type { CoreReport, OomReport, PeakFigures, RunResult, StopRecord, TeardownReport } from '../../shared/result';
 
 export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
   argv?: string[];
@@ -13,6 +13,7 @@ export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'st
   endedAt?: string;
   stop?: StopRecord;
   oom?: OomReport;
+  core?: CoreReport;
   teardown?: TeardownReport;
   peak?: PeakFigures;
 }
@@ -38,6 +39,7 @@ export function assembleResult(p: ResultParts): RunResult {
       ? { stop: { ...p.stop, requestedAtMs: Math.round(p.stop.requestedAtMs), signals: p.stop.signals.map((s) => ({ signal: s.signal, atMs: Math.round(s.atMs) })), ...(p.stop.forcedAtMs !== undefined ? { forcedAtMs: Math.round(p.stop.forcedAtMs) } : {}) } }
       : {}),
     ...(p.oom ? { oom: p.oom } : {}),
+    ...(p.core ? { core: p.core } : {}),
     advice: p.advice,
     notes: p.notes,
     stdout: p.stdout,

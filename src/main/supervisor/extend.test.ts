@@ -130,7 +130,7 @@ describe('extend a command run', () => {
   it('is refused for an ended run, an unknown run, and a byMs that is not a positive finite number', async () => {
     const r = await h.run({ argv: ['true'], limitMs: 1000 });
     expect(() => h.supervisor.extend(r.id, 1000)).toThrow(new WardenInputError(`Run ${r.id} has ended; its limit can no longer be extended.`));
-    expect(() => h.supervisor.extend('nosuchrun123', 1000)).toThrow(WardenInputError);
+    expect(() => h.supervisor.extend('nosuchrun123', 1000)).toThrow(expect.objectContaining({ kind: 'not-found', message: 'No run with id "nosuchrun123".' }));
     const { id } = h.supervisor.start({ argv: ['sleep', '30'], limitMs: 5000 });
     for (const byMs of [0, -100, Number.NaN, Number.POSITIVE_INFINITY, '1000', null, MAX_LIMIT_MS + 1]) {
       let error: unknown;

@@ -1,10 +1,14 @@
 // Numbers as a reader sees them in notes and advice.
 
-/** "0.33 s", "1 s", "60 s", "1.5 s": at most two decimals, none trailing. */
+import { minutesText } from '../../shared/duration';
+
+/**
+ * "0.33 s", "1 s", "1.5 s" (at most two decimals, none trailing) under a
+ * minute, then as the views write it: "1 min", "20 min 31 s", "1 h 02 min".
+ */
 export function seconds(ms: number): string {
-  const s = ms / 1000;
-  const text = s >= 100 ? String(Math.round(s)) : s.toFixed(2).replace(/\.?0+$/, '');
-  return `${text} s`;
+  if (ms >= 60_000) return minutesText(ms);
+  return `${(ms / 1000).toFixed(2).replace(/\.?0+$/, '')} s`;
 }
 
 /** The one byte formatter (src/shared/bytes.ts). */

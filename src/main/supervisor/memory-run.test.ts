@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectMemoryBackend, memoryBackendOnce } from './cgroup';
+import type { RunResult } from '../../shared/result';
 import { Harness } from './proc-testkit';
 
 const detection = detectMemoryBackend();
@@ -76,6 +77,27 @@ describe.skipIf(!available)('runs with a memory limit', () => {
     const r = await harness.run({ argv: ['warden-no-such-command-xyz'], memory: '64M' });
     expect(r.verdict).toBe('spawn-failed');
     expect(r.exitCode).toBe(127);
+  });
+});
+
+describe.skipIf(!available)('the peak of a run without a memory limit', () => {
+  it("takes the cgroup's counter: a spike between two samples is in the peak, live and at the end", async () => {
+    harness = new Harness();
+    // 320 MiB held for 0.1 s: the sampler (twice a second) rarely sees it; the cgroup's counter always does.
+    const { id } = harness.supervisor.start({ argv: ['python3', '-c', 'import time\nb = bytearray(320 * 1024 * 1024)\ntime.sleep(0.1)\ndel b\nprint("freed", flush=True)\ntime.sleep(1.5)'] });
+    // Live, once it freed the spike: its snapshot's peak so far.
+    let live: RunResult | null | undefined = null;
+    for (let i = 0; i < 200; i++) {
+      live = harness.supervisor.get(id);
+      if (live?.stdout.includes('freed')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(live?.state).toBe('running');
+    expect(live?.peak?.rssBytes ?? 0).toBeGreaterThanOrEqual(320 * 1024 ** 2);
+    const r = await harness.result(id);
+    expect(r.verdict).toBe('completed');
+    expect(r.oom).toBeUndefined();
+    expect(r.peak!.rssBytes).toBeGreaterThanOrEqual(320 * 1024 ** 2);
   });
 });
 

@@ -34,6 +34,7 @@ import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult } from './assemble-result';
 import { describePids, listProcs, withCgroupSweep } from './teardown-report';
 import { judge } from './verdict';
+import { crashOf, inspectCore, readCoreSettings } from './core-dump';
 import type { MemoryBackend, RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
@@ -93,6 +94,8 @@ export class CommandRun {
 
   /** The run's own memory cgroup, when it has a memory limit. */
   private cgroup?: RunCgroup;
+  /** The cgroup's peak counter at the exit, for a run without a memory limit (with one, it is in `oom`). */
+  private cgroupPeakBytes?: number;
   private oomKillsBefore: number | null = null;
   private oom?: OomReport;
   private peak?: PeakFigures;
@@ -372,6 +375,8 @@ export class CommandRun {
       if (spawnFailure !== undefined) this.exit.exitCode = 126;
       // Read before teardown and removal, which end the processes and delete the counters.
       else if (this.options.memoryBytes !== null) this.oom = await this.cgroup.observeOom(this.oomKillsBefore, { exitCode: code, signal });
+      // Without a limit its cgroup still counts every page: a spike between two samples is in the peak.
+      else this.cgroupPeakBytes = this.cgroup.readPeakBytes();
     }
     let report: TeardownReport | undefined;
     const target: TeardownTarget = {
@@ -414,7 +419,8 @@ export class CommandRun {
    */
   private peakFigures(): PeakFigures | undefined {
     const sampled = this.peak ?? this.sampler?.latest(this.id)?.peak;
-    const cgroupPeak = this.oom?.peakBytes;
+    // Live, the counter is read with each snapshot (one small file), so every view's peak so far includes it.
+    const cgroupPeak = this.oom?.peakBytes ?? this.cgroupPeakBytes ?? (this.exit === undefined ? this.cgroup?.readPeakBytes() : undefined);
     if (sampled) return cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
     return cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: 1 } : undefined;
   }
@@ -478,6 +484,10 @@ export class CommandRun {
       outputKept: `${stdout}\n${stderr}`,
       viaShell: isShell(this.argv),
     });
+    // Until the subreaper says the command's pid, the group is its own: no pid to name.
+    const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, this.shim && this.pgid === this.shim.pid ? undefined : this.pgid);
+    const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.options.cwd, startedWallMs: this.startedWallMs }) : undefined;
     for (const stream of ['stdout', 'stderr'] as const) {
       const dropped = this.out[stream].dropped;
       if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters, over the cap of ${count(this.options.outputCapChars)}: the first and last ${count(Math.floor(this.options.outputCapChars / 2))} are kept and the ${count(dropped)} in between were dropped.`);
@@ -494,6 +504,7 @@ export class CommandRun {
       endedAt: new Date(exit.wallMs).toISOString(),
       stop,
       teardown: report,
+      ...(core ? { core } : {}),
       stdout,
       stderr,
     });
@@ -527,6 +538,7 @@ export class CommandRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
+      ...(fields.core ? { core: fields.core } : {}),
       ...(peak ? { peak } : {}),
     });
   }

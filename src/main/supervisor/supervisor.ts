@@ -27,6 +27,7 @@ import { isPythonRequest, type RunRequest } from '../../shared/request';
 import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
+import { WardenError } from './errors';
 import { PythonRun } from './python/run';
 import { PythonSession } from './python/session';
 import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
@@ -212,7 +213,7 @@ export class Supervisor {
    * for a busy session when the request says onBusy: 'refuse').
    */
   start(request: RunRequest): RunResult {
-    if (this.closing) throw new WardenInputError('Warden is shutting down and takes no new runs.');
+    if (this.closing) throw new WardenError('shutting-down', 'Warden is shutting down and takes no new runs.');
     const id = newId();
     if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
     const options = normalizeRequest(request, id, this.settings);
@@ -307,7 +308,7 @@ export class Supervisor {
 
   private findSession(name: string): PythonSession {
     const session = this.pythonSessions.get(checkSessionName(name));
-    if (!session) throw new WardenInputError(`No session named ${JSON.stringify(name)}.`);
+    if (!session) throw new WardenError('not-found', `No session named ${JSON.stringify(name)}.`);
     return session;
   }
 
@@ -458,7 +459,7 @@ export class Supervisor {
     if (run) return run;
     const stored = this.history?.get(id);
     if (stored && stored.state === 'ended') return storedRun(stored);
-    throw new WardenInputError(`No run with id ${JSON.stringify(id)}.`);
+    throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
   }
 
   private forgetOldRuns(endedId: string): void {

@@ -28,7 +28,7 @@ const ADVICE = {
   killHedged:
     'Check whether it uses too much memory: it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.',
   crashTraceback:
-    'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.',
+    "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.",
   crashNativeCommand: 'Check whether native code the command runs crashes, such as a compiled program or an extension module it loads.',
   crashNativeScript: 'Check whether native code the script calls crashes, such as an extension module it uses.',
   osKillCommand:
@@ -83,7 +83,7 @@ const rows: Row[] = [
     verdict: 'failed',
     advice: ADVICE.nestedTimeout,
     notes: [
-      'Exit code 124 after 3.1 s, before the 60 s limit. The limit did not stop it: exit code 124 usually comes from a timeout the command sets itself, such as a nested `timeout`.',
+      'Exit code 124 after 3.1 s, before the 1 min limit. The limit did not stop it: exit code 124 usually comes from a timeout the command sets itself, such as a nested `timeout`.',
     ],
   },
   {
@@ -92,7 +92,7 @@ const rows: Row[] = [
     verdict: 'failed',
     advice: ADVICE.killHedged,
     notes: [
-      'Exit code 137 after 0.33 s, before the 60 s limit. This usually means it or a process it ran was killed with SIGKILL, possibly by the out-of-memory killer; Warden sent no signal.',
+      'Exit code 137 after 0.33 s, before the 1 min limit. This usually means it or a process it ran was killed with SIGKILL, possibly by the out-of-memory killer; Warden sent no signal.',
     ],
   },
   {
@@ -100,7 +100,7 @@ const rows: Row[] = [
     o: obs({ exitCode: 137, viaShell: true }),
     verdict: 'failed',
     advice: ADVICE.killHedged,
-    notesHave: ['Exit code 137 after 0.33 s, before the 60 s limit.', 'a command the shell ran was killed with SIGKILL', 'possibly by the out-of-memory killer'],
+    notesHave: ['Exit code 137 after 0.33 s, before the 1 min limit.', 'a command the shell ran was killed with SIGKILL', 'possibly by the out-of-memory killer'],
   },
   {
     name: 'failed: exit 124 with no limit set',
@@ -124,7 +124,7 @@ const rows: Row[] = [
     o: obs({ exitCode: 137, viaShell: true, oom: { confirmed: true, peakBytes: Math.round(255.8 * MiB), limitBytes: 256 * MiB } }),
     verdict: 'killed',
     advice: 'The out-of-memory killer ended it at its 256 MiB memory limit; its peak was 255.8 MiB. Make it use less memory, or raise the memory limit.',
-    notes: ["Exit code 137 after 0.33 s, before the 60 s limit. The out-of-memory killer killed a command the shell ran: the memory cgroup's out-of-memory counter rose."],
+    notes: ["Exit code 137 after 0.33 s, before the 1 min limit. The out-of-memory killer killed a command the shell ran: the memory cgroup's out-of-memory counter rose."],
   },
   {
     name: 'killed: exit 137 not from a shell with OOM confirmed',
@@ -170,7 +170,7 @@ const rows: Row[] = [
     o: obs({ exitCode: 139, viaShell: true, elapsedMs: 500 }),
     verdict: 'failed',
     advice: ADVICE.crashNativeCommand,
-    notes: ['Exit code 139 after 0.5 s, before the 60 s limit. From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'],
+    notes: ['Exit code 139 after 0.5 s, before the 1 min limit. From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'],
   },
   {
     name: 'failed: 139 from bash after faulthandler output points at the traceback',
@@ -214,14 +214,14 @@ const rows: Row[] = [
     o: obs({ kind: 'python', exitCode: 3 }),
     verdict: 'failed',
     advice: ADVICE.osExit,
-    notes: ['The Python interpreter exited with code 3 after 0.33 s, before the 60 s limit, while the script ran.'],
+    notes: ['The Python interpreter exited with code 3 after 0.33 s, before the 1 min limit, while the script ran.'],
   },
   {
     name: 'failed: python session exit 137 still gets os._exit() advice and the 137 note',
     o: obs({ kind: 'python', exitCode: 137 }),
     verdict: 'failed',
     advice: ADVICE.osExit,
-    notesHave: ['Exit code 137 after 0.33 s, before the 60 s limit.', 'possibly by the out-of-memory killer'],
+    notesHave: ['Exit code 137 after 0.33 s, before the 1 min limit.', 'possibly by the out-of-memory killer'],
   },
 
   {
@@ -229,7 +229,7 @@ const rows: Row[] = [
     o: obs({ exitCode: null, signal: null }),
     verdict: 'failed',
     advice: 'Read stderr for what happened; its exit status could not be read.',
-    notes: ['It ended without an exit status or a signal that Warden could read, after 0.33 s, before the 60 s limit.'],
+    notes: ['It ended without an exit status or a signal that Warden could read, after 0.33 s, before the 1 min limit.'],
   },
 
   // killed: SIGKILL nobody here sent
@@ -238,14 +238,14 @@ const rows: Row[] = [
     o: obs({ exitCode: null, signal: 'SIGKILL', elapsedMs: 330 }),
     verdict: 'killed',
     advice: ADVICE.killHedged,
-    notes: ['Killed by SIGKILL after 0.33 s, before the 60 s limit. Warden did not send it; possibly the out-of-memory killer.'],
+    notes: ['Killed by SIGKILL after 0.33 s, before the 1 min limit. Warden did not send it; possibly the out-of-memory killer.'],
   },
   {
     name: 'killed: SIGKILL with OOM confirmed, peak and limit',
     o: obs({ exitCode: null, signal: 'SIGKILL', oom: { confirmed: true, peakBytes: Math.round(255.8 * MiB), limitBytes: 256 * MiB } }),
     verdict: 'killed',
     advice: 'The out-of-memory killer ended it at its 256 MiB memory limit; its peak was 255.8 MiB. Make it use less memory, or raise the memory limit.',
-    notes: ["Killed by the out-of-memory killer after 0.33 s, before the 60 s limit: the memory cgroup's out-of-memory counter rose."],
+    notes: ["Killed by the out-of-memory killer after 0.33 s, before the 1 min limit: the memory cgroup's out-of-memory counter rose."],
   },
   {
     name: 'killed: SIGKILL with OOM confirmed, no figures',
@@ -269,14 +269,14 @@ const rows: Row[] = [
       o: obs({ exitCode: null, signal, elapsedMs: 500, outputKept: 'working\n' }),
       verdict: 'crashed',
       advice: ADVICE.crashNativeCommand,
-      notes: [`Crashed with ${signal} after 0.5 s, before the 60 s limit.`],
+      notes: [`Crashed with ${signal} after 0.5 s, before the 1 min limit.`],
     },
     {
       name: `crashed: ${signal} with "Fatal Python error: " at a line start`,
       o: obs({ exitCode: null, signal, elapsedMs: 500, outputKept: `working\n${FATAL}` }),
       verdict: 'crashed',
       advice: ADVICE.crashTraceback,
-      notes: [`Crashed with ${signal} after 0.5 s, before the 60 s limit.`],
+      notes: [`Crashed with ${signal} after 0.5 s, before the 1 min limit.`],
     },
     {
       name: `crashed: ${signal} with "Fatal Python error: " mid-line after output without a newline`,
@@ -311,7 +311,7 @@ const rows: Row[] = [
       o: obs({ exitCode: null, signal, elapsedMs: 2_000 }),
       verdict: 'signaled',
       advice: ADVICE.osKillCommand,
-      notes: [`Ended by ${signal} after 2 s, before the 60 s limit. Warden did not send it.`],
+      notes: [`Ended by ${signal} after 2 s, before the 1 min limit. Warden did not send it.`],
       adviceLacks: ['memory', 'native'],
     }),
   ),
@@ -341,7 +341,7 @@ const rows: Row[] = [
     name: 'failed: ending exactly at the limit, before the engine acted, is not "before the limit"',
     o: obs({ exitCode: 137, elapsedMs: 60_000, limitMs: 60_000 }),
     verdict: 'failed',
-    notesHave: ['Exit code 137 after 60 s, when the 60 s limit had just passed but before Warden sent any signal.'],
+    notesHave: ['Exit code 137 after 1 min, when the 1 min limit had just passed but before Warden sent any signal.'],
   },
 
   // timed-out: the deadline engine stopped it
@@ -408,7 +408,7 @@ const rows: Row[] = [
     o: obs({ exitCode: null, signal: 'SIGINT', elapsedMs: 2_010, stop: { reason: 'user', requestedAtMs: 2_000, endedBy: 'interrupt' } }),
     verdict: 'stopped',
     advice: null,
-    notes: ['Stopped on request after 2 s, before the 60 s limit: it ended at the interrupt step (SIGINT) after 2.01 s.'],
+    notes: ['Stopped on request after 2 s, before the 1 min limit: it ended at the interrupt step (SIGINT) after 2.01 s.'],
   },
   {
     name: 'stopped: by a user, forced, no limit',
@@ -430,7 +430,7 @@ const rows: Row[] = [
     o: obs({ exitCode: 0, signal: null, elapsedMs: 4_200, stop: { reason: 'shutdown', requestedAtMs: 4_000, endedBy: 'interrupt' } }),
     verdict: 'stopped',
     advice: null,
-    notes: ['Stopped because Warden shut down after 4 s, before the 60 s limit: it ended at the interrupt step (SIGINT) after 4.2 s, with exit code 0.'],
+    notes: ['Stopped because Warden shut down after 4 s, before the 1 min limit: it ended at the interrupt step (SIGINT) after 4.2 s, with exit code 0.'],
   },
 
   // spawn-failed and lost
@@ -508,7 +508,7 @@ describe('judge: invariants', () => {
 
   it('an elapsed time that rounds to the limit is shown precisely enough to read as before it', () => {
     const j = judge(obs({ exitCode: 137, limitMs: 60_000, elapsedMs: 59_999 }));
-    expect(j.notes[0]).toContain('Exit code 137 after 59.999 s, before the 60 s limit.');
+    expect(j.notes[0]).toContain('Exit code 137 after 59.999 s, before the 1 min limit.');
   });
 
   it('a stop record always wins over the exit code and the signal', () => {
@@ -557,8 +557,12 @@ describe('format', () => {
     [1_000, '1 s'],
     [1_010, '1.01 s'],
     [1_500, '1.5 s'],
-    [60_000, '60 s'],
-    [150_400, '150 s'],
+    [59_999, '60 s'],
+    [60_000, '1 min'],
+    [150_400, '2 min 30 s'],
+    [1_231_000, '20 min 31 s'],
+    [3_600_000, '1 h'],
+    [3_725_000, '1 h 02 min'],
   ])('seconds(%i) is %s', (ms, text) => {
     expect(seconds(ms)).toBe(text);
   });

@@ -58,7 +58,7 @@ export function judge(o: Observations): Judgement {
 }
 
 /**
- * "after 0.33 s, before the 60 s limit". Only the stop record makes a timeout,
+ * "after 0.33 s, before the 1 min limit". Only the stop record makes a timeout,
  * so an ending at or just past the limit, before the deadline engine acted,
  * says so instead of claiming "before".
  */
@@ -68,8 +68,8 @@ function whenEnded(o: Observations): string {
     return `after ${seconds(o.elapsedMs)}, when the ${seconds(o.limitMs)} limit had just passed but before Warden sent any signal`;
   }
   let elapsed = seconds(o.elapsedMs);
-  // 59.999 s must not read as "60 s, before the 60 s limit".
-  if (elapsed === seconds(o.limitMs)) elapsed = `${(o.elapsedMs / 1000).toFixed(3)} s`;
+  // 59.999 s must not read as "60 s, before the 1 min limit".
+  if (elapsed === seconds(o.limitMs) || Number((o.elapsedMs / 1000).toFixed(2)) * 1000 >= o.limitMs) elapsed = `${(o.elapsedMs / 1000).toFixed(3)} s`;
   return `after ${elapsed}, before the ${seconds(o.limitMs)} limit`;
 }
 

@@ -191,7 +191,7 @@ describe("wait(id, { output: 'unseen' })", () => {
       expect(error, JSON.stringify(options)).toBeInstanceOf(WardenInputError);
       expect((error as Error).message).not.toContain('\n');
     }
-    await expect(h.supervisor.wait('nosuchrun123', { output: 'unseen' })).rejects.toThrow(WardenInputError);
+    await expect(h.supervisor.wait('nosuchrun123', { output: 'unseen' })).rejects.toMatchObject({ kind: 'not-found' });
     await h.result(id);
   });
 });

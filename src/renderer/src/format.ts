@@ -3,15 +3,14 @@
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import { bytes as sharedBytes } from '../../shared/bytes';
 import type { RunResult } from '../../shared/result';
+import { minutesText } from '../../shared/duration';
 
-/** 0.42 s, 12.3 s, 2 min 05 s, 1 h 02 min. */
+/** 0.42 s, 12.3 s, then as notes write it too: 1 min, 2 min 05 s, 1 h 02 min (shared/duration.ts). */
 export function duration(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
   if (ms < 10_000) return `${(ms / 1000).toFixed(2)} s`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.floor(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+  return minutesText(ms);
 }
 
 /** 512 B, 1.5 KiB, 23.4 MiB, 1.02 GiB (src/shared/bytes.ts); a dash for no figure. */

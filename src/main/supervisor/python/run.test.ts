@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Harness, isDead, waitDead } from '../proc-testkit';
 import { pythonHarness, sleep } from './testkit';
+import { readCoreSettings } from '../core-dump';
 
 const t = pythonHarness();
 const { py, pidOf } = t;
 
-const TRACEBACK_ADVICE = 'Check the traceback above for the call that crashed in native code, such as an extension module the script uses.';
+const TRACEBACK_ADVICE = "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.";
 const NATIVE_ADVICE = 'Check whether native code the script calls crashes, such as an extension module it uses.';
 
 describe('ordinary endings', () => {
@@ -132,6 +133,15 @@ describe('when the interpreter dies under a script', () => {
     const r = await py({ code: 'import ctypes, sys\nsys.stderr.write("50%")\nsys.stderr.flush()\nctypes.string_at(0)' });
     expect(r).toMatchObject({ verdict: 'crashed', signal: 'SIGSEGV', advice: TRACEBACK_ADVICE });
     expect(r.stderr).toMatch(/^50%Fatal Python error: /);
+  });
+
+  it("a crashed interpreter's core report: the kernel's pattern, and whether the interpreter's core file is there", async () => {
+    const settings = readCoreSettings()!;
+    const r = await py({ code: 'import os, resource, signal\nresource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))\nos.kill(os.getpid(), signal.SIGSEGV)' });
+    expect(r).toMatchObject({ verdict: 'crashed', signal: 'SIGSEGV' });
+    expect(r.core?.pattern).toBe(settings.pattern);
+    // Its limit was 0: no file, unless a program the pattern pipes to decides.
+    expect(r.core?.dumped).toBe(settings.pattern.startsWith('|') ? null : false);
   });
 
   it('a segfault after faulthandler.disable() gets the native-code advice, without "above"', async () => {

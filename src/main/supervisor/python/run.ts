@@ -15,6 +15,7 @@ import { assembleResult } from '../assemble-result';
 import { describePids, listProcs, withCgroupSweep } from '../teardown-report';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
+import { crashOf, inspectCore, readCoreSettings } from '../core-dump';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
 import type { ProcessSampler } from '../proc-tree/sampler';
 import { PythonStop } from './stop';
@@ -42,6 +43,8 @@ export class PythonRun {
   queuePosition?: number;
   private readonly queuedWallMs = Date.now();
   private startedWallMs?: number;
+  /** The interpreter's pid when the script began: the process a crash's core file is named for. */
+  private interpreterPid?: number;
   private startMono?: number;
   private readonly out: Record<OutputStream, CappedOutput>;
   /** When the first stop signal went out (ms since start), for killAtMs. */
@@ -138,6 +141,7 @@ export class PythonRun {
     interp.send({ op: 'exec', id: this.id, code: this.options.code, scope: this.options.scope, key: this.key });
     const sampler = this.session.sampler();
     const rootPid = interp.pid;
+    this.interpreterPid = rootPid;
     if (sampler && rootPid !== undefined) {
       // As for commands: a script that ends at once costs no sample.
       this.trackTimer = setTimeout(() => {
@@ -260,6 +264,9 @@ export class PythonRun {
     const stderr = this.out.stderr.text();
     const stop = this.stopper.record();
     const { judgement, exitCode, signal, elapsedMs, wallMs } = this.judgeOutcome(outcome, stop, `${stdout}\n${stderr}`);
+    const crash = crashOf(judgement.verdict, exitCode, signal, this.interpreterPid);
+    const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.cwd, startedWallMs: this.startedWallMs ?? this.queuedWallMs }) : undefined;
     const notes = [...judgement.notes, ...this.notes];
     if (sessionNotes.interpreterGone) notes.push(sessionNotes.interpreterGone);
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -278,6 +285,7 @@ export class PythonRun {
       endedAt: new Date(wallMs).toISOString(),
       stop: outcome.type === 'not-run' ? { reason: outcome.reason, requestedAtMs: 0, signals: [], endedBy: 'interrupt' } : stop,
       teardown: report,
+      ...(core ? { core } : {}),
       stdout,
       stderr,
     });
@@ -446,6 +454,7 @@ export class PythonRun {
       stdoutTruncated: this.out.stdout.dropped,
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
+      ...(fields.core ? { core: fields.core } : {}),
       ...(peak ? { peak } : {}),
     });
   }

@@ -31,7 +31,7 @@ describe('when the interpreter dies between scripts', () => {
     const note = next.notes.find((n) => n.startsWith('The interpreter died after the previous script'))!;
     expect(note).toContain(`(run ${r.id})`);
     expect(note).toContain('it was ended by SIGSEGV');
-    expect(note).toContain('If it happens again, check the traceback above for the call that crashed in native code');
+    expect(note).toContain("If it happens again, check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code");
     expect(note).toContain('the variables from earlier scripts are gone');
     // faulthandler's report from the dead interpreter is kept, at the start of this script's stderr.
     expect(next.stderr).toMatch(/^Fatal Python error: Segmentation fault/);

@@ -29,6 +29,7 @@ import type { SessionInfo, StopReason } from '../../../shared/result';
 import { count, seconds } from '../format';
 import type { RunCgroup } from '../cgroup';
 import { WardenInputError } from '../options';
+import { WardenError } from '../errors';
 import { readLastPid } from '../procfs';
 import { checkSpawnable } from '../spawn';
 import type { ProcessSampler } from '../proc-tree/sampler';
@@ -78,7 +79,7 @@ export class PythonSession {
     const busy = this.current !== undefined || this.queue.length > 0;
     if (busy && run.options.onBusy === 'refuse') {
       const waiting = this.queue.length > 0 ? ` and ${this.queue.length} queued` : '';
-      throw new WardenInputError(`The session "${this.name}" is busy with run ${this.current?.id ?? this.queue[0]!.id}${waiting}; the script was refused (onBusy: "refuse").`);
+      throw new WardenError('busy', `The session "${this.name}" is busy with run ${this.current?.id ?? this.queue[0]!.id}${waiting}; the script was refused (onBusy: "refuse").`);
     }
     this.queue.push(run);
     this.renumber();

@@ -1,19 +1,34 @@
-// A live run's last minute in a few pixels: CPU % (line) over memory (area),
-// an SVG of two polylines, redrawn when a sample arrives (2 Hz), never per frame.
+// A live run's last minute in a few pixels: CPU % (line, its latest point
+// marked) over memory (area, against the limit when there is one, warning
+// near it), an SVG redrawn when a sample arrives (2 Hz), never per frame. Its
+// label says the figures in words, for a tooltip and a screen reader.
 
 import { memo } from 'react';
 import type { TelemetryPoint } from '../../../shared/telemetry';
-import { sparkPaths } from './spark';
+import { sparkLabel, sparkPaths } from './spark';
 
-export const Sparkline = memo(function Sparkline({ points, width = 72, height = 18 }: { points: TelemetryPoint[]; width?: number; height?: number }) {
-  const paths = sparkPaths(points, width, height);
+export const Sparkline = memo(function Sparkline({ points, limitBytes, width = 72, height = 18 }: { points: TelemetryPoint[]; limitBytes?: number; width?: number; height?: number }) {
+  const paths = sparkPaths(points, width, height, undefined, limitBytes);
   if (!paths) return null;
-  const last = points[points.length - 1]!;
+  const label = sparkLabel(paths, limitBytes);
   return (
-    <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`CPU ${last[1].toFixed(0)} %, last minute`} data-testid="run-spark" data-points={paths.count}>
-      <title>{`CPU and memory, last minute: now ${last[1].toFixed(0)} % CPU`}</title>
+    <svg
+      className={`sparkline${paths.nearLimit ? ' near-limit' : ''}`}
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={label}
+      data-testid="run-spark"
+      data-points={paths.count}
+      data-against-limit={paths.againstLimit ? 'true' : 'false'}
+    >
+      <title>{label}</title>
+      {/* The whole minute, faint: a young run's few seconds read as few against it. */}
+      <rect className="sparkline-track" x={0} y={0} width={width} height={height} rx={2} />
       <polygon className="sparkline-rss" points={paths.rss} />
       <polyline className="sparkline-cpu" points={paths.cpu} />
+      <circle className="sparkline-now" cx={paths.now.x} cy={paths.now.y} r={1.75} />
     </svg>
   );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sparkPaths } from './spark';
+import { sparkLabel, sparkPaths } from './spark';
 
 describe('sparkline geometry', () => {
   it('draws the last minute only, CPU against one core at least, memory as an area to the baseline', () => {
@@ -13,6 +13,42 @@ describe('sparkline geometry', () => {
     expect(paths.count).toBe(2);
     expect(paths.cpu).toBe('30.5,10.0 60.5,1.0');
     expect(paths.rss.split(' ')).toEqual(['30.5,11', '30.5,1.0', '60.5,5.5', '60.5,11']);
+    expect(paths).toMatchObject({ now: { x: 60.5, y: 1 }, cpuNow: 100, cpuMax: 100, rssNow: 200, rssMax: 400, againstLimit: false, nearLimit: false });
+  });
+
+  it('keeps the time axis a minute wide: a run two seconds old is drawn at the right, not stretched', () => {
+    const paths = sparkPaths(
+      [
+        [0, 10, 100, 1],
+        [1_000, 20, 100, 1],
+        [2_000, 30, 100, 1],
+      ],
+      61,
+      11,
+    )!;
+    expect(paths.cpu.split(' ').map((p) => p.split(',')[0])).toEqual(['58.5', '59.5', '60.5']);
+  });
+
+  it('draws memory against the limit when there is one: a quarter of it fills a quarter', () => {
+    const points: [number, number, number, number][] = [
+      [0, 0, 100, 1],
+      [1_000, 0, 100, 1],
+    ];
+    // height 10: the area's top is at 9 - 0.25 * 8 = 7.
+    expect(sparkPaths(points, 61, 10, 60_000, 400)!.rss.split(' ')[1]).toBe('59.5,7.0');
+    expect(sparkPaths(points, 61, 10, 60_000, 400)).toMatchObject({ againstLimit: true, nearLimit: false });
+    // Without one, its own highest value is the top.
+    expect(sparkPaths(points, 61, 10)!.rss.split(' ')[1]).toBe('59.5,1.0');
+    // At 80 % of the limit or more it is near.
+    expect(sparkPaths(points, 61, 10, 60_000, 120)).toMatchObject({ againstLimit: true, nearLimit: true });
+  });
+
+  it('says the figures in words: now and highest, and the limit when drawn against it', () => {
+    const MiB = 1024 ** 2;
+    expect(sparkLabel({ cpuNow: 12.4, cpuMax: 98, rssNow: 45 * MiB, rssMax: 60 * MiB, againstLimit: true }, 256 * MiB)).toBe(
+      'CPU 12 % now, highest 98 %; memory 45 MiB now, highest 60 MiB of a 256 MiB limit; last minute',
+    );
+    expect(sparkLabel({ cpuNow: 0, cpuMax: 3, rssNow: 5 * MiB, rssMax: 5 * MiB, againstLimit: false })).toBe('CPU 0 % now, highest 3 %; memory 5 MiB now, highest 5 MiB; last minute');
   });
 
   it('needs two points', () => {

@@ -492,6 +492,7 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
   const cap = active && active.line === i && active.end > LINE_CAP ? active.end + 200 : LINE_CAP;
   const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
   const isLinked = linked !== undefined && i + 1 >= linked.from && i + 1 <= linked.to;
+  const approximate = rows.approximate(i);
   return (
     <div
       key={i}
@@ -503,6 +504,7 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
       data-line={i + 1}
       data-stream={s === 0 ? 'stdout' : 'stderr'}
       data-linked={isLinked ? 'true' : undefined}
+      data-order={approximate ? 'approximate' : undefined}
     >
       <a
         className="rd-gutter"
@@ -516,6 +518,15 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
         data-testid="output-line-link"
         tabIndex={-1}
       >
+        {approximate && (
+          <span
+            className="rd-order-approx"
+            data-testid="output-order-approx"
+            title="This line and the one above came through the two pipes (stdout, stderr) within 0.1 s of each other: which was written first cannot be told, so their order here is approximate. For one exact order, run the command with 2>&1."
+          >
+            ≈
+          </span>
+        )}
         {numberOf(i)}
       </a>
       {timeText && (

@@ -6,15 +6,18 @@
 import type { RunResult } from '../../../../shared/result';
 import { navigate } from '../../router';
 import { parseAnsi, styleClass, styleColours } from './ansi';
-import { verdictSentence } from './describe';
 import { askStream } from './output-intent';
-import { crashFacts, summaryTails, type StreamTail } from './summary';
+import { coreSentence, crashFacts, scriptFrame, summaryHeading, summaryTails, type StreamTail } from './summary';
 import { useWarden } from '../../store';
 
 const TAIL_LINES = 30;
 
 export function SummaryView({ run }: { run: RunResult }) {
-  const tails = summaryTails(run, TAIL_LINES);
+  // A session script's traceback or crash report names the script's line where it stopped.
+  const frame = run.kind === 'python' ? scriptFrame(run.stderr) : null;
+  const tails = summaryTails(run, TAIL_LINES, frame?.stderrLine);
+  const said = summaryHeading(run);
+  const scriptLineText = frame ? (run.code ?? '').split('\n')[frame.scriptLine - 1] : undefined;
   // The last sample of the tree this page saw: the process that crashed, when it was the main one.
   const root = useWarden((s) => s.trees[run.id]?.roots[0]);
   const crash = crashFacts(run, root ? { pid: root.pid, command: root.command } : undefined);
@@ -26,7 +29,7 @@ export function SummaryView({ run }: { run: RunResult }) {
     <div className="rd-scroll-panel" data-testid="run-summary">
       <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
         <p className="rd-verdict-text" data-testid="summary-verdict">
-          {verdictSentence(run)}
+          {said.heading}
         </p>
         {run.advice && (
           <div className="rd-advice" data-testid="summary-advice">
@@ -34,15 +37,38 @@ export function SummaryView({ run }: { run: RunResult }) {
             <p>{run.advice}</p>
           </div>
         )}
-        {run.notes.length > 0 && (
-          <ul className="rd-notes">
-            {run.notes.map((note, i) => (
+        {said.notes.length > 0 && (
+          <ul className="rd-notes" data-testid="summary-notes">
+            {said.notes.map((note, i) => (
               <li key={i}>{note}</li>
             ))}
           </ul>
         )}
       </section>
 
+      {frame && (
+        <section className="rd-card" data-testid="summary-script-line" data-line={frame.scriptLine}>
+          <h3>
+            Where the script stopped
+            <span className="rd-card-aside">
+              <button type="button" className="rd-link" onClick={() => navigate({ view: 'run', id: run.id, tab: 'script' })} data-testid="summary-open-script">
+                open the script
+              </button>
+            </span>
+          </h3>
+          <div className="rd-tail-lines">
+            <div className="rd-tail-line rd-error-line">
+              <span className="rd-gutter" style={{ width: `${String(frame.scriptLine).length + 2}ch` }} aria-hidden="true">
+                {frame.scriptLine}
+              </span>
+              <span className="rd-text">{scriptLineText === undefined || scriptLineText === '' ? ' ' : scriptLineText}</span>
+            </div>
+          </div>
+          <p className="muted">
+            Line {frame.scriptLine} of the script, as {/Fatal Python error/.test(run.stderr) ? "Python's crash report" : 'the traceback'} in stderr (line {frame.stderrLine.toLocaleString('en-US')}) names it.
+          </p>
+        </section>
+      )}
       {crash && (
         <section className="rd-card" data-testid="summary-crash">
           <h3>The crash</h3>
@@ -54,6 +80,14 @@ export function SummaryView({ run }: { run: RunResult }) {
                 <dt>Process</dt>
                 <dd data-testid="crash-culprit">
                   pid {crash.culprit.pid}: <code>{crash.culprit.command}</code>
+                </dd>
+              </>
+            )}
+            {run.core && (
+              <>
+                <dt>Core dump</dt>
+                <dd data-testid="crash-core" data-dumped={String(run.core.dumped)}>
+                  {coreSentence(run.core, crash.culprit?.pid)}
                 </dd>
               </>
             )}
@@ -77,7 +111,7 @@ export function SummaryView({ run }: { run: RunResult }) {
           </p>
         </section>
       ) : (
-        tails.map((tail) => <TailCard key={tail.stream} tail={tail} onOpen={() => openLog(tail.stream)} />)
+        tails.map((tail) => <TailCard key={tail.stream} tail={tail} scriptFrameLine={tail.stream === 'stderr' ? frame?.stderrLine : undefined} onOpen={() => openLog(tail.stream)} />)
       )}
 
       <div className="rd-summary-foot">
@@ -89,7 +123,7 @@ export function SummaryView({ run }: { run: RunResult }) {
   );
 }
 
-function TailCard({ tail, onOpen }: { tail: StreamTail; onOpen: () => void }) {
+function TailCard({ tail, scriptFrameLine, onOpen }: { tail: StreamTail; scriptFrameLine?: number; onOpen: () => void }) {
   const shown = tail.blocks.reduce((n, b) => n + b.lines.length, 0);
   const digits = String(tail.totalLines).length;
   return (
@@ -112,7 +146,14 @@ function TailCard({ tail, onOpen }: { tail: StreamTail; onOpen: () => void }) {
               </div>
             )}
             {block.lines.map((line) => (
-              <div key={line.no} className={`rd-tail-line${line.error ? ' rd-error-line' : ''}`} data-testid="summary-line" data-line={line.no} data-error={line.error ? 'true' : 'false'}>
+              <div
+                key={line.no}
+                className={`rd-tail-line${line.error ? ' rd-error-line' : ''}${line.no === scriptFrameLine ? ' rd-script-frame' : ''}`}
+                data-testid="summary-line"
+                data-line={line.no}
+                data-error={line.error ? 'true' : 'false'}
+                data-script-frame={line.no === scriptFrameLine ? 'true' : undefined}
+              >
                 <span className="rd-gutter" style={{ width: `${digits + 2}ch` }} aria-hidden="true">
                   {line.no}
                 </span>

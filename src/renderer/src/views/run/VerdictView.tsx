@@ -12,6 +12,8 @@ export function VerdictView({ run }: { run: RunResult }) {
   const now = useNow(live ? 250 : null);
   const elapsed = liveElapsed(run, syncedAt, now);
   const stop = run.stop;
+  // A live run's peak so far is the tree's latest sample's too, as in the row and the Process tree.
+  const tree = useWarden((s) => (live ? s.trees[run.id] : undefined));
   return (
     <div className="rd-scroll-panel">
       <section className={`rd-card rd-verdict ${statusOf(run)}`}>
@@ -104,7 +106,7 @@ export function VerdictView({ run }: { run: RunResult }) {
             <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : run.state === 'ended' ? 'not confirmed' : 'none so far'}</dd>
             <dt>Peak</dt>
             <dd data-testid="oom-peak">
-              {bytes(peakOf(run))}
+              {bytes(peakOf(run, tree))}
               {run.state === 'ended' ? '' : ' so far'}
             </dd>
             <dt>Memory limit</dt>

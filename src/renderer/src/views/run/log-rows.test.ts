@@ -25,6 +25,23 @@ describe('the merged log', () => {
     expect(rows.rowOf(1, 1)).toBe(4);
   });
 
+  it('says where the order between the streams is approximate: a switch within one mark spacing', () => {
+    // out1 at 0, err1 at 30 (the two pipes read within 100 ms), out2+out3 at 200, err2 at 300.
+    const near: OutputMark[] = [
+      [0, 0, 0],
+      [1, 0, 30],
+      [0, 5, 200],
+      [1, 5, 300],
+    ];
+    const rows = buildRows('all', [idx[0], idx[1]], [null, null], near);
+    expect(Array.from({ length: rows.count }, (_, r) => rows.approximate(r))).toEqual([false, true, false, false, false]);
+    // 100 ms apart or more: in order.
+    const apart = buildRows('all', [idx[0], idx[1]], [null, null], marks);
+    expect(Array.from({ length: apart.count }, (_, r) => apart.approximate(r))).toEqual([false, false, false, false, false]);
+    // One stream shown: nothing to order.
+    expect(buildRows('stderr', [idx[0], idx[1]], [null, null], near).approximate(1)).toBe(false);
+  });
+
   it('shows one stream when filtered, still timed', () => {
     const rows = buildRows('stderr', [idx[0], idx[1]], [null, null], marks);
     expect(rows.count).toBe(2);

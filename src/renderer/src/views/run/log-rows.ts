@@ -2,7 +2,7 @@
 // the order they arrived (shared/output-times.ts), each row with the time its
 // line came. Pure: built from the two streams' line indexes and the marks.
 
-import { markAt, mergeLines, splitMarks, streamOffset, type OutputMark, type StreamTimes } from '../../../../shared/output-times';
+import { MARK_SPACING_MS, markAt, mergeLines, splitMarks, streamOffset, type OutputMark, type StreamTimes } from '../../../../shared/output-times';
 import type { LineIndex, Match } from './lines';
 
 export type LogMode = 'all' | 'stdout' | 'stderr';
@@ -32,6 +32,12 @@ export interface LogRows {
   atMs(row: number): number | null;
   /** The row a stream's line is on, or -1 when this view does not show that stream. */
   rowOf(stream: 0 | 1, line: number): number;
+  /**
+   * Whether the order between this row and the one before it (of the other
+   * stream) is approximate: both came within one mark's spacing, where two
+   * pipes' reads cannot tell which was written first.
+   */
+  approximate(row: number): boolean;
 }
 
 function lineMark(index: LineIndex, line: number, cut: Cut | null, times: StreamTimes): number {
@@ -47,7 +53,7 @@ export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: 
   };
   if (mode !== 'all') {
     const s: 0 | 1 = mode === 'stdout' ? 0 : 1;
-    return { count: indexes[s].count, stream: () => s, line: (row) => row, atMs: (row) => atOf(s, row), rowOf: (stream, line) => (stream === s ? line : -1) };
+    return { count: indexes[s].count, stream: () => s, line: (row) => row, atMs: (row) => atOf(s, row), rowOf: (stream, line) => (stream === s ? line : -1), approximate: () => false };
   }
   const seqOf = (s: 0 | 1, line: number) => {
     const k = lineMark(indexes[s], line, cuts[s], times[s]);
@@ -62,6 +68,12 @@ export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: 
     line: (row) => merged.lines[row]!,
     atMs: (row) => atOf(merged.streams[row] as 0 | 1, merged.lines[row]!),
     rowOf: (stream, line) => inverse[stream][line] ?? -1,
+    approximate: (row) => {
+      if (row < 1 || row >= merged.streams.length || merged.streams[row] === merged.streams[row - 1]) return false;
+      const at = atOf(merged.streams[row] as 0 | 1, merged.lines[row]!);
+      const before = atOf(merged.streams[row - 1] as 0 | 1, merged.lines[row - 1]!);
+      return at !== null && before !== null && Math.abs(at - before) < MARK_SPACING_MS;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crashFacts, defaultTab, isErrorLine, scriptErrorLine, streamTail, summaryTails, tabsOf } from './summary';
+import type { RunResult } from '../../../../shared/result';
+import { coreSentence, crashFacts, summaryHeading, defaultTab, isErrorLine, scriptErrorLine, scriptFrame, streamTail, summaryTails, tabsOf } from './summary';
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${make(i + 1)}\n`).join('');
 
@@ -51,6 +52,14 @@ describe('the tail of a stream', () => {
     expect(tail.blocks[0]!.lines[0]!.text).toBe('\x1b[31mFAILED\x1b[0m test_x');
   });
 
+  it("keeps a focus line in view (the script's frame) in place of the last error line", () => {
+    const text = lines(80, (i) => (i === 10 ? 'File "<script>", line 3' : i === 20 ? 'Error: late' : `line ${i}`));
+    const tail = streamTail('stderr', text, 30, 3, 11)!;
+    expect(tail.blocks[0]!.lines.map((l) => l.no)).toEqual([8, 9, 10, 11, 12, 13, 14]);
+    // In the tail already: one block.
+    expect(streamTail('stderr', text, 30, 3, 75)!.blocks).toHaveLength(1);
+  });
+
   it('has nothing for an empty stream, and puts stderr first', () => {
     expect(streamTail('stdout', '')).toBeNull();
     expect(summaryTails({ stdout: 'compiling...\n', stderr: 'error: x\n' }).map((t) => t.stream)).toEqual(['stderr', 'stdout']);
@@ -62,6 +71,29 @@ describe('the tail of a stream', () => {
     expect(scriptErrorLine(stderr)).toBe(7);
     expect(scriptErrorLine('nothing')).toBeNull();
   });
+
+  it("finds the script's line in faulthandler's report: the first named in the current thread, most recent first", () => {
+    // As a session's interpreter prints it when ctypes.string_at(0) in f() (line 3) is called from line 4.
+    const stderr = [
+      'Fatal Python error: Segmentation fault',
+      '',
+      'Thread 0x00007feac04ff6c0 (most recent call first):',
+      '  File "/opt/warden/runtime/warden_runtime.py", line 316 in read_ops',
+      '',
+      'Current thread 0x00007feac1bc2b80 (most recent call first):',
+      '  File "/usr/lib/python3.11/ctypes/__init__.py", line 519 in string_at',
+      '  File "<script>", line 3 in f',
+      '  File "<script>", line 4 in <module>',
+      '  File "/opt/warden/runtime/warden_runtime.py", line 200 in run_script',
+      '',
+    ].join('\n');
+    expect(scriptErrorLine(stderr)).toBe(3);
+    expect(scriptFrame(stderr)).toEqual({ scriptLine: 3, stderrLine: 8 });
+    // Output after the report that names no script line leaves it as found.
+    expect(scriptErrorLine(`${stderr}later output\n`)).toBe(3);
+    // A traceback printed after the report (most recent call last) is the later word.
+    expect(scriptErrorLine(`${stderr}Traceback (most recent call last):\n  File "<script>", line 9, in <module>\nValueError\n`)).toBe(9);
+  });
 });
 
 describe('crash facts', () => {
@@ -72,5 +104,57 @@ describe('crash facts', () => {
     expect(crashFacts({ ...crashed, argv: ['/usr/bin/python3.12', 'x.py'] })).toMatchObject({ python: true, faultReport: false, culprit: null });
     expect(crashFacts({ ...crashed, kind: 'python', argv: undefined, stderr: 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n' })).toMatchObject({ python: true, faultReport: true });
     expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 1 })).toBeNull();
+    // A shell's 139: a process it ran crashed; the shell is not the culprit.
+    expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 139, argv: ['bash', '-c', './a.out'] }, { pid: 7, command: 'bash -c ./a.out' })).toEqual({
+      status: '139 (128 + 11, SIGSEGV, in a process it ran)',
+      culprit: null,
+      python: false,
+      faultReport: false,
+    });
+    expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 134, argv: ['bash', '-c', 'python3 x.py'] })).toMatchObject({ python: true });
+    expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 130 })).toBeNull();
+  });
+});
+
+describe('a core dump in a sentence', () => {
+  it('says where it was written, why none was, or which program has it', () => {
+    expect(coreSentence({ dumped: true, pattern: 'core', where: '/w/core', limitBytes: null })).toBe('Written to /w/core.');
+    expect(coreSentence({ dumped: false, pattern: 'core', where: '/w/core', limitBytes: 0 })).toBe(
+      'None was written at /w/core: its core file size limit was 0 when it started (run it under ulimit -c unlimited to get one).',
+    );
+    expect(coreSentence({ dumped: false, pattern: '/cores/core.%p', where: '/cores/core.7', limitBytes: null })).toBe('None was written at /cores/core.7.');
+    expect(coreSentence({ dumped: null, pattern: '|/usr/lib/systemd/systemd-coredump %P', where: '/usr/lib/systemd/systemd-coredump', limitBytes: 0 }, 42)).toBe(
+      'core_pattern hands it to /usr/lib/systemd/systemd-coredump, which decides whether to keep it. Read it with coredumpctl info 42.',
+    );
+    expect(coreSentence({ dumped: null, pattern: '|/usr/share/apport/apport -p%p', where: '/usr/share/apport/apport', limitBytes: 0 })).toMatch(/apport, which decides whether to keep it\. Apport keeps it in \/var\/crash\.$/);
+    expect(coreSentence({ dumped: null, pattern: '/cores/%e/core', limitBytes: null })).toBe('core_pattern is /cores/%e/core: where it went could not be told from here.');
+  });
+});
+
+describe("the Summary's heading, said once", () => {
+  const ended = (over: Partial<RunResult>): RunResult => ({
+    id: 'r1', kind: 'command', argv: ['x'], cwd: '/', state: 'ended', exitCode: null, signal: null, startedAt: '2026-12-02T00:00:00.000Z',
+    elapsedMs: 400, limitMs: 60_000, advice: null, notes: [], stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0, ...over,
+  });
+
+  it("takes the engine's note that restates the verdict as the heading, once", () => {
+    const crashed = ended({ verdict: 'crashed', signal: 'SIGSEGV', notes: ['Crashed with SIGSEGV after 0.4 s, before the 1 min limit.', 'The interpreter died under the script.'] });
+    expect(summaryHeading(crashed)).toEqual({ heading: 'Crashed with SIGSEGV after 0.4 s, before the 1 min limit.', notes: ['The interpreter died under the script.'] });
+    const signaled = ended({ verdict: 'signaled', signal: 'SIGTERM', notes: ['Ended by SIGTERM after 20 min 31 s, before the 1 h limit. Warden did not send it.'] });
+    expect(summaryHeading(signaled)).toEqual({ heading: 'Ended by SIGTERM after 20 min 31 s, before the 1 h limit.', notes: ['Warden did not send it.'] });
+  });
+
+  it("folds a failed run's 'Exit code N after' into the heading and keeps what the note adds", () => {
+    const failed = ended({ verdict: 'failed', exitCode: 139, notes: ['Exit code 139 after 0.5 s, before the 1 min limit. From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'] });
+    expect(summaryHeading(failed)).toEqual({
+      heading: 'Failed with exit code 139 after 0.5 s, before the 1 min limit.',
+      notes: ['From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.'],
+    });
+  });
+
+  it('leaves the heading and notes alone when no note restates it', () => {
+    const plain = ended({ verdict: 'failed', exitCode: 1, notes: ['stdout was 12 characters, over the cap.'] });
+    expect(summaryHeading(plain)).toEqual({ heading: 'Failed with exit code 1 after 0.40 s.', notes: ['stdout was 12 characters, over the cap.'] });
+    expect(summaryHeading(ended({ verdict: 'lost', notes: ['Warden went away while it ran.'] })).notes).toEqual(['Warden went away while it ran.']);
   });
 });

@@ -3,9 +3,10 @@
 // lines in view (as a CI log opens on the failed step). Pure, so it is tested
 // without a page.
 
-import type { RunResult } from '../../../../shared/result';
+import type { CoreReport, RunResult } from '../../../../shared/result';
 import type { Tab } from '../../router';
 import { plainText } from './ansi';
+import { verdictSentence } from './describe';
 
 /** The tab a run opens on when the link names none: the summary for an ended run that did not complete, else its output. */
 export function defaultTab(run: Pick<RunResult, 'state' | 'verdict'> | undefined): Tab {
@@ -58,8 +59,12 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** The last `count` lines of a stream; the lines around its last error line too when that is earlier. */
-export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30, context = 3): StreamTail | null {
+/**
+ * The last `count` lines of a stream; the lines around its last error line too
+ * when that is earlier, or around `focusLine` (1-based: the script's frame in a
+ * crash report) when it is given.
+ */
+export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30, context = 3, focusLine?: number): StreamTail | null {
   const lines = splitLines(text);
   if (lines.length === 0) return null;
   const line = (i: number): TailLine => {
@@ -70,9 +75,10 @@ export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30
   const tail: TailLine[] = [];
   for (let i = from; i < lines.length; i++) tail.push(line(i));
   const blocks: TailBlock[] = [];
-  if (from > 0 && !tail.some((l) => l.error)) {
-    let last = -1;
-    for (let i = from - 1; i >= 0; i--) {
+  const focus = focusLine !== undefined && focusLine <= lines.length ? focusLine - 1 : undefined;
+  if (from > 0 && (focus !== undefined ? focus < from : !tail.some((l) => l.error))) {
+    let last = focus ?? -1;
+    for (let i = from - 1; i >= 0 && focus === undefined; i--) {
       if (isErrorLine(plainText(lines[i]!))) {
         last = i;
         break;
@@ -93,19 +99,54 @@ export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30
 }
 
 /** The streams to show in a summary, the one more likely to hold the error first: stderr, unless it is empty. */
-export function summaryTails(run: Pick<RunResult, 'stdout' | 'stderr'>, count = 30): StreamTail[] {
-  return [streamTail('stderr', run.stderr, count), streamTail('stdout', run.stdout, count)].filter((t): t is StreamTail => t !== null);
+export function summaryTails(run: Pick<RunResult, 'stdout' | 'stderr'>, count = 30, stderrFocus?: number): StreamTail[] {
+  return [streamTail('stderr', run.stderr, count, 3, stderrFocus), streamTail('stdout', run.stdout, count)].filter((t): t is StreamTail => t !== null);
 }
 
-/** The script's line a traceback names (`File "<script>", line N`), the last one: where it stopped. */
-export function scriptErrorLine(stderr: string): number | null {
-  let found: number | null = null;
-  for (const m of stderr.matchAll(/File "<script>", line (\d+)/g)) found = Number(m[1]);
+export interface ScriptFrame {
+  /** The script's line (1-based) where it stopped. */
+  scriptLine: number;
+  /** The stderr line (1-based) that names it, to mark in the output's tail. */
+  stderrLine: number;
+}
+
+/**
+ * Where the script stopped (`File "<script>", line N`): the last frame a
+ * traceback names (most recent call last), or the first one in the current
+ * thread of faulthandler's report of a crash (most recent call first). Other
+ * threads' stacks name where they waited, not where it crashed.
+ */
+export function scriptFrame(stderr: string): ScriptFrame | null {
+  let found: ScriptFrame | null = null;
+  let order: 'last' | 'first' | 'taken' | 'other-thread' = 'last';
+  const lines = stderr.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^(Current thread 0x[0-9a-f]+|Stack) \(most recent call first\):/.test(line)) order = 'first';
+    else if (/^Thread 0x[0-9a-f]+ \(most recent call first\):/.test(line)) order = 'other-thread';
+    else if (/^Traceback \(most recent call last\):/.test(line)) order = 'last';
+    else {
+      const m = /File "<script>", line (\d+)/.exec(line);
+      if (!m || order === 'taken' || order === 'other-thread') continue;
+      found = { scriptLine: Number(m[1]), stderrLine: i + 1 };
+      if (order === 'first') order = 'taken';
+    }
+  }
   return found;
+}
+
+/** The script's line where it stopped (see scriptFrame). */
+export function scriptErrorLine(stderr: string): number | null {
+  return scriptFrame(stderr)?.scriptLine ?? null;
 }
 
 /** Signal numbers on Linux, for the exit status a shell reports (128 + n). */
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGBUS: 7, SIGFPE: 8, SIGKILL: 9, SIGUSR1: 10, SIGSEGV: 11, SIGUSR2: 12, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15, SIGXCPU: 24, SIGXFSZ: 25, SIGSYS: 31 };
+
+/** The crash signals by number, for a shell's 128 + n. */
+const CHILD_CRASHES: Record<number, string> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'SIGBUS', 8: 'SIGFPE', 11: 'SIGSEGV' };
+
+const FAULT_REPORT = /Fatal Python error|Current thread 0x|Thread 0x[0-9a-f]+ \(most recent call first\)/;
 
 export interface CrashFacts {
   /** "139 (128 + 11, SIGSEGV)": what a shell would have reported. */
@@ -120,6 +161,11 @@ export interface CrashFacts {
 
 /** What a crash's summary says beyond the verdict: exit status as a shell gives it, the culprit, and Python's report or how to get one. */
 export function crashFacts(run: Pick<RunResult, 'verdict' | 'signal' | 'exitCode' | 'kind' | 'argv' | 'stderr'>, lastRoot?: { pid: number; command: string }): CrashFacts | null {
+  // A shell's 128 + n for a crash signal: a process it ran crashed (the main process is the shell, no culprit).
+  const childCrash = run.verdict === 'failed' && run.exitCode !== null ? CHILD_CRASHES[run.exitCode - 128] : undefined;
+  if (childCrash !== undefined) {
+    return { status: `${run.exitCode} (128 + ${run.exitCode! - 128}, ${childCrash}, in a process it ran)`, culprit: null, python: /(^|[\s/])python[\d.]*(\s|$)/.test(run.argv?.join(' ') ?? ''), faultReport: FAULT_REPORT.test(run.stderr) };
+  }
   if (run.verdict !== 'crashed' && run.verdict !== 'signaled') return null;
   const n = run.signal ? SIGNAL_NUMBERS[run.signal] : undefined;
   const status = n !== undefined ? `${128 + n} (128 + ${n}, ${run.signal})` : run.exitCode !== null ? String(run.exitCode) : (run.signal ?? 'unknown');
@@ -128,6 +174,56 @@ export function crashFacts(run: Pick<RunResult, 'verdict' | 'signal' | 'exitCode
     status,
     culprit: lastRoot ? { pid: lastRoot.pid, command: lastRoot.command } : null,
     python,
-    faultReport: /Fatal Python error|Current thread 0x|Thread 0x[0-9a-f]+ \(most recent call first\)/.test(run.stderr),
+    faultReport: FAULT_REPORT.test(run.stderr),
   };
+}
+
+/**
+ * The core dump in a sentence: where it was written, why none was, or which
+ * program core_pattern hands it to (and how to read it back there).
+ */
+export function coreSentence(core: CoreReport, pid?: number): string {
+  if (core.dumped === true) return `Written to ${core.where ?? 'the place core_pattern names'}.`;
+  if (core.dumped === false) {
+    const where = core.where !== undefined ? ` at ${core.where}` : '';
+    const why = core.limitBytes === 0 ? ': its core file size limit was 0 when it started (run it under ulimit -c unlimited to get one)' : '';
+    return `None was written${where}${why}.`;
+  }
+  if (core.pattern.startsWith('|') && core.where !== undefined) {
+    const program = core.where.slice(core.where.lastIndexOf('/') + 1);
+    const read =
+      program === 'systemd-coredump'
+        ? ` Read it with coredumpctl info ${pid ?? 'PID'}.`
+        : program === 'apport'
+          ? ' Apport keeps it in /var/crash.'
+          : '';
+    return `core_pattern hands it to ${core.where}, which decides whether to keep it.${read}`;
+  }
+  return `core_pattern is ${core.pattern}: where it went could not be told from here.`;
+}
+
+/**
+ * The Summary's heading and its notes, said once: the engine's note that
+ * restates the verdict ("Crashed with SIGSEGV after 0.4 s, before the 1 min
+ * limit.") becomes the heading in place of the shorter sentence, and the rest
+ * of that note stays a note.
+ */
+export function summaryHeading(run: RunResult): { heading: string; notes: string[] } {
+  const heading = verdictSentence(run);
+  const at = heading.indexOf(' after ');
+  if (run.state !== 'ended' || at < 0) return { heading, notes: run.notes };
+  const headingLead = heading.slice(0, at);
+  const leads = [headingLead, ...(run.verdict === 'failed' && run.exitCode !== null ? [`Exit code ${run.exitCode}`] : [])];
+  for (let i = 0; i < run.notes.length; i++) {
+    const note = run.notes[i]!;
+    const lead = leads.find((l) => note.startsWith(`${l} after `));
+    if (lead === undefined) continue;
+    // The first sentence ends at a full stop before a space or the end ("0.4 s" has none).
+    const end = note.search(/\.(\s|$)/);
+    const first = end < 0 ? note : note.slice(0, end + 1);
+    const rest = end < 0 ? '' : note.slice(end + 1).trim();
+    const notes = [...run.notes.slice(0, i), ...(rest ? [rest] : []), ...run.notes.slice(i + 1)];
+    return { heading: `${headingLead}${first.slice(lead.length)}`, notes };
+  }
+  return { heading, notes: run.notes };
 }

@@ -298,7 +298,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
       <RunTime run={run} live={live} status={badge.tone} />
       <span className="runs-num runs-memory">
         <span className="runs-peak-line">
-          {live && <RowSpark id={run.id} />}
+          {live && <RowSpark id={run.id} limitBytes={memoryLimit} />}
           <span data-testid="run-peak">{bytes(peak)}</span>
         </span>
         <span className="muted">
@@ -318,9 +318,9 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
 });
 
 /** A live run's sparkline: re-renders when its series gains a sample, not the row. */
-function RowSpark({ id }: { id: string }) {
+function RowSpark({ id, limitBytes }: { id: string; limitBytes?: number }) {
   const spark = useWarden((s) => s.series[id]?.points);
-  return spark ? <Sparkline points={spark} /> : null;
+  return spark ? <Sparkline points={spark} limitBytes={limitBytes} /> : null;
 }
 
 /**
