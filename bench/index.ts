@@ -44,6 +44,7 @@ const sections: [string, () => Promise<Figure>][] = [
   ['q', async () => (await import('./mcp')).benchMcp({ runs: intEnv('BENCH_MCP_INIT_RUNS', 20) })],
   ['r', async () => (await import('./hook')).benchHook({ calls: intEnv('BENCH_HOOK_CALLS', 30) })],
   ['s', async () => (await import('./remote')).benchRemote({ calls: intEnv('BENCH_REMOTE_CALLS', 15), coldCalls: intEnv('BENCH_REMOTE_COLD', 5), latencyRounds: 4, latencyLines: 50 })],
+  ['u', async () => (await import('./relay')).benchRelay({ gets: intEnv('BENCH_RELAY_GETS', 50), latencyRounds: 4, latencyLines: 50 })],
   ['p', async () => (await import('./faults')).benchFaults({ rounds: intEnv('BENCH_FAULT_ROUNDS', 5), sweepRuns: 20, lostRuns: 100 })],
   ['n', async () => (await import('./protocol')).benchProtocol({ loads: intEnv('BENCH_PROTOCOL_LOADS', 100), rounds: intEnv('BENCH_PROTOCOL_ROUNDS', 15) })],
   ['o', async () => (await import('./load')).benchLoad({ runs: intEnv('BENCH_LOAD_RUNS', 50), rounds: intEnv('BENCH_LOAD_ROUNDS', 8), bytes: intEnv('BENCH_LOAD_BYTES', 10_000_000) })],

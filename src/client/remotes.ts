@@ -14,15 +14,16 @@
 
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { HOST_NAME, LOCAL_HOST } from '../shared/hosts';
 import { HttpWardenApi } from '../shared/http-api';
 import { WardenError, type ErrorKind } from '../shared/errors';
 import { dialCommand } from './stdio-link';
 import { NodeTransport } from './transport';
 
-/** A remote's name: a word, so it is never an option or a path. */
-export const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
-/** The name `list --all-hosts` gives this machine's host. */
-export const LOCAL_HOST_NAME = 'local';
+/** A remote's name: a word, so it is never an option or a path (one rule with the app's, shared/hosts.ts). */
+export const REMOTE_NAME = HOST_NAME;
+/** The name `list --all-hosts` and the app give this machine's host. */
+export const LOCAL_HOST_NAME = LOCAL_HOST;
 const SSH_USER = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 const SSH_HOST = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$/;
 const SSH_IPV6 = /^[0-9A-Fa-f:.]+$/;

@@ -32,7 +32,8 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, WaitOptions, WardenApi } from '../shared/api';
+import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
+import type { HostStatus } from '../shared/hosts';
 import type { RunEvent } from '../shared/events';
 import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
@@ -154,8 +155,8 @@ class SwitchingApi implements WardenApi {
     return fn(this.current);
   }
 
-  start(request: RunRequest): Promise<RunResult> {
-    return this.call((api) => api.start(request));
+  start(request: RunRequest, on?: StartOn): Promise<RunResult> {
+    return this.call((api) => (on ? api.start(request, on) : api.start(request)));
   }
   stop(id: string, options?: { force?: boolean }): Promise<RunResult> {
     return this.call((api) => api.stop(id, options));
@@ -193,6 +194,9 @@ class SwitchingApi implements WardenApi {
   }
   host(): Promise<HostInfo> {
     return this.call((api) => api.host());
+  }
+  hosts(): Promise<HostStatus[]> {
+    return this.call(async (api) => (api.hosts ? api.hosts() : []));
   }
   settings(): Promise<Settings> {
     return this.call((api) => api.settings());

@@ -9,15 +9,23 @@ import { DEFAULT_SETTINGS } from '../shared/settings';
 import { fromIpcAnswer, type ErrorKind } from '../shared/errors';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeCommandRemote, saveRemotes } from '../client/remotes';
+import type { HostStatus } from '../shared/hosts';
+import type { RunPage } from '../shared/history';
+import { federate } from './host/federated-api';
+import { RemoteHosts } from './host/remote-hosts';
 import { engineApi } from './supervisor/api';
 import { Supervisor } from './supervisor/supervisor';
 
 type Handler = (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown;
 
-function setup() {
+function setup(wrap: (api: ReturnType<typeof engineApi>) => ReturnType<typeof engineApi> = (a) => a) {
   const handlers = new Map<string, Handler>();
   const ipc: IpcMainLike = { handle: (c, fn) => void handlers.set(c, fn), removeHandler: (c) => void handlers.delete(c) };
-  const api = engineApi(new Supervisor());
+  const api = wrap(engineApi(new Supervisor()));
   const unregister = registerIpc(ipc, api, [APP_ORIGIN]);
   const frame = { senderFrame: { url: APP_ENTRY } };
   // Each answer as the preload takes it: the value, or its error thrown again (src/shared/errors.ts).
@@ -125,6 +133,35 @@ describe('IPC handlers', () => {
     const next = { ...DEFAULT_SETTINGS, defaultLimitMs: 30_000, memory: '512M' };
     expect(await call(IPC.saveSettings, next)).toEqual(next);
     expect(await call(IPC.settings)).toEqual(next);
+  });
+
+  it("takes a run's host, a history's host and hosts=all, and refuses a host that is not a name", async () => {
+    // A remote whose command fails at once stands for a machine that is not there.
+    const stateDir = mkdtempSync(join(tmpdir(), 'wipc-'));
+    saveRemotes(stateDir, [makeCommandRemote('never', 'false')]);
+    const remotes = new RemoteHosts({ stateDir, retryMs: 60_000 });
+    try {
+      const { call } = setup((engine) => federate(engine, remotes, new Date().toISOString()));
+      const hosts = (await call(IPC.hosts)) as HostStatus[];
+      expect(hosts.map((h) => [h.name, h.local])).toEqual([
+        ['local', true],
+        ['never', false],
+      ]);
+      await expect(call(IPC.start, { argv: ['true'] }, { host: '-oProxyCommand=x' })).rejects.toThrow(/host is 'local' or a remote's name/);
+      await expect(call(IPC.start, { argv: ['true'] }, { host: '*' })).rejects.toThrow(/not "\*"/);
+      await expect(call(IPC.start, { argv: ['true'] }, { host: 'never' })).rejects.toThrow(/Remote host never cannot be reached now/);
+      await expect(call(IPC.get, 'abcdef@never')).rejects.toThrow(/Remote host never cannot be reached now/);
+      await expect(call(IPC.get, 'abcdef@nowhere')).rejects.toThrow(/No remote host named "nowhere"/);
+      await expect(call(IPC.stop, 'abcdef@-x', {})).rejects.toThrow();
+      const started = (await call(IPC.start, { argv: ['true'] }, { host: 'local' })) as RunResult;
+      await call(IPC.wait, started.id);
+      expect(((await call(IPC.list, { output: 'none', hosts: 'all' })) as RunResult[]).map((r) => r.id)).toContain(started.id);
+      await expect(call(IPC.history, { host: '../x' })).rejects.toThrow(/host is 'local', '\*' or a remote's name/);
+      expect(((await call(IPC.history, { host: '*' })) as RunPage).runs).toEqual([]);
+    } finally {
+      remotes.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses calls from other origins, and unregisters', async () => {

@@ -7,6 +7,7 @@
 
 import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
+import { hostChoice, splitRunId } from '../shared/hosts';
 import { createBatcher } from './event-batcher';
 import { originOf } from './window';
 import { ipcAnswer, WardenError } from '../shared/errors';
@@ -32,7 +33,16 @@ export function trustedSender(url: string | undefined, allowedOrigins: readonly 
   return origin !== null && allowedOrigins.includes(origin);
 }
 
-const runId = (value: unknown) => parse(runIdSchema, value);
+/** A run's id: the engine's, or ID@HOST for a remote's run (shared/hosts.ts). */
+const runId = (value: unknown) => (typeof value === 'string' && splitRunId(value)?.host ? value : parse(runIdSchema, value));
+const host = (value: unknown, all: boolean) => {
+  try {
+    return hostChoice(value, all);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+};
+const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined);
 const sessionName = (value: unknown) => parse(sessionNameSchema, value);
 
 export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: readonly string[]): () => void {
@@ -46,7 +56,10 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
       }),
     );
   };
-  handle(IPC.start, (request) => api.start(parseRunRequest(request)));
+  handle(IPC.start, (request, on) => {
+    const target = host(field(on, 'host'), false);
+    return api.start(parseRunRequest(request), ...(target !== undefined ? [{ host: target }] : []));
+  });
   handle(IPC.stop, (id, options) => api.stop(runId(id), parse(stopSchema, options ?? {})));
   handle(IPC.wait, (id, options) => api.wait(runId(id), parseWaitOptions(options)));
   handle(IPC.extend, (id, byMs) => api.extend(runId(id), parse(extendSchema, { byMs }).byMs));
@@ -55,13 +68,19 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
     return api.signal(runId(id), checked.pid, checked.signal);
   });
   handle(IPC.get, (id) => api.get(runId(id)));
-  handle(IPC.list, (options) => api.list(options !== null && typeof options === 'object' && (options as { output?: unknown }).output === 'none' ? { output: 'none' } : {}));
-  handle(IPC.history, (query) => api.history(parse(historyQuerySchema, query ?? {})));
+  handle(IPC.list, (options) => api.list({ ...(field(options, 'output') === 'none' ? { output: 'none' } : {}), ...(field(options, 'hosts') === 'all' ? { hosts: 'all' } : {}) }));
+  handle(IPC.history, (query) => {
+    const { host: scope, ...rest } = (query ?? {}) as Record<string, unknown>;
+    const target = host(scope, true);
+    const parsed = parse(historyQuerySchema, rest);
+    return api.history(target !== undefined ? { ...parsed, host: target } : parsed);
+  });
   handle(IPC.timeline, (id) => api.timeline(runId(id)));
   handle(IPC.sessions, () => api.sessions());
   handle(IPC.restartSession, (name) => api.restartSession(sessionName(name)));
   handle(IPC.closeSession, (name) => api.closeSession(sessionName(name)));
   handle(IPC.host, () => api.host());
+  handle(IPC.hosts, async () => (api.hosts ? api.hosts() : []));
   handle(IPC.settings, () => api.settings());
   handle(IPC.saveSettings, (settings) => api.saveSettings(parse(settingsSchema, settings)));
   return () => {

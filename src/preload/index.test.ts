@@ -21,9 +21,10 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'list', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'hosts', 'list', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
     await api.start({ argv: ['true'] });
     await api.start({ code: 'print(1)', session: 'work' });
+    await api.start({ argv: ['true'] }, { host: 'gpu' });
     await api.stop('abc123', { force: true });
     await api.wait('abc123', { timeoutMs: 500, output: 'unseen' });
     await api.extend('abc123', 30_000);
@@ -31,12 +32,14 @@ describe('the preload', () => {
     await api.history({ verdict: 'failed', limit: 5 });
     await api.timeline('abc123');
     await api.host();
+    await api.hosts!();
     await api.sessions();
     await api.restartSession('work');
     await api.closeSession('work');
     expect(invoke.mock.calls).toEqual([
       ['warden:start', { argv: ['true'] }],
       ['warden:start', { code: 'print(1)', session: 'work' }],
+      ['warden:start', { argv: ['true'] }, { host: 'gpu' }],
       ['warden:stop', 'abc123', { force: true }],
       ['warden:wait', 'abc123', { timeoutMs: 500, output: 'unseen' }],
       ['warden:extend', 'abc123', 30_000],
@@ -44,6 +47,7 @@ describe('the preload', () => {
       ['warden:history', { verdict: 'failed', limit: 5 }],
       ['warden:timeline', 'abc123'],
       ['warden:host'],
+      ['warden:hosts'],
       ['warden:sessions'],
       ['warden:restart-session', 'work'],
       ['warden:close-session', 'work'],

@@ -10,7 +10,7 @@ import type { RunEvent } from '../shared/events';
 const call = <T>(channel: string, ...args: unknown[]): Promise<T> => ipcRenderer.invoke(channel, ...args).then((answer: unknown) => fromIpcAnswer<T>(answer));
 
 export const wardenBridge: WardenApi = {
-  start: (request) => call(IPC.start, request),
+  start: (request, on) => (on?.host !== undefined ? call(IPC.start, request, { host: on.host }) : call(IPC.start, request)),
   stop: (id, options) => call(IPC.stop, id, options),
   wait: (id, options) => call(IPC.wait, id, options),
   extend: (id, byMs) => call(IPC.extend, id, byMs),
@@ -20,6 +20,7 @@ export const wardenBridge: WardenApi = {
   history: (query) => call(IPC.history, query),
   timeline: (id) => call(IPC.timeline, id),
   host: () => call(IPC.host),
+  hosts: () => call(IPC.hosts),
   settings: () => call(IPC.settings),
   saveSettings: (settings) => call(IPC.saveSettings, settings),
   sessions: () => call(IPC.sessions),

@@ -8,6 +8,7 @@ import type { RunEvent } from './events';
 import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
+import type { HostStatus } from './hosts';
 import type { Settings } from './settings';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
@@ -19,6 +20,8 @@ export interface OutputOffsets {
 export interface ListOptions {
   /** 'none': the runs without their output (stdout and stderr empty, their lengths in `outputChars`). */
   output?: 'all' | 'none';
+  /** 'all': the runs of every connected remote host too, each named `ID@HOST` with `host` set (the app's lists). */
+  hosts?: 'all';
 }
 
 export interface SubscribeOptions {
@@ -40,7 +43,17 @@ export interface WaitOptions {
 }
 
 /** History queries as they travel: times as ms since the epoch or ISO 8601. */
-export type HistoryQuery = Omit<ListQuery, 'since' | 'until'> & { since?: number | string; until?: number | string };
+export type HistoryQuery = Omit<ListQuery, 'since' | 'until'> & {
+  since?: number | string;
+  until?: number | string;
+  /** Whose history: absent or 'local', this host's; a remote's name, that remote's; '*', every connected host's merged (src/shared/hosts.ts). */
+  host?: string;
+};
+
+/** Where a run starts: absent, this host; a configured remote's name, on that remote. */
+export interface StartOn {
+  host?: string;
+}
 
 export interface HostInfo {
   hostId: string;
@@ -84,7 +97,7 @@ export interface WardenApi {
    * or 'ended' when it could not start. A busy session refuses (rejects) when the
    * request says onBusy: 'refuse'.
    */
-  start(request: RunRequest): Promise<RunResult>;
+  start(request: RunRequest, on?: StartOn): Promise<RunResult>;
   /** Runs the stop sequence now; `force` sends SIGKILL at once; `note` (one line) says why, in the result's notes. Resolves with the current snapshot. */
   stop(id: string, options?: { force?: boolean; note?: string }): Promise<RunResult>;
   /** The final result, or the running snapshot when `timeoutMs` passes first. */
@@ -130,6 +143,12 @@ export interface WardenApi {
   closeSession(name: string): Promise<SessionInfo>;
   /** Who answers: the host's id, pid, version and state dir. */
   host(): Promise<HostInfo>;
+  /**
+   * This host and each configured remote with its connection state (the
+   * app's host bar). Absent where the API is one host's alone (the engine
+   * in a CLI process).
+   */
+  hosts?(): Promise<HostStatus[]>;
   /** The stored settings (defaults of the New run form, retention). */
   settings(): Promise<Settings>;
   /** Stores the settings whole; resolves with what was stored. */
@@ -151,6 +170,7 @@ export const IPC = {
   restartSession: 'warden:restart-session',
   closeSession: 'warden:close-session',
   host: 'warden:host',
+  hosts: 'warden:hosts',
   settings: 'warden:settings',
   saveSettings: 'warden:save-settings',
   event: 'warden:event',

@@ -39,6 +39,8 @@ export interface RunSummary
     'id' | 'kind' | 'argv' | 'code' | 'session' | 'cwd' | 'state' | 'verdict' | 'exitCode' | 'signal' | 'startedAt' | 'endedAt' | 'elapsedMs' | 'limitMs' | 'advice' | 'stdoutTruncated' | 'stderrTruncated'
   > {
   hostId: string;
+  /** The remote host the run lives on, when relayed by the local host (its id is then `ID@HOST`). */
+  host?: string;
   /** argv as one shell-quoted line. */
   command: string | null;
   peakRssBytes: number | null;

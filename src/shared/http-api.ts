@@ -3,7 +3,8 @@
 // unix socket from Node (src/client/transport.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, SubscribeOptions, WaitOptions, WardenApi } from './api';
+import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
+import type { HostStatus } from './hosts';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
@@ -16,6 +17,7 @@ export const API_PREFIX = '/api/v1';
 /** Where each operation lives. Every body is JSON; every answer is JSON or, for events, text/event-stream. */
 export const ROUTES = {
   host: `${API_PREFIX}/host`, // GET
+  hosts: `${API_PREFIX}/hosts`, // GET: this host and each configured remote with its connection state (HostStatus[])
   runs: `${API_PREFIX}/runs`, // GET: live list (?output=none: without stdout/stderr, their lengths in outputChars); POST: start (body RunRequest)
   run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET
   stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
@@ -114,6 +116,7 @@ export function historyQueryString(query: HistoryQuery = {}): string {
     sort: query.sort,
     order: query.order,
     counts: query.counts,
+    host: query.host,
   });
 }
 
@@ -125,7 +128,7 @@ export function historyQueryString(query: HistoryQuery = {}): string {
  * time (/proc/PID/stat field 22, so a reused pid does not count); the host
  * stops the run when that process is gone, with a note naming `label`.
  */
-export interface StartOptions {
+export interface StartOptions extends StartOn {
   owner?: 'connection';
   ownerPid?: { pid: number; startTime: string; label?: string };
 }
@@ -136,6 +139,7 @@ export function startQuery(options: StartOptions = {}): string {
     ownerPid: options.ownerPid?.pid,
     ownerStart: options.ownerPid?.startTime,
     ownerLabel: options.ownerPid?.label,
+    host: options.host,
   });
 }
 
@@ -198,7 +202,7 @@ export class HttpWardenApi implements WardenApi {
   }
 
   list(options: ListOptions = {}): Promise<RunResult[]> {
-    return this.call('GET', options.output === 'none' ? `${ROUTES.runs}?output=none` : ROUTES.runs);
+    return this.call('GET', `${ROUTES.runs}${queryString({ output: options.output === 'none' ? 'none' : undefined, hosts: options.hosts })}`);
   }
 
   history(query: HistoryQuery = {}): Promise<RunPage> {
@@ -223,6 +227,10 @@ export class HttpWardenApi implements WardenApi {
 
   host(): Promise<HostInfo> {
     return this.call('GET', ROUTES.host);
+  }
+
+  hosts(): Promise<HostStatus[]> {
+    return this.call('GET', ROUTES.hosts);
   }
 
   settings(): Promise<Settings> {

@@ -86,6 +86,8 @@ export interface PeakFigures {
 
 export interface RunResult {
   id: string;
+  /** The remote host the run lives on, as the local host relays it (its id is then `ID@HOST`); absent for this host's runs. */
+  host?: string;
   kind: RunKind;
   argv?: string[];
   code?: string;

@@ -18,6 +18,7 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { HostInfo, WardenApi } from '../../shared/api';
+import type { RunEvent } from '../../shared/events';
 import type { EventRecord } from '../../shared/history';
 import { TELEMETRY_EVENT } from '../../shared/telemetry';
 import { WardenError, type ErrorKind } from '../../shared/errors';
@@ -29,6 +30,8 @@ import { newId, Supervisor, type SupervisorOptions } from '../supervisor/supervi
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
+import { federate } from './federated-api';
+import { RemoteHosts, type RemoteHostsOptions } from './remote-hosts';
 import { createControlHandler, type ControlHandler } from './server';
 import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
@@ -87,6 +90,22 @@ export interface HostOptions {
   idleExitMs?: number;
   /** Bounds on the loopback TCP listener (defaults: TCP_LIMITS). */
   tcpLimits?: Partial<typeof TCP_LIMITS>;
+  /** How the links to remote hosts retry and probe, and the environment ssh runs with (remote-hosts.ts). */
+  remotes?: Omit<RemoteHostsOptions, 'stateDir' | 'log'>;
+}
+
+/** What the event hub streams: this engine's events, and the remotes' with their runs named ID@HOST. */
+function relayedEvents(supervisor: Supervisor, remotes: RemoteHosts): { subscribe(listener: (event: RunEvent) => void): () => void } {
+  return {
+    subscribe(listener) {
+      const mine = supervisor.subscribe(listener);
+      const theirs = remotes.subscribe(listener);
+      return () => {
+        mine();
+        theirs();
+      };
+    },
+  };
 }
 
 /**
@@ -382,8 +401,10 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
         },
       }
     : null;
-  const api = engineApi(supervisor, { ...(history ? { store: history } : {}), host: info, settings });
-  const hub = new EventHub(supervisor, `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
+  // The app's and the web UI's view of every host: this engine, and the configured remotes over their links (federated-api.ts).
+  const remotes = new RemoteHosts({ stateDir, log, ...options.remotes });
+  const api = federate(engineApi(supervisor, { ...(history ? { store: history } : {}), host: info, settings }), remotes, startedAt);
+  const hub = new EventHub(relayedEvents(supervisor, remotes), `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
   const token = randomBytes(32).toString('base64url');
   const handler: ControlHandler = createControlHandler({
     api,
@@ -429,6 +450,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     chmodSync(socketPath, 0o600);
   } catch (error) {
     lock.close();
+    remotes.close();
     hub.close();
     await supervisor.shutdown();
     sentinel?.close();
@@ -472,6 +494,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       unixServer.close();
       rmSync(socketPath, { force: true });
       lock.close();
+      remotes.close();
       hub.close();
       await supervisor.shutdown();
     sentinel?.close();
@@ -525,6 +548,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       const status = (await recorder?.close()) ?? null;
       supervisor.keepEndedIn(null);
       store?.close();
+      remotes.close();
       hub.close();
       const fileProblem = store?.fileProblem ?? null;
       const report: ShutdownReport = {

@@ -15,8 +15,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { API_PREFIX } from '../../shared/http-api';
-import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { API_PREFIX, ROUTES } from '../../shared/http-api';
+import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
+import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -179,6 +180,23 @@ function ownerQuery(params: URLSearchParams): { connection: boolean; pid: PidOwn
   const rawLabel = params.get('ownerLabel') ?? `process ${pid}`;
   const label = rawLabel.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ').trim().slice(0, 120) || `process ${pid}`;
   return { connection: params.has('owner'), pid: { pid, startTime: start, label } };
+}
+
+/** A run's id in a route: the engine's, or ID@HOST for a configured remote's run (shared/hosts.ts). */
+function runRef(text: string): string {
+  if (splitRunId(text) === null) throw new HttpError(400, `A run id is 6 to 32 hex characters, or that and @HOST for a remote's run, not ${JSON.stringify(text.slice(0, 80))}.`);
+  return text;
+}
+
+/** Takes the host a query names out of it (the rest goes to its schema): a remote's name, 'local', or '*' where every host is allowed. */
+function takeHost(params: URLSearchParams, what: string, all: boolean): string | undefined {
+  const values = params.getAll('host');
+  params.delete('host');
+  if (values.length === 0) return undefined;
+  const host = values[0]!;
+  if (values.length > 1) throw new HttpError(400, 'The query gives host twice.');
+  if (host === LOCAL_HOST || HOST_NAME.test(host) || (all && host === ALL_HOSTS)) return host;
+  throw new HttpError(400, `${what} takes host=local${all ? ', host=*' : ''} or a remote's name, not ${JSON.stringify(host.slice(0, 40))}.`);
 }
 
 /** Query values as the schemas take them: numbers where the text is a number, comma lists for verdicts. */
@@ -349,6 +367,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       only('GET');
       return send(res, 200, await api.host());
     }
+    if (path === ROUTES.hosts) {
+      only('GET');
+      if (!api.hosts) throw new HttpError(404, 'This host relays no remote hosts.');
+      return send(res, 200, await api.hosts());
+    }
     if (path === LOGIN_LINK_ROUTE) {
       // A browser login for the user at the terminal: only through the private socket.
       only('POST');
@@ -362,9 +385,13 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         // ?owner=connection: the run belongs to this client, as a command belongs to timeout(1);
         // when the connection closes before the run ends, the host stops it.
         // ?ownerPid=PID&ownerStart=T[&ownerLabel=L]: it belongs to that process; when it is gone, the host stops it.
+        const host = takeHost(url.searchParams, 'Starting a run', false);
         const owned = ownerQuery(url.searchParams);
+        if (host !== undefined && host !== LOCAL_HOST && (owned.connection || owned.pid)) {
+          throw new HttpError(400, `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
+        }
         const request = parseRunRequest(await body());
-        const started = await api.start(request);
+        const started = await api.start(request, host !== undefined ? { host } : {});
         if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;
           const gone = () => options.onOwnerGone?.(started.id);
@@ -376,16 +403,18 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       }
       if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
       // ?output=none: a listing (each run without stdout and stderr, their lengths in outputChars).
+      // ?hosts=all: every connected remote's runs too (the app's list).
       for (const [key, value] of url.searchParams) {
-        if (key !== 'output' || (value !== 'none' && value !== 'all')) throw new HttpError(400, `Listing runs takes only the query output=none or output=all, not ${key}=${value}.`);
+        if ((key !== 'output' || (value !== 'none' && value !== 'all')) && (key !== 'hosts' || value !== 'all')) throw new HttpError(400, `Listing runs takes only the query output=none or output=all, and hosts=all, not ${key}=${value}.`);
       }
       const output = url.searchParams.get('output');
-      return send(res, 200, await api.list(output === 'none' ? { output: 'none' } : {}));
+      return send(res, 200, await api.list({ ...(output === 'none' ? { output: 'none' } : {}), ...(url.searchParams.has('hosts') ? { hosts: 'all' } : {}) }));
     }
     if (path === `${API_PREFIX}/history`) {
       only('GET');
+      const host = takeHost(url.searchParams, 'The history', true);
       const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
-      return send(res, 200, await api.history(query));
+      return send(res, 200, await api.history(host !== undefined ? { ...query, host } : query));
     }
     if (path === `${API_PREFIX}/settings`) {
       if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
@@ -399,7 +428,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     if (path === `${API_PREFIX}/events`) {
       only('GET');
       const run = url.searchParams.get('run');
-      if (run !== null) parse(runIdSchema, run);
+      if (run !== null) runRef(run);
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
@@ -413,7 +442,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     }
     const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline))?$/.exec(path);
     if (runMatch) {
-      const id = parse(runIdSchema, decodeURIComponent(runMatch[1]!));
+      const id = runRef(decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
         case undefined: {
           only('GET');

@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
 import { Attention } from './components/Attention';
 import { ConnectionBar } from './components/ConnectionBar';
+import { HostBar } from './components/HostBar';
 import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
@@ -67,6 +68,7 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
             {label}
           </a>
         ))}
+        <HostBar />
       </nav>
       <ConnectionBar />
       {isWebMode() && <Attention />}

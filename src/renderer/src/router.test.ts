@@ -9,6 +9,11 @@ describe('routes', () => {
     expect(parseRoute('#/runs/abc123/nonsense')).toEqual({ view: 'run', id: 'abc123', tab: null });
     expect(parseRoute('#/history')).toEqual({ view: 'history' });
     expect(parseRoute('')).toEqual({ view: 'runs' });
+    // A remote's run, ID@HOST; never a name that is an option or the local host's.
+    expect(parseRoute('#/runs/abc123@gpu/output')).toEqual({ view: 'run', id: 'abc123@gpu', tab: 'output' });
+    expect(hrefOf({ view: 'run', id: 'abc123@gpu', tab: null })).toBe('#/runs/abc123@gpu');
+    expect(parseRoute('#/runs/abc123@-x')).toEqual({ view: 'runs' });
+    expect(parseRoute('#/runs/abc123@local')).toEqual({ view: 'runs' });
   });
 
   it('reads and writes links to lines of the output', () => {

@@ -2,6 +2,7 @@
 // `warden serve` (web mode): #/runs, #/runs/ID (the tab that fits the run),
 // #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 
+import { splitRunId } from '../../shared/hosts';
 import { useSyncExternalStore } from 'react';
 import { mayLeave } from './components/leave-guard';
 
@@ -41,10 +42,12 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   const [first, second, third, fourth] = parts;
-  if (first === 'runs' && second && /^[0-9a-f]{6,32}$/.test(second)) {
+  // A remote's run is ID@HOST (src/shared/hosts.ts).
+  if (first === 'runs' && second && splitRunId(second) !== null) {
     const tab = TABS.includes(third as Tab) ? (third as Tab) : null;
     const lines = tab === 'output' ? parseLines(fourth) : undefined;
-    return lines ? { view: 'run', id: second, tab, lines } : { view: 'run', id: second, tab };
+    const id = second;
+    return lines ? { view: 'run', id, tab, lines } : { view: 'run', id, tab };
   }
   if (first === 'history' || first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
   return { view: 'runs' };

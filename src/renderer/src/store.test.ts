@@ -190,3 +190,36 @@ async function waitUntil(ok: () => boolean, timeoutMs = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+describe("the hosts' states", () => {
+  it('fetch the runs again when a remote connects, or dropped and came back between two looks, and not otherwise', async () => {
+    let lists = 0;
+    const api = {
+      list: async () => {
+        lists += 1;
+        return [];
+      },
+      history: async () => ({ runs: [], nextCursor: null }),
+      get: async () => null,
+    } as unknown as WardenApi;
+    useWarden.setState({ api, hosts: [] });
+    const hosts = (state: 'connected' | 'connecting' | 'disconnected', connections: number) => [
+      { name: 'local', local: true, state: 'connected' as const, lastError: null, since: '', target: null, connections: 1 },
+      { name: 'box', local: false, state, lastError: state === 'disconnected' ? 'gone' : null, since: '', target: 'ssh://box', connections },
+    ];
+    const { setHosts } = useWarden.getState();
+    setHosts(hosts('connecting', 0));
+    const atFirst = lists;
+    setHosts(hosts('connected', 1));
+    expect(lists).toBe(atFirst + 1);
+    setHosts(hosts('connected', 1));
+    expect(lists).toBe(atFirst + 1);
+    // Dropped and back within one poll: the same state, one more connection.
+    setHosts(hosts('connected', 2));
+    expect(lists).toBe(atFirst + 2);
+    setHosts(hosts('disconnected', 2));
+    expect(lists).toBe(atFirst + 2);
+    expect(useWarden.getState().hosts[1]!.state).toBe('disconnected');
+    await new Promise((r) => setTimeout(r, 0));
+  });
+});

@@ -9,6 +9,7 @@ import type { OutputStream, RunEvent } from '../../shared/events';
 import type { RunPage, RunSummary } from '../../shared/history';
 import { streamLength } from '../../shared/stream-length';
 import { UNREACHABLE } from './web-api';
+import { ALL_HOSTS, LOCAL_HOST, type HostStatus } from '../../shared/hosts';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
@@ -65,6 +66,14 @@ export interface WardenState {
   connection: Connection;
   /** performance.now() when the host went away: live clocks stand still at it until it is back. */
   offlineSince: number | null;
+  /**
+   * This host and each configured remote with its connection state, as the
+   * host last said (components/HostBar.tsx asks); empty until it first did,
+   * or when the API relays no remotes.
+   */
+  hosts: HostStatus[];
+  /** The hosts' states as the host said them now: a remote that came back has its runs fetched again. */
+  setHosts(hosts: HostStatus[]): void;
   /** The transport says the host went away, came back, or refused this page's login. */
   setConnection(connection: Connection): void;
   /** Reloads the live runs after missed events (a gap, a host that restarted); runs this page saw live and the host no longer lists are fetched whole. */
@@ -194,6 +203,7 @@ const UNLISTED_PROC = Object.freeze({ pid: 0, ppid: 0, pgid: 0, command: '' });
 export function fromSummary(summary: RunSummary): RunResult {
   const run: RunResult = {
     id: summary.id,
+    ...(summary.host !== undefined ? { host: summary.host } : {}),
     kind: summary.kind,
     ...(summary.argv !== undefined ? { argv: summary.argv } : {}),
     ...(summary.code !== undefined ? { code: summary.code } : {}),
@@ -277,9 +287,10 @@ export const useWarden = create<WardenState>()((set, get) => {
     let page: RunPage | null;
     try {
       [list, page] = await Promise.all([
-        api.list({ output: 'none' }),
+        // Every connected host's runs: the local host relays its remotes' (src/shared/hosts.ts).
+        api.list({ output: 'none', hosts: 'all' }),
         // A host without a history answers an empty page; one that fails to answer leaves the live list alone.
-        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true }).catch(() => null) : null,
+        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true, host: ALL_HOSTS }).catch(() => null) : null,
       ]);
     } catch (error) {
       get().report(error);
@@ -419,6 +430,16 @@ export const useWarden = create<WardenState>()((set, get) => {
     connected: false,
     connection: 'online',
     offlineSince: null,
+    hosts: [],
+
+    setHosts(hosts) {
+      const before = new Map(get().hosts.map((h) => [h.name, h]));
+      const same = hosts.length === before.size && hosts.every((h) => before.get(h.name)?.state === h.state && before.get(h.name)?.lastError === h.lastError && before.get(h.name)?.connections === h.connections);
+      if (same) return;
+      set({ hosts });
+      // A remote connected again (or for the first time, or it dropped and came back between two looks): its runs are fetched, those that ended meanwhile with them.
+      if (hosts.some((h) => h.state === 'connected' && (before.get(h.name)?.state !== 'connected' || before.get(h.name)?.connections !== h.connections))) void get().resync();
+    },
 
     connect(api) {
       set({ api, connected: true });
@@ -473,7 +494,9 @@ export const useWarden = create<WardenState>()((set, get) => {
       const listed = await loadList(api);
       if (!listed) return;
       const { runs, output } = get();
-      const stale = Object.values(runs).filter((run) => run.state !== 'ended' && !listed.has(run.id));
+      // A remote that cannot be reached now lists nothing: its runs keep what was last seen, marked unreachable, until it is back.
+      const reachable = new Set([LOCAL_HOST, ...get().hosts.filter((h) => h.state === 'connected').map((h) => h.name)]);
+      const stale = Object.values(runs).filter((run) => run.state !== 'ended' && !listed.has(run.id) && reachable.has(run.host ?? LOCAL_HOST));
       // Live here, unknown to the host now (it restarted): their stored result says how they ended (lost).
       // Live runs whose output the page shows: fetched again and merged by offset (events may have been missed).
       const shown = Object.keys(output).filter((id) => listed.has(id) && runs[id]?.state !== 'ended');
@@ -507,7 +530,7 @@ export const useWarden = create<WardenState>()((set, get) => {
       if (!api || ended.loading || ended.cursor === null) return;
       set({ ended: { ...ended, loading: true } });
       try {
-        const page = await api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, cursor: ended.cursor });
+        const page = await api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, cursor: ended.cursor, host: ALL_HOSTS });
         merge(page.runs.map(fromSummary));
         set((state) => ({ ended: { ...state.ended, cursor: page.nextCursor, loading: false } }));
       } catch (error) {

@@ -3,6 +3,8 @@
 // ever shown. Runs the page knows live (from the store) are shown as they
 // stand now rather than as they were listed.
 
+import { ALL_HOSTS } from '../../../../shared/hosts';
+import { HostOptions, HostTag } from '../../components/HostTag';
 import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type ChangeEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { HistoryQuery } from '../../../../shared/api';
@@ -45,6 +47,7 @@ const NEAR_BOTTOM_PX = 600;
 // The filters and the order outlive the view, so coming back from a run finds the list as it was.
 let rememberedFilters: HistoryFilters = NO_FILTERS;
 let rememberedSort: HistorySort = DEFAULT_HISTORY_SORT;
+let rememberedHost = '';
 
 export function HistoryView() {
   const api = useWarden((s) => s.api);
@@ -65,6 +68,13 @@ export function HistoryView() {
     else debounce.current = setTimeout(() => setApplied(next), DEBOUNCE_MS);
   }, []);
 
+  // Whose history: '' every host at once (once a remote is configured), else one host's.
+  const manyHosts = useWarden((s) => s.hosts.length > 1);
+  const [hostScope, setHostScopeState] = useState(rememberedHost);
+  const setHostScope = (next: string) => {
+    rememberedHost = next;
+    setHostScopeState(next);
+  };
   const [sort, setSortState] = useState<HistorySort>(rememberedSort);
   const setSort = (next: HistorySort) => {
     rememberedSort = next;
@@ -97,11 +107,11 @@ export function HistoryView() {
   const appliedKey = filtersKey(applied);
   useEffect(() => {
     // The time range is anchored when the filters change and kept for every page after.
-    const first = queryOf(applied, Date.now(), undefined, sort);
+    const first = { ...queryOf(applied, Date.now(), undefined, sort), ...(manyHosts ? { host: hostScope || ALL_HOSTS } : {}) };
     query.current = first;
     fetchPage(first, false);
     // `applied` is read through its key: a same-meaning copy must not restart the paging.
-  }, [appliedKey, reloads, fetchPage, sort]);
+  }, [appliedKey, reloads, fetchPage, sort, manyHosts, hostScope]);
 
   const loadMore = useCallback(() => {
     if (!query.current || list.loading || !list.nextCursor) return;
@@ -189,6 +199,14 @@ export function HistoryView() {
             ))}
           </select>
         </label>
+        {manyHosts && (
+          <label className="history-field">
+            <span>Host</span>
+            <select value={hostScope} onChange={(e) => setHostScope(e.target.value)} data-testid="history-host">
+              <HostOptions />
+            </select>
+          </label>
+        )}
         <label className="history-field">
           <span>Started</span>
           <select value={filters.range} onChange={onSelect('range')} data-testid="history-range">
@@ -333,6 +351,7 @@ const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) 
           {run.kind === 'python' && <span className="history-kind">py</span>}
           <code>{line || '(empty script)'}</code>
         </a>
+        <HostTag id={run.id} />
       </td>
       <td className="history-session" title={run.session}>
         {run.session ?? <span className="muted">–</span>}

@@ -3,6 +3,7 @@
 // its limit, grace and memory limit. Defaults come from Settings; the last
 // values started are remembered in this browser.
 
+import { LOCAL_HOST } from '../../../../shared/hosts';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { hrefOf, navigate } from '../../router';
 import { messageOf, useWarden } from '../../store';
@@ -27,6 +28,10 @@ export function NewRunView() {
   const [defaults, setDefaults] = useState<Pick<Draft, DefaultedField> | null>(null);
   const [extras, setExtras] = useState<CommandExtras>({});
   const [busy, setBusy] = useState(false);
+  // Which host runs it: this machine's, or a remote the local host relays (src/shared/hosts.ts).
+  const hosts = useWarden((s) => s.hosts);
+  const [target, setTarget] = useState(LOCAL_HOST);
+  const targetState = hosts.find((h) => h.name === target)?.state ?? 'connected';
   const [error, setError] = useState<string | null>(null);
   const touched = useRef(new Set<keyof Draft>(Object.keys(remembered) as (keyof Draft)[]));
 
@@ -72,7 +77,7 @@ export function NewRunView() {
     setBusy(true);
     setError(null);
     try {
-      const result = await api.start(checked.request);
+      const result = target === LOCAL_HOST ? await api.start(checked.request) : await api.start(checked.request, { host: target });
       if (checked.graceMs !== undefined) rememberGrace(result.id, checked.graceMs);
       put(result);
       writeStored(NEW_RUN_KEY, draft);
@@ -109,6 +114,23 @@ export function NewRunView() {
 
         <fieldset className="form-section">
           <legend>What to run</legend>
+          {hosts.length > 1 && (
+            <FormRow
+              label="Host"
+              htmlFor="nr-host"
+              hint={target === LOCAL_HOST ? 'This machine.' : `On ${target}, through this host's link to it: the working directory and environment are that machine's.`}
+              error={targetState === 'connected' ? undefined : `${target} cannot be reached now (${targetState}); Warden reconnects by itself.`}
+            >
+              <select id="nr-host" data-testid="new-run-host" value={target} onChange={(e) => setTarget(e.target.value)}>
+                {hosts.map((h) => (
+                  <option key={h.name} value={h.name}>
+                    {h.name}
+                    {h.local ? ' (this machine)' : h.state === 'connected' ? '' : ` (${h.state})`}
+                  </option>
+                ))}
+              </select>
+            </FormRow>
+          )}
           <FormRow label="Kind" htmlFor="nr-kind">
             <select id="nr-kind" data-testid="new-run-kind" value={draft.kind} onChange={(e) => set('kind', e.target.value as Draft['kind'])}>
               <option value="command">Command</option>

@@ -15,6 +15,7 @@ import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
 import type { PhaseView } from '../../components/phase';
+import { HostOptions, HostTag } from '../../components/HostTag';
 import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
 import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
@@ -40,6 +41,8 @@ export function RunsView() {
   const order = useWarden((s) => s.order);
   const [stateFilter, setStateFilter] = useState<StateFilter>('all');
   const [verdictFilter, setVerdictFilter] = useState<Verdict | ''>('');
+  const [hostFilter, setHostFilter] = useState('');
+  const manyHosts = useWarden((s) => s.hosts.length > 1);
   const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
   const [endedShown, setEndedShown] = useState(ENDED_PAGE);
   const [selected, setSelected] = useState<string | null>(null);
@@ -48,7 +51,7 @@ export function RunsView() {
   const history = useWarden((s) => s.ended);
   const loadMoreEnded = useWarden((s) => s.loadMoreEnded);
   const all = useMemo(() => order.map((id) => runs[id]).filter((run): run is RunResult => run !== undefined), [order, runs]);
-  const filtered = useMemo(() => filterRuns(all, { state: stateFilter, verdict: verdictFilter }), [all, stateFilter, verdictFilter]);
+  const filtered = useMemo(() => filterRuns(all, { state: stateFilter, verdict: verdictFilter, host: hostFilter }), [all, stateFilter, verdictFilter, hostFilter]);
   const liveCount = all.filter(isLive).length;
   // Ended runs as the history counts them (the page holds the pages it fetched), else as the page holds them.
   const endedCount = Math.max(history.total ?? 0, all.length - liveCount);
@@ -62,7 +65,7 @@ export function RunsView() {
   );
   const visible = useMemo(() => [...live, ...ended], [live, ended]);
   // Unfiltered, the history's count stands for the ended runs not fetched yet; filtered, only those held are known.
-  const isFilteredNow = stateFilter !== 'all' || verdictFilter !== '';
+  const isFilteredNow = stateFilter !== 'all' || verdictFilter !== '' || hostFilter !== '';
   const endedAll = isFilteredNow || history.cursor === null ? endedTotal : Math.max(endedTotal, endedCount);
 
   const select = useCallback((id: string) => {
@@ -100,7 +103,7 @@ export function RunsView() {
 
   if (all.length === 0) return <RunsEmpty />;
 
-  const isFiltered = stateFilter !== 'all' || verdictFilter !== '';
+  const isFiltered = stateFilter !== 'all' || verdictFilter !== '' || hostFilter !== '';
   const row = (run: RunResult) => (
     <RunRow key={run.id} run={run} wall={wall} selected={run.id === selected} onFocus={onFocus} rowRef={rowRef} />
   );
@@ -133,6 +136,14 @@ export function RunsView() {
               ))}
             </select>
           </label>
+          {manyHosts && (
+            <label>
+              <span>Host</span>
+              <select data-testid="filter-host" value={hostFilter} onChange={(e) => setHostFilter(e.target.value)}>
+                <HostOptions />
+              </select>
+            </label>
+          )}
           {isWebMode() && <NotifyToggle />}
           <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
             New run
@@ -161,6 +172,7 @@ export function RunsView() {
               onClick={() => {
                 setStateFilter('all');
                 setVerdictFilter('');
+                setHostFilter('');
               }}
             >
               Show all runs
@@ -276,6 +288,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
           <span className="runs-started-meta" title={fullTime(run.startedAt)}>
             {ago(run.startedAt, wall)}
           </span>
+          <HostTag id={run.id} />
           <span className="runs-id">{run.id.slice(0, 8)}</span>
         </span>
       </span>

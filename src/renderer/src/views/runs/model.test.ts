@@ -107,6 +107,15 @@ describe('every sort and filter of the Runs view', () => {
     expect(filterRuns(all, { state: 'live', verdict: 'crashed' })).toEqual([]);
     expect(filterRuns(all, { state: 'ended', verdict: 'timed-out' }).map((r) => r.id)).toEqual([bb]);
   });
+
+  it("filters by host: a remote's runs are ID@HOST, this machine's are 'local'", () => {
+    const remote = run({ id: 'abc123@gpu', state: 'running', verdict: undefined });
+    const all = [...rows, remote];
+    expect(filterRuns(all, { state: 'all', verdict: '', host: 'gpu' }).map((r) => r.id)).toEqual(['abc123@gpu']);
+    expect(filterRuns(all, { state: 'all', verdict: '', host: 'local' }).map((r) => r.id)).toEqual(rows.map((r) => r.id));
+    expect(filterRuns(all, { state: 'all', verdict: '', host: '' })).toHaveLength(5);
+    expect(filterRuns(all, { state: 'live', verdict: '', host: 'other' })).toEqual([]);
+  });
 });
 
 describe('badges', () => {

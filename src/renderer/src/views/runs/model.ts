@@ -5,6 +5,7 @@
 
 import type { ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { RunResult, Verdict } from '../../../../shared/result';
+import { hostOf } from '../../../../shared/hosts';
 import { commandLine, peakOf } from '../../format';
 
 export { peakOf };
@@ -36,11 +37,14 @@ export interface Filters {
   state: StateFilter;
   /** '' : any verdict. */
   verdict: Verdict | '';
+  /** '' (or absent): every host; else the runs of that host alone ('local' for this machine's). */
+  host?: string;
 }
 
 /** The runs the State and Verdict filters let through, in the order given. */
-export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict'>>(runs: T[], filters: Filters): T[] {
+export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict' | 'id'>>(runs: T[], filters: Filters): T[] {
   return runs.filter((run) => {
+    if (filters.host && hostOf(run.id) !== filters.host) return false;
     if (filters.state === 'live' && !isLive(run)) return false;
     if (filters.state === 'ended' && isLive(run)) return false;
     return filters.verdict === '' || run.verdict === filters.verdict;
