@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../shared/events';
+import { fromIpcAnswer } from '../shared/errors';
 import { connectToHost } from '../client/transport';
 import { serveFor } from '../cli/testkit';
 
@@ -90,7 +91,11 @@ vi.mock('electron', () => {
       }),
     },
     BrowserWindow,
-    ipcMain: { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) => handlers.set(channel, fn), removeHandler: (c: string) => handlers.delete(c) },
+    // Each handler as the preload calls it: its IpcAnswer read back into the value, or its error thrown again.
+    ipcMain: {
+      handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) => handlers.set(channel, async (event: unknown, ...args: unknown[]) => fromIpcAnswer(await fn(event, ...args))),
+      removeHandler: (c: string) => handlers.delete(c),
+    },
     protocol: { registerSchemesAsPrivileged: () => undefined, handle: () => undefined },
     session: { defaultSession: { setPermissionRequestHandler: () => undefined, setPermissionCheckHandler: () => undefined } },
     shell: { openExternal: vi.fn(async () => undefined) },

@@ -88,6 +88,7 @@ describe.skipIf(process.platform !== 'linux')('a run\'s process tree', () => {
     });
     const r = await harness.run({ argv: ['sleep', '0.3'] });
     expect(trees).toBe(0);
-    expect(r.peak).toBeUndefined();
+    // No sample: a peak comes only from the run's cgroup counter, where it had one (one process, never a tree's count).
+    if (r.peak) expect(r.peak.processes).toBe(1);
   });
 });
