@@ -154,11 +154,13 @@ describe('extend a command run', () => {
 describe('extend a Python script', () => {
   it('a script sleeping 2 s with a 1 s limit extended by 3 s completes, keeping its interpreter', async () => {
     const seen = extensions();
-    const { id } = h.supervisor.start({ code: 'import time\ntime.sleep(2)\nprint("done")', limitMs: 1000 });
-    expect((await after(id, 300)).state).toBe('running');
+    const { id } = h.supervisor.start({ code: 'import time\nprint("started", flush=True)\ntime.sleep(2)\nprint("done")', limitMs: 1000 });
+    // Extended once the script runs (on a loaded machine the interpreter may take longer than any fixed wait).
+    await nextEvent(id, (e) => e.type === 'output');
+    expect(h.supervisor.get(id)!.state).toBe('running');
     expect(h.supervisor.extend(id, 3000).limitMs).toBe(4000);
     const r = await h.result(id);
-    expect(r).toMatchObject({ kind: 'python', verdict: 'completed', limitMs: 4000, stdout: 'done\n' });
+    expect(r).toMatchObject({ kind: 'python', verdict: 'completed', limitMs: 4000, stdout: 'started\ndone\n' });
     expect(r.stop).toBeUndefined();
     expect(seen.map((e) => [e.runId, e.limitMs, e.byMs])).toEqual([[id, 4000, 3000]]);
     expect(r.notes.find((n) => NOTE.test(n))).toMatch(/^The limit was extended by 3 s at [\d.]+ s \(to 4 s\)\.$/);
