@@ -593,7 +593,7 @@ export class RunCgroup {
    * (5.14+), else freezes the cgroup while it kills so nothing forks in between.
    * Never throws.
    */
-  async killAll(options: { budgetMs?: number; spare?: number[] } = {}): Promise<KillReport> {
+  async killAll(options: { budgetMs?: number; spare?: number[]; onFound?: (pid: number) => void } = {}): Promise<KillReport> {
     const t0 = performance.now();
     const end = t0 + (options.budgetMs ?? 2_000);
     const killed = new Set<number>();
@@ -605,6 +605,8 @@ export class RunCgroup {
     const alive = () => this.pids().filter((pid) => !spare.has(pid));
     let pids = alive();
     while (pids.length > 0) {
+      // Each one newly found, before its kill (the report names it from /proc while it is still there).
+      for (const pid of pids) if (!killed.has(pid)) options.onFound?.(pid);
       if (useKillFile) {
         for (const pid of pids) killed.add(pid);
         tryWrite(join(this.path, 'cgroup.kill'), '1');

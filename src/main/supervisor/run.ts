@@ -32,7 +32,7 @@ import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadli
 import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult } from './assemble-result';
-import { describePids, listProcs, withCgroupSweep } from './teardown-report';
+import { describeNow, describePids, listProcs, withCgroupSweep } from './teardown-report';
 import { judge } from './verdict';
 import { crashOf, inspectCore, readCoreSettings } from './core-dump';
 import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
@@ -446,7 +446,7 @@ export class CommandRun {
     const left = this.options.keepDescendants ? [] : cgroup.pids();
     if (left.length > 0) {
       const described = await describePids(this.options.procRoot, left);
-      const swept = await cgroup.killAll().catch(() => undefined);
+      const swept = await cgroup.killAll({ onFound: (pid) => describeNow(this.options.procRoot, pid, described) }).catch(() => undefined);
       if (swept && report) report = withCgroupSweep(report, swept, "(in the run's cgroup)", described);
     }
     if (!(await cgroup.remove())) {

@@ -28,6 +28,17 @@ export async function describePids(procRoot: string | null, pids: number[]): Pro
 }
 
 /**
+ * Adds `pid` to `described` from its stat alone (parent, group, name), read
+ * at once: for one found by a sweep after describePids looked, just before
+ * its kill. Its name stands for its command (a command line's read may block).
+ */
+export function describeNow(procRoot: string | null, pid: number, described: Map<number, Proc>): void {
+  if (procRoot === null || described.has(pid)) return;
+  const stat = readStat(procRoot, pid);
+  if (stat) described.set(pid, { pid, ppid: stat.ppid, pgid: stat.pgid, command: stat.comm });
+}
+
+/**
  * A teardown report with what a cgroup sweep ended added, named from `described` (describePids);
  * a pid not described (it started after the look) is listed by `label`.
  */

@@ -12,7 +12,7 @@ import { CappedOutput, type OutputSlice } from '../output';
 import { readLastPid } from '../procfs';
 import { listScope, teardown, type TeardownTarget } from '../teardown';
 import { assembleResult } from '../assemble-result';
-import { describePids, listProcs, withCgroupSweep } from '../teardown-report';
+import { describeNow, describePids, listProcs, withCgroupSweep } from '../teardown-report';
 import { NO_CGROUP, TRACK_AFTER_MS } from '../run';
 import { judge, type Judgement } from '../verdict';
 import { crashOf, inspectCore, readCoreSettings } from '../core-dump';
@@ -404,7 +404,7 @@ export class PythonRun {
     if (interp.cgroup) {
       // The script is the only one in its interpreter's cgroup: everything there but the interpreter is its.
       const described = await describePids(this.options.procRoot, interp.cgroup.pids().filter((pid) => pid !== interp.pid));
-      const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [] }).catch(() => undefined);
+      const swept = await interp.cgroup.killAll({ spare: interp.pid !== undefined ? [interp.pid] : [], onFound: (pid) => describeNow(this.options.procRoot, pid, described) }).catch(() => undefined);
       if (swept) report = withCgroupSweep(report, swept, "(in the session's cgroup)", described);
     }
     if (report.killed.length > 0) this.notes.push(`Teardown ended ${report.killed.length} process${report.killed.length === 1 ? '' : 'es'} the script left behind: ${listProcs(report.killed)}.`);
