@@ -14,6 +14,13 @@ import { isErrorKind, isWardenError, kindOfHttpStatus, WardenError, type ErrorKi
 
 export const API_PREFIX = '/api/v1';
 
+/**
+ * Web mode: the localStorage key where the login page keeps the hash route it
+ * was opened on ({ hash, at }), so the login link lands there (the app reads it
+ * once, renderer/src/router.ts restoreAfterLogin).
+ */
+export const AFTER_LOGIN_KEY = 'warden.afterLogin';
+
 /** Where each operation lives. Every body is JSON; every answer is JSON or, for events, text/event-stream. */
 export const ROUTES = {
   host: `${API_PREFIX}/host`, // GET

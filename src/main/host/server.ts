@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { API_PREFIX, ROUTES } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
@@ -252,8 +252,17 @@ function wantsPage(req: IncomingMessage, path: string): boolean {
 }
 
 /**
+ * The login page's one script: a browser opened on a deep link (#/runs/ID/output)
+ * keeps that hash route in this origin's localStorage, so the login link (opened
+ * from a terminal, usually in another tab, and redirected to /) lands on it.
+ * Only a hash that looks like a route is kept; the app checks it again.
+ */
+const KEEP_ROUTE_SCRIPT = `try{var h=location.hash;if(/^#\\/[A-Za-z0-9._~@%\\/:-]{0,500}$/.test(h))localStorage.setItem('${AFTER_LOGIN_KEY}',JSON.stringify({hash:h,at:Date.now()}))}catch(e){}`;
+
+/**
  * The page a browser without a (valid) session gets instead of a JSON error:
- * how to log in. No script, no external resource: it passes the page's CSP.
+ * how to log in. No external resource, one inline style and one inline script,
+ * each allowed by its hash: it passes the page's CSP.
  */
 export function loginPage(reason: 'no-session' | 'bad-link'): string {
   const lead =
@@ -285,16 +294,17 @@ pre { margin: 8px 0; padding: 8px 12px; background: var(--code); border-radius: 
 <pre>warden serve --open</pre>
 <p class="muted">With a host already running, that prints a fresh one-time link for it (and starts nothing). The link sets a session cookie for this browser only; the page never holds the token.</p>
 </main>
+<script>${KEEP_ROUTE_SCRIPT}</script>
 </body>
 </html>
 `;
 }
 
-/** The app's policy allows no inline style; the login page's one <style> block (the same for every reason) is allowed by its hash. */
+/** The app's policy allows no inline style or script; the login page's one <style> block and one <script> (the same for every reason) are allowed by their hashes. */
 const LOGIN_PAGE_POLICY = CONTENT_SECURITY_POLICY.replace(
   "style-src 'self'",
   `style-src 'sha256-${createHash('sha256').update(/<style>([\s\S]*?)<\/style>/.exec(loginPage('no-session'))![1]!).digest('base64')}'`,
-);
+).replace("script-src 'self'", `script-src 'sha256-${createHash('sha256').update(KEEP_ROUTE_SCRIPT).digest('base64')}'`);
 
 function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', method: string | undefined): void {
   if (res.headersSent || res.destroyed) return;

@@ -2,9 +2,13 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { installLeaveGuard } from './components/leave-guard';
+import { restoreAfterLogin } from './router';
 import './styles.css';
 import { useWarden } from './store';
 import { installWebApi } from './web-api';
+
+// Web mode: the login link lands on the route this browser was opened on before it logged in.
+restoreAfterLogin(window);
 
 // Links away from a view with unsaved changes ask first.
 installLeaveGuard(window);

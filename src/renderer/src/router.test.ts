@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hrefOf, parseRoute } from './router';
+import { AFTER_LOGIN_MAX_AGE_MS, afterLoginHash, hrefOf, parseRoute } from './router';
 
 describe('routes', () => {
   it('reads a run link with and without a tab', () => {
@@ -28,5 +28,34 @@ describe('routes', () => {
   it('writes them back', () => {
     expect(hrefOf({ view: 'run', id: 'abc123', tab: null })).toBe('#/runs/abc123');
     expect(hrefOf({ view: 'run', id: 'abc123', tab: 'tree' })).toBe('#/runs/abc123/tree');
+  });
+});
+
+describe('the route kept across login', () => {
+  const now = 1_800_000_000_000;
+  const kept = (hash: unknown, at: unknown = now - 1000) => JSON.stringify({ hash, at });
+
+  it('takes a fresh hash route of this app, rebuilt from its parsed route', () => {
+    expect(afterLoginHash(kept('#/runs/abc123/output'), now)).toBe('#/runs/abc123/output');
+    expect(afterLoginHash(kept('#/runs/abc123/output/L12-L20'), now)).toBe('#/runs/abc123/output/L12-L20');
+    expect(afterLoginHash(kept('#/runs/abc123@gpu'), now)).toBe('#/runs/abc123@gpu');
+    expect(afterLoginHash(kept('#/history'), now)).toBe('#/history');
+    // Not a known route: the start page's link, still a hash.
+    expect(afterLoginHash(kept('#/nowhere'), now)).toBe('#/runs');
+  });
+
+  it('never another origin, a javascript: URL, a path outside the hash or markup', () => {
+    for (const hostile of ['https://evil.example/#/runs', '//evil.example/#/runs', 'javascript:alert(1)', '#javascript:alert(1)', '/#/runs', '#/../../evil', '#/runs/x"><img src=x onerror=alert(1)>', '#/runs/a b', 42, null]) {
+      expect(afterLoginHash(kept(hostile), now), String(hostile)).toBeNull();
+    }
+  });
+
+  it('only once fresh: stale, from the future, or not what the login page writes', () => {
+    expect(afterLoginHash(kept('#/history', now - AFTER_LOGIN_MAX_AGE_MS - 1), now)).toBeNull();
+    expect(afterLoginHash(kept('#/history', now + 60_000), now)).toBeNull();
+    expect(afterLoginHash(kept('#/history', 'yesterday'), now)).toBeNull();
+    expect(afterLoginHash('#/history', now)).toBeNull();
+    expect(afterLoginHash('{', now)).toBeNull();
+    expect(afterLoginHash(null, now)).toBeNull();
   });
 });

@@ -3,6 +3,7 @@
 // #/runs/ID/TAB, #/history, #/sessions, #/new, #/settings.
 
 import { splitRunId } from '../../shared/hosts';
+import { AFTER_LOGIN_KEY } from '../../shared/http-api';
 import { useSyncExternalStore } from 'react';
 import { mayLeave } from './components/leave-guard';
 
@@ -59,6 +60,53 @@ export function hrefOf(route: Route): string {
     return `#/runs/${route.id}/${route.tab}${route.lines && route.tab === 'output' ? `/${linesText(route.lines)}` : ''}`;
   }
   return `#/${route.view}`;
+}
+
+/** How long a route kept by the login page stays good: a login abandoned then does not steer a later one. */
+export const AFTER_LOGIN_MAX_AGE_MS = 15 * 60_000;
+
+/**
+ * The route the login page kept (AFTER_LOGIN_KEY: `{ hash, at }`), as this
+ * app's own hash link, or null. Only a fresh `#/...` of plain route characters
+ * is taken, and it is rebuilt from its parsed route, so nothing kept there can
+ * name another origin, a javascript: URL or a path outside the hash.
+ */
+export function afterLoginHash(stored: string | null, now: number): string | null {
+  if (!stored) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const { hash, at } = value as { hash?: unknown; at?: unknown };
+  if (typeof hash !== 'string' || typeof at !== 'number') return null;
+  const age = now - at;
+  if (!(age >= 0 && age <= AFTER_LOGIN_MAX_AGE_MS)) return null;
+  if (!/^#\/[A-Za-z0-9._~@%/:-]{0,500}$/.test(hash) || hash.includes('..')) return null;
+  const href = hrefOf(parseRoute(hash));
+  return href.startsWith('#/') ? href : null;
+}
+
+/**
+ * Web mode, before the first render: a page opened without a route (the login
+ * link lands on /) goes to the route the login page kept, once. The kept route
+ * is removed whatever happens, so it steers one landing at most.
+ */
+export function restoreAfterLogin(win: Window): void {
+  let stored: string | null;
+  try {
+    stored = win.localStorage.getItem(AFTER_LOGIN_KEY);
+    if (stored === null) return;
+    win.localStorage.removeItem(AFTER_LOGIN_KEY);
+  } catch {
+    return; // no storage (a sandboxed or private page): the start page
+  }
+  if (win.location.hash.replace(/^#\/?/, '') !== '') return; // opened on a route of its own
+  const hash = afterLoginHash(stored, Date.now());
+  // A fragment only: the same document, the same origin.
+  if (hash) win.history.replaceState(win.history.state, '', hash);
 }
 
 /** Goes to `route`, unless the view shown has a guard that says stay (components/leave-guard.ts). */
