@@ -32,6 +32,7 @@ export const ROUTES = {
   extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
   signal: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/signal`, // POST { pid, signal: 'TERM'|'KILL' }
   timeline: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/timeline`, // GET
+  output: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/output`, // GET ?stream=stdout|stderr&offset=N&limit=M: one page of one stream (OutputPage)
   history: `${API_PREFIX}/history`, // GET ?verdict=a,b&state=&kind=&session=&since=&until=&exitCode=&text=&limit=&cursor=
   sessions: `${API_PREFIX}/sessions`, // GET
   restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
@@ -39,6 +40,27 @@ export const ROUTES = {
   settings: `${API_PREFIX}/settings`, // GET; POST (body Settings) stores them
   events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters; ?batch=1 batches per frame
 } as const;
+
+/** The most characters one page of a run's output holds (`limit`), and the default. */
+export const OUTPUT_PAGE_MAX_CHARS = 1_000_000;
+export const OUTPUT_PAGE_DEFAULT_CHARS = 65_536;
+
+/**
+ * GET /runs/ID/output: characters [offset, next) of one stream of the run as
+ * its result holds it (the same text and offsets as `warden show --stream
+ * --offset --max-chars`; a stream the cap cut keeps its drop marker), and how
+ * long that text is now (`total`; a live run's grows). An offset past the end
+ * answers an empty page at the end.
+ */
+export interface OutputPage {
+  id: string;
+  stream: 'stdout' | 'stderr';
+  offset: number;
+  text: string;
+  next: number;
+  total: number;
+  state: RunResult['state'];
+}
 
 /** The SSE event name telling a client that events it asked for are no longer buffered. */
 export const GAP_EVENT = 'gap';

@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { AFTER_LOGIN_KEY, API_PREFIX, ROUTES } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES, type OutputPage } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
@@ -313,6 +313,24 @@ function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', m
   res.end(method === 'HEAD' ? undefined : html);
 }
 
+/** ?stream=stdout|stderr&offset=N&limit=M of GET /runs/ID/output, each given at most once; anything else is a 400. */
+function outputRange(params: URLSearchParams): { stream: 'stdout' | 'stderr'; offset: number; limit: number } {
+  for (const key of params.keys()) {
+    if (key !== 'stream' && key !== 'offset' && key !== 'limit') throw new HttpError(400, `A page of output takes stream, offset and limit, not ${key}.`);
+    if (params.getAll(key).length > 1) throw new HttpError(400, `${key} is given more than once.`);
+  }
+  const stream = params.get('stream');
+  if (stream !== 'stdout' && stream !== 'stderr') throw new HttpError(400, `stream is stdout or stderr, not ${JSON.stringify(stream ?? '')}.`);
+  const whole = (key: string, fallback: number, min: number, max: number): number => {
+    const text = params.get(key);
+    if (text === null) return fallback;
+    const n = Number(text);
+    if (!/^\d{1,15}$/.test(text) || n < min || n > max) throw new HttpError(400, `${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text.slice(0, 40))}.`);
+    return n;
+  };
+  return { stream, offset: whole('offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: whole('limit', OUTPUT_PAGE_DEFAULT_CHARS, 1, OUTPUT_PAGE_MAX_CHARS) };
+}
+
 function tokensEqual(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -450,7 +468,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1' });
       return;
     }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline))?$/.exec(path);
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output))?$/.exec(path);
     if (runMatch) {
       const id = runRef(decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
@@ -484,6 +502,17 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         case 'timeline':
           only('GET');
           return send(res, 200, await api.timeline(id));
+        case 'output': {
+          only('GET');
+          const range = outputRange(url.searchParams);
+          const result = await api.get(id);
+          if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
+          const all = result[range.stream];
+          const from = Math.min(range.offset, all.length);
+          const text = all.slice(from, from + range.limit);
+          const page: OutputPage = { id: result.id, stream: range.stream, offset: from, text, next: from + text.length, total: all.length, state: result.state };
+          return send(res, 200, page);
+        }
       }
     }
     const sessionMatch = /^\/api\/v1\/sessions\/([^/]+)\/(restart|close)$/.exec(path);
