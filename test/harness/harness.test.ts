@@ -4,18 +4,20 @@
 // own WARDEN_STATE_DIR. Each case checks what the model received (the tool
 // result as the harness sent it back) and what Warden's history holds.
 //
-// Claude Code is driven at two versions: 2.1.197 (the last for Node 20)
-// through every case, and 2.1.332 (a later release, a native binary) through
-// the cases that differ there (LATER_CASES): its first request must already
+// Claude Code is driven at two versions: 2.1.197 (the last whose package
+// allows Node 20) through every case, and 2.1.332 (a later release; its
+// package asks for Node 22, its native binary runs anyway) through the cases
+// that differ there (its `cases` in TARGETS): its first request must already
 // offer Warden's tools (not deferred behind ToolSearch), 300,000 lines must
 // reach the model sized (not refused as too many tokens), and a run left live
 // must be stopped when it exits.
 //
 // Skips, with the reason printed, when the registry cannot be reached or a
 // CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
-// picks some (claude-code both versions; claude-code@2.1.332 only the later). WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
-// model got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and
-// state dir.
+// picks some (claude-code is both versions, claude-code@2.1.332 the later
+// alone). WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the model
+// got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and state
+// dir.
 
 import { execa } from 'execa';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
