@@ -4,11 +4,20 @@
 // own WARDEN_STATE_DIR. Each case checks what the model received (the tool
 // result as the harness sent it back) and what Warden's history holds.
 //
+// Claude Code is driven at two versions: 2.1.197 (the last whose package
+// allows Node 20) through every case, and 2.1.332 (a later release; its
+// package asks for Node 22, its native binary runs anyway) through the cases
+// that differ there (its `cases` in TARGETS): its first request must already
+// offer Warden's tools (not deferred behind ToolSearch), 300,000 lines must
+// reach the model sized (not refused as too many tokens), and a run left live
+// must be stopped when it exits.
+//
 // Skips, with the reason printed, when the registry cannot be reached or a
 // CLI will not start. WARDEN_HARNESS_TESTS=0 skips them all; =claude-code,gemini
-// picks some. WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the
-// model got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and
-// state dir.
+// picks some (claude-code is both versions, claude-code@2.1.332 the later
+// alone). WARDEN_HARNESS_RECORD=DIR saves each case's calls and what the model
+// got back; WARDEN_HARNESS_KEEP=1 keeps each case's temporary HOME and state
+// dir.
 
 import { execa } from 'execa';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
 import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
-import { ensureHarness, PINNED } from './install';
+import { CLAUDE_CODE_LATER, ensureHarness, PINNED, type Pinned } from './install';
 import { startModelServer, type ModelServer, type ScriptStep, type ToolResult } from './model-server';
 
 const CASE_MS = 180_000;
@@ -24,7 +33,16 @@ const CASE_MS = 180_000;
 const MODEL_BUDGET = 40_000;
 
 const chosen = (process.env.WARDEN_HARNESS_TESTS ?? '').trim();
-const enabled = (name: HarnessName): boolean => chosen !== '0' && (chosen === '' || chosen === '1' || chosen.split(',').includes(name));
+const enabled = (name: HarnessName, version: string): boolean =>
+  chosen !== '0' && (chosen === '' || chosen === '1' || chosen.split(',').some((pick) => pick === name || pick === `${name}@${version}`));
+
+/** Each harness at each version the tests drive; `cases` limits a version to some cases (by their keys below). */
+const TARGETS: { name: HarnessName; pinned: Pinned; cases?: ReadonlySet<string> }[] = [
+  { name: 'claude-code', pinned: PINNED['claude-code'] },
+  { name: 'claude-code', pinned: CLAUDE_CODE_LATER, cases: new Set(['first-request', 'big', 'left-live']) },
+  { name: 'codex', pinned: PINNED.codex },
+  { name: 'gemini', pinned: PINNED.gemini },
+];
 
 interface RunJson {
   id: string;
@@ -125,18 +143,36 @@ function parseJsonc(text: string): Record<string, unknown> {
   return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '').replace(/,(\s*[}\]])/g, '$1')) as Record<string, unknown>;
 }
 
+/**
+ * The tools Claude Code offered in its first main-conversation request (one
+ * carrying its own Bash tool; not a title or quota side request), and which of
+ * them it marked for loading only through ToolSearch (`defer_loading`).
+ */
+function firstTurnTools(requests: ModelServer['requests']): { names: string[]; deferred: string[] } | undefined {
+  for (const { path, body } of requests) {
+    if (!path.includes('/messages') || path.includes('count_tokens')) continue;
+    const tools = typeof body === 'object' && body !== null && Array.isArray((body as { tools?: unknown }).tools) ? ((body as { tools: { name?: unknown; defer_loading?: unknown }[] }).tools) : [];
+    const names = tools.map((t) => String(t.name));
+    if (!names.includes('Bash')) continue;
+    return { names, deferred: tools.filter((t) => t.defer_loading === true).map((t) => String(t.name)) };
+  }
+  return undefined;
+}
+
 /** Each harness's own marks of a result it cut or moved to a file. */
 const HARNESS_CUTS = [/<persisted-output>/, /tokens truncated/, /Output too large/, /exceeds maximum allowed tokens/];
 
-for (const name of ['claude-code', 'codex', 'gemini'] as const) {
-  describe.skipIf(!enabled(name))(`${name} ${PINNED[name].version} with warden mcp`, () => {
+for (const { name, pinned, cases } of TARGETS) {
+  /** Whether this version runs the case `key` (a version with `cases` runs only those). */
+  const has = (key: string): boolean => cases === undefined || cases.has(key);
+  describe.skipIf(!enabled(name, pinned.version))(`${name} ${pinned.version} with warden mcp`, () => {
     let script: string | null = null;
     let skipReason = '';
     let server: ModelServer;
     const boxes: Sandbox[] = [];
 
     beforeAll(async () => {
-      const got = await ensureHarness(PINNED[name]);
+      const got = await ensureHarness(pinned);
       if ('skip' in got) {
         skipReason = got.skip;
       } else {
@@ -145,7 +181,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
         if (version.exitCode !== 0) skipReason = `${name} does not start here (${version.stderr.split('\n').slice(-2).join(' ') || `exit ${version.exitCode}`})`;
         else script = got.script;
       }
-      if (skipReason) console.log(`skipping the ${name} tests: ${skipReason}`);
+      if (skipReason) console.log(`skipping the ${name} ${pinned.version} tests: ${skipReason}`);
       server = await startModelServer();
     }, 900_000);
 
@@ -161,7 +197,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
     });
 
     /** Plays a script in a fresh sandbox with warden registered; returns what the model received. */
-    async function play(context: TestContext, steps: ScriptStep[], options: { shell?: boolean } = {}) {
+    async function play(context: TestContext, steps: ScriptStep[], options: { shell?: boolean; firstTurn?: (info: string) => void } = {}) {
       if (!script) return context.skip(skipReason);
       const box = makeSandbox(name, server.url);
       boxes.push(box);
@@ -172,7 +208,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       const endedAt = Date.now();
       const results = [...server.results];
       const calls = [...server.calls];
-      const info = `${name} exit ${drive.exitCode}${drive.timedOut ? ' (timed out)' : ''}\nstdout: ${drive.stdout.slice(-1500)}\nstderr: ${drive.stderr.slice(-1500)}\ncalls: ${JSON.stringify(calls)}\nresults: ${results.length}`;
+      const info = `${name} ${pinned.version} exit ${drive.exitCode}${drive.timedOut ? ' (timed out)' : ''}\nstdout: ${drive.stdout.slice(-1500)}\nstderr: ${drive.stderr.slice(-1500)}\ncalls: ${JSON.stringify(calls)}\nresults: ${results.length}`;
       const record = process.env.WARDEN_HARNESS_RECORD;
       if (record) {
         // What the model was given and got back, for the README's excerpts.
@@ -181,13 +217,32 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
         writeFileSync(join(record, `${slug}.json`), JSON.stringify({ calls, results: results.map((r) => ({ tool: r.tool, text: r.text })) }, null, 2));
       }
       expect(drive.timedOut, info).toBe(false);
+      // What the first turn offered, checked before the script's outcome (which fails anyway without the tools).
+      options.firstTurn?.(info);
       expect(results.length, info).toBe(steps.length - 1);
       return { box, drive, results, calls, info, endedAt, toolNames: server.toolNames };
     }
 
     const mcpResult = (results: ToolResult[], i: number): ToolResult => results[i]!;
 
-    it('a timeout keeps its output, and the model sees the verdict', async (context) => {
+    // Claude Code 2.1.332 defers an MCP server's tools behind ToolSearch unless its entry says alwaysLoad (warden setup
+    // writes it) or the tools carry _meta "anthropic/alwaysLoad" (warden mcp sets it): the model would first have to search.
+    it.runIf(has('first-request') && name === 'claude-code')("the model's first request already offers Warden's tools, not deferred", async (context) => {
+      const { results, info } = await play(context, [{ mcp: 'run', args: { shell: 'echo first-turn-$((6*7))' } }, { text: 'Done.' }], {
+        firstTurn: (info) => {
+          const first = firstTurnTools(server.requests);
+          expect(first, `no main request reached the model\n${info}`).toBeDefined();
+          const offered = `offered: ${first!.names.join(', ')}; deferred: ${first!.deferred.join(', ') || 'none'}`;
+          for (const tool of ['run', 'wait', 'show', 'stop']) {
+            expect(first!.names, `the first request lacks mcp__warden__${tool} (${offered})\n${info}`).toContain(`mcp__warden__${tool}`);
+            expect(first!.deferred, `mcp__warden__${tool} is deferred behind ToolSearch (${offered})`).not.toContain(`mcp__warden__${tool}`);
+          }
+        },
+      });
+      sees(mcpResult(results, 0).text, 'first-turn-42', info);
+    }, CASE_MS);
+
+    it.runIf(has('timeout'))('a timeout keeps its output, and the model sees the verdict', async (context) => {
       const { box, results, info } = await play(context, [{ mcp: 'run', args: { shell: 'echo started; echo "warming-$((6*7))" >&2; sleep 30', limit: '2s' } }, { text: 'It timed out.' }]);
       const seen = mcpResult(results, 0).text;
       sees(seen, 'timed-out', info);
@@ -200,10 +255,10 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.stderr).toBe('warming-42\n');
     }, CASE_MS);
 
-    it('300,000 lines: verdict, exit code, stderr and how to page, within 40,000 characters', async (context) => {
+    it.runIf(has('big'))('300,000 lines: verdict, exit code, stderr and how to page, within 40,000 characters', async (context) => {
       const { box, results, info } = await play(context, [{ mcp: 'run', args: { shell: 'seq 1 300000; echo "big-run-$((6*7))" >&2; exit $((3+4))' } }, { text: 'Seen.' }]);
       const seen = mcpResult(results, 0).text;
-      console.log(`[${name}] the model received ${seen.length} characters for 300,000 lines; it begins:\n${seen.slice(0, 400)}`);
+      console.log(`[${name} ${pinned.version}] the model received ${seen.length} characters for 300,000 lines; it begins:\n${seen.slice(0, 400)}`);
       for (const cut of HARNESS_CUTS) sees(seen, cut, `${name} cut the result itself\n${info}`, false);
       expect(seen.length, `${excerpt(seen)}\n${info}`).toBeLessThanOrEqual(MODEL_BUDGET);
       sees(seen, 'failed', info);
@@ -219,7 +274,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.stdout.length).toBe(1_988_895);
     }, CASE_MS);
 
-    it('a yield, then wait: the model is told to call wait, and gets the end', async (context) => {
+    it.runIf(has('yield'))('a yield, then wait: the model is told to call wait, and gets the end', async (context) => {
       const { box, results, info } = await play(context, [
         { mcp: 'run', args: { shell: 'echo first; sleep 4; echo second; exit $((2+3))', limit: '1m', yield: '1s' } },
         (so) => ({ mcp: 'wait', args: { id: runIdIn(so[0]!.text) ?? 'no-id-seen' } }),
@@ -239,7 +294,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.stdout).toBe('first\nsecond\n');
     }, CASE_MS);
 
-    it("a Python crash: the traceback as written, and advice that fits", async (context) => {
+    it.runIf(has('python'))("a Python crash: the traceback as written, and advice that fits", async (context) => {
       const code = "def f(k):\n    return {'a': 1}[k]\nf('b')\n";
       const { box, results, info } = await play(context, [{ mcp: 'run', args: { python: code } }, { text: 'KeyError.' }]);
       const seen = mcpResult(results, 0).text;
@@ -252,7 +307,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.advice).toMatch(/traceback/i);
     }, CASE_MS);
 
-    it('a run left live when the agent exits is stopped, with a note', async (context) => {
+    it.runIf(has('left-live'))('a run left live when the agent exits is stopped, with a note', async (context) => {
       const { box, results, endedAt } = await play(context, [{ mcp: 'run', args: { shell: 'echo live; exec sleep 600', yield: '1s' } }, { text: 'Leaving it.' }]);
       const id = await runOf(box, mcpResult(results, 0).text);
       let run = await showRun(box, id);
@@ -261,13 +316,13 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
         await new Promise((r) => setTimeout(r, 250));
         run = await showRun(box, id);
       }
-      console.log(`[${name}] the live run ${run.state === 'ended' ? `ended ${Date.parse(run.endedAt!) - endedAt} ms after the agent exited` : 'was still running 15 s after the agent exited'}`);
+      console.log(`[${name} ${pinned.version}] the live run ${run.state === 'ended' ? `ended ${Date.parse(run.endedAt!) - endedAt} ms after the agent exited` : 'was still running 15 s after the agent exited'}`);
       expect(run.state, `${name}: the run outlived its agent`).toBe('ended');
       expect(run.verdict).toBe('stopped');
       expect(run.notes.join('\n')).toMatch(/agent|client|session/i);
     }, CASE_MS);
 
-    it('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {
+    it.runIf(has('hook'))('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {
       const { box, results, info } = await play(context, [{ shell: 'echo out-line; ls /nonexistent-dir-42' }, { text: 'It failed.' }], { shell: true });
       const seen = mcpResult(results, 0).text;
       sees(seen, 'No such file or directory', info);
@@ -284,7 +339,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
     }, CASE_MS);
 
     // Codex's hook yields after 6 s (its shell tool ends a command at 10 s unless told otherwise); the others' after 50 s.
-    it.runIf(name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
+    it.runIf(has('hook-yield') && name === 'codex')('the shell hook: a yielded command exits 0 with the exact command that continues it', async (context) => {
       const nextOf = (text: string) => /<next>(.*)<\/next>/.exec(text)?.[1] ?? 'echo no-next-line-seen';
       const { box, results, info } = await play(
         context,
@@ -307,7 +362,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
     }, CASE_MS);
 
     // Only Claude Code's shell tool takes a timeout (Bash's timeout, in ms); Codex's exec_command and Gemini's run_shell_command have none.
-    it.runIf(name === 'claude-code')("the shell hook: the harness's own 2 s timeout becomes Warden's limit", async (context) => {
+    it.runIf(has('hook-timeout') && name === 'claude-code')("the shell hook: the harness's own 2 s timeout becomes Warden's limit", async (context) => {
       const { box, results, info } = await play(context, [{ shell: 'echo begun; sleep 30', timeoutMs: 2000 }, { text: 'It timed out.' }], { shell: true });
       const seen = mcpResult(results, 0).text;
       sees(seen, 'timed-out', info);
@@ -320,7 +375,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(run.stdout).toBe('begun\n');
     }, CASE_MS);
 
-    it("setup --remove leaves the user's other settings as they were, and the harness without Warden", async (context) => {
+    it.runIf(has('remove'))("setup --remove leaves the user's other settings as they were, and the harness without Warden", async (context) => {
       if (!script) return context.skip(skipReason);
       const files = userFiles(name);
       const box = makeSandbox(name, server.url);
@@ -365,7 +420,7 @@ for (const name of ['claude-code', 'codex', 'gemini'] as const) {
       expect(await history(box), 'the shell tool still goes through Warden').toHaveLength(1);
     }, CASE_MS * 2);
 
-    it.runIf(name === 'gemini')("Gemini's wait_for_previous is accepted", async (context) => {
+    it.runIf(has('wait-for-previous') && name === 'gemini')("Gemini's wait_for_previous is accepted", async (context) => {
       const { results, info, toolNames } = await play(context, [{ mcp: 'run', args: { shell: 'echo in-order', wait_for_previous: true } }, { text: 'Fine.' }]);
       expect(toolNames).toContain('mcp_warden_run');
       const seen = mcpResult(results, 0).text;

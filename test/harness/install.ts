@@ -22,6 +22,15 @@ export const PINNED: Record<'claude-code' | 'codex' | 'gemini', Pinned> = {
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 };
 
+/**
+ * A later Claude Code, driven through a few cases of its own (issue 17): it
+ * defers MCP tools behind ToolSearch unless told not to, and refuses a result
+ * above its token cap. Its package asks for Node 22 (`engines`) but its bin is
+ * a native executable from an optional dependency, so Node 20 installs it
+ * (npm warns) and it runs.
+ */
+export const CLAUDE_CODE_LATER: Pinned = { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' };
+
 export function cacheRoot(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'warden-test', 'harnesses');
