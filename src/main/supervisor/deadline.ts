@@ -62,7 +62,8 @@ export class StopSequence {
     if (options.force && this.lastStep !== 'kill') {
       this.forcedAtMs = this.nowMs();
       this.cancel();
-      this.run({ step: 'kill', afterMs: 0, signals: ['SIGKILL'] });
+      // The kill is recorded at the moment it was forced: one clock reading, not two that round apart.
+      this.run({ step: 'kill', afterMs: 0, signals: ['SIGKILL'] }, this.forcedAtMs);
     }
   }
 
@@ -83,10 +84,12 @@ export class StopSequence {
     };
   }
 
-  private run(step: Step): void {
+  /** Sends the step's signals, recorded at one time (`atMs`, else now): they go out together. */
+  private run(step: Step, atMs?: number): void {
     const sent: SignalSent[] = [];
+    const at = atMs ?? this.nowMs();
     for (const signal of step.signals) {
-      if (this.deliver(signal)) sent.push({ signal, atMs: this.nowMs() });
+      if (this.deliver(signal)) sent.push({ signal, atMs: at });
     }
     this.sent.push(...sent);
     // A step that reached nothing (the group is already gone) did not end the run.
