@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { WardenApi } from '../../shared/api';
 import type { RunEvent } from '../../shared/events';
 import type { RunResult } from '../../shared/result';
@@ -221,5 +221,36 @@ describe("the hosts' states", () => {
     expect(lists).toBe(atFirst + 2);
     expect(useWarden.getState().hosts[1]!.state).toBe('disconnected');
     await new Promise((r) => setTimeout(r, 0));
+  });
+
+  it("fetch a live remote run again every few seconds, so an end its events lost still shows", async () => {
+    const live = { id: 'abc123@box', kind: 'command', argv: ['sleep', '120'], cwd: '/', state: 'stopping', exitCode: null, signal: null, startedAt: new Date().toISOString(), elapsedMs: 1000, limitMs: null, advice: null, notes: [], stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0 } as unknown as RunResult;
+    const ended = { ...live, state: 'ended', verdict: 'stopped', signal: 'SIGINT', endedAt: new Date().toISOString() } as RunResult;
+    const gets: string[] = [];
+    const api = {
+      list: async () => [],
+      history: async () => ({ runs: [], nextCursor: null }),
+      get: async (id: string) => {
+        gets.push(id);
+        return ended;
+      },
+    } as unknown as WardenApi;
+    const connected = [
+      { name: 'local', local: true, state: 'connected' as const, lastError: null, since: '', target: null, connections: 1 },
+      { name: 'box', local: false, state: 'connected' as const, lastError: null, since: '', target: 'ssh://box', connections: 1 },
+    ];
+    useWarden.setState({ api, hosts: connected, runs: { [live.id]: live }, order: [live.id] });
+    let now = Date.now() + 60_000; // past any earlier look
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      useWarden.getState().setHosts(connected);
+      await waitUntil(() => useWarden.getState().runs[live.id]?.state === 'ended');
+      expect(gets).toEqual([live.id]);
+      now += 1000; // within the interval: no fetch
+      useWarden.getState().setHosts(connected);
+      expect(gets).toHaveLength(1);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

@@ -27,6 +27,9 @@ export interface StopProgress {
   killAtMs?: number;
 }
 
+/** How often a live run of a remote host is fetched again, whatever its events said (setHosts). */
+const REMOTE_RECONCILE_MS = 5_000;
+
 export interface WardenState {
   api: WardenApi | null;
   /** Every run this page has seen: live ones, those ended while it was open, and any opened from History. */
@@ -251,6 +254,7 @@ export const useWarden = create<WardenState>()((set, get) => {
   const held = new Map<string, OutputEvent[]>();
   /** Snapshots fetched again in a row for a run whose stream still had a gap past them. */
   const refetches = new Map<string, number>();
+  let lastReconcile = 0;
   /** Resolves once the event stream is open: a snapshot taken after it meets the stream with nothing missing between. */
   let opened: Promise<void> = Promise.resolve();
 
@@ -433,6 +437,17 @@ export const useWarden = create<WardenState>()((set, get) => {
     hosts: [],
 
     setHosts(hosts) {
+      // A remote run's events cross a link, where one can be lost (a stream that stalls without an error): each live
+      // remote run is fetched again every REMOTE_RECONCILE_MS, so a lost end or step leaves it stale that long at most.
+      const now = Date.now();
+      if (now - lastReconcile >= REMOTE_RECONCILE_MS) {
+        lastReconcile = now;
+        const reachable = new Set(hosts.filter((h) => h.state === 'connected').map((h) => h.name));
+        for (const run of Object.values(get().runs)) {
+          const at = run.id.lastIndexOf('@');
+          if (at > 0 && run.state !== 'ended' && reachable.has(run.id.slice(at + 1))) void get().load(run.id);
+        }
+      }
       const before = new Map(get().hosts.map((h) => [h.name, h]));
       const same = hosts.length === before.size && hosts.every((h) => before.get(h.name)?.state === h.state && before.get(h.name)?.lastError === h.lastError && before.get(h.name)?.connections === h.connections);
       if (same) return;
