@@ -13,16 +13,14 @@
 //      alternating rounds.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { controlPath, remoteLink } from '../src/client/remotes';
+import { remoteLink } from '../src/client/remotes';
 import { NodeTransport, socketPathFor } from '../src/client/transport';
 import { HttpWardenApi, ROUTES } from '../src/shared/http-api';
-import { startSshd } from '../src/cli/sshd-testkit';
-import { stopBackgroundHosts } from '../src/cli/testkit';
 import { check, median, ms, quantile, ratio, type Figure } from './lib';
+import { withRemoteBox } from './remote';
 
 const BIN = join(fileURLToPath(new URL('..', import.meta.url)), 'bin', 'warden.mjs');
 
@@ -66,17 +64,7 @@ async function latencies(api: HttpWardenApi, start: (code: string) => Promise<st
 }
 
 export async function benchRelay(options: RelayBenchOptions): Promise<Figure> {
-  const sshd = await startSshd();
-  if ('skip' in sshd) throw new Error(`no sshd: ${sshd.skip}`);
-  const localDir = mkdtempSync(join(tmpdir(), 'wbench-relay-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_STATE_DIR: localDir, WARDEN_SSH: sshd.ssh, WARDEN_HOST_IDLE: '120s' };
-  delete env.WARDEN_REMOTE;
-  delete env.WARDEN_EMBEDDED;
-  const previousSsh = process.env.WARDEN_SSH;
-  process.env.WARDEN_SSH = sshd.ssh;
-  const control = controlPath(localDir, 'box')!;
-  try {
-    if (spawnSync(process.execPath, [BIN, 'remote', 'add', 'box', sshd.url, '--warden', sshd.warden], { env, stdio: 'ignore' }).status !== 0) throw new Error('remote add failed');
+  return withRemoteBox('wbench-relay-', async ({ localDir, env }) => {
     // The background host starts with this environment (WARDEN_SSH), as a user's would with theirs.
     if (spawnSync(process.execPath, [BIN, 'run', '--', 'true'], { env, stdio: 'ignore' }).status !== 0) throw new Error('could not start the local host');
     const localTransport = new NodeTransport({ socketPath: socketPathFor(localDir) });
@@ -142,12 +130,5 @@ export async function benchRelay(options: RelayBenchOptions): Promise<Figure> {
         check('the relay adds <= 5 ms to an event (medians)', er - el <= 5),
       ],
     };
-  } finally {
-    spawnSync(sshd.ssh, ['-o', `ControlPath=${control}`, '-O', 'exit', 'x'], { stdio: 'ignore' });
-    if (previousSsh === undefined) delete process.env.WARDEN_SSH;
-    else process.env.WARDEN_SSH = previousSsh;
-    await sshd.stop();
-    await stopBackgroundHosts([sshd.remoteStateDir, localDir]);
-    for (const dir of [sshd.dir, sshd.remoteStateDir, localDir]) rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

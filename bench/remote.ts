@@ -76,19 +76,42 @@ async function latencies(api: HttpWardenApi, transport: HttpTransport, lines: nu
   return seen;
 }
 
-export async function benchRemote(options: RemoteBenchOptions): Promise<Figure> {
+/** What a bench against remote "box" holds: Debian's sshd on 127.0.0.1, this machine's state dir, and the env its warden commands get. */
+export interface RemoteBox {
+  sshd: Exclude<Awaited<ReturnType<typeof startSshd>>, { skip: string }>;
+  localDir: string;
+  env: NodeJS.ProcessEnv;
+  /** The ssh ControlMaster socket of remote box. */
+  control: string;
+}
+
+/** Runs `body` with remote "box" added over a loopback sshd, then ends the ssh session, the hosts and the dirs. */
+export async function withRemoteBox<T>(prefix: string, body: (box: RemoteBox) => Promise<T>): Promise<T> {
   const sshd = await startSshd();
   if ('skip' in sshd) throw new Error(`no sshd: ${sshd.skip}`);
-  const localDir = mkdtempSync(join(tmpdir(), 'wbench-local-'));
+  const localDir = mkdtempSync(join(tmpdir(), prefix));
   const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_STATE_DIR: localDir, WARDEN_SSH: sshd.ssh, WARDEN_HOST_IDLE: '120s' };
   delete env.WARDEN_REMOTE;
   delete env.WARDEN_EMBEDDED;
   const previousSsh = process.env.WARDEN_SSH;
   process.env.WARDEN_SSH = sshd.ssh;
   const control = controlPath(localDir, 'box')!;
-  const endSession = () => spawnSync(sshd.ssh, ['-o', `ControlPath=${control}`, '-O', 'exit', 'x'], { stdio: 'ignore' });
   try {
     if (spawnSync(process.execPath, [BIN, 'remote', 'add', 'box', sshd.url, '--warden', sshd.warden], { env, stdio: 'ignore' }).status !== 0) throw new Error('remote add failed');
+    return await body({ sshd, localDir, env, control });
+  } finally {
+    spawnSync(sshd.ssh, ['-o', `ControlPath=${control}`, '-O', 'exit', 'x'], { stdio: 'ignore' });
+    if (previousSsh === undefined) delete process.env.WARDEN_SSH;
+    else process.env.WARDEN_SSH = previousSsh;
+    await sshd.stop();
+    await stopBackgroundHosts([sshd.remoteStateDir, localDir]);
+    for (const dir of [sshd.dir, sshd.remoteStateDir, localDir]) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchRemote(options: RemoteBenchOptions): Promise<Figure> {
+  return withRemoteBox('wbench-local-', async ({ sshd, localDir, env, control }) => {
+    const endSession = () => spawnSync(sshd.ssh, ['-o', `ControlPath=${control}`, '-O', 'exit', 'x'], { stdio: 'ignore' });
     const local = ['run', '--json', '--', 'true'];
     const remote = ['--remote', 'box', ...local];
     // Warm-up: both hosts started, the ssh session up, the bundle built.
@@ -151,12 +174,5 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<Figure> 
         check('event latency over the link median <= 20 ms', er <= 20),
       ],
     };
-  } finally {
-    endSession();
-    if (previousSsh === undefined) delete process.env.WARDEN_SSH;
-    else process.env.WARDEN_SSH = previousSsh;
-    await sshd.stop();
-    await stopBackgroundHosts([sshd.remoteStateDir, localDir]);
-    for (const dir of [sshd.dir, sshd.remoteStateDir, localDir]) rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
