@@ -27,6 +27,25 @@ const sockets: Socket[] = [];
 const dirs: string[] = [];
 const floods: ResultPromise[] = [];
 
+/** The owner (127.0.0.1, with the token) asks GET /host `times` times in a row: each answer's status, or why it failed. */
+async function ownerAsks(host: Host, times: number): Promise<(number | string)[]> {
+  const owner = new NodeTransport({ host: '127.0.0.1', port: host.tcp!.port, token: host.tcp!.token }, { timeoutMs: 5000 });
+  const statuses: (number | string)[] = [];
+  try {
+    for (let i = 0; i < times; i++) {
+      statuses.push(
+        await owner.request('GET', '/api/v1/host').then(
+          (reply) => reply.status,
+          (error: Error) => error.message,
+        ),
+      );
+    }
+  } finally {
+    owner.close();
+  }
+  return statuses;
+}
+
 afterEach(async () => {
   for (const child of floods.splice(0)) {
     child.kill('SIGKILL');
@@ -64,17 +83,7 @@ describe('half-open TCP connections from another source', () => {
     }
     await Promise.all(opened);
     expect(open).toBeGreaterThan(0);
-    const owner = new NodeTransport({ host: '127.0.0.1', port, token: host.tcp!.token }, { timeoutMs: 5000 });
-    const statuses: (number | string)[] = [];
-    for (let i = 0; i < 20; i++) {
-      statuses.push(
-        await owner.request('GET', '/api/v1/host').then(
-          (reply) => reply.status,
-          (error: Error) => error.message,
-        ),
-      );
-    }
-    owner.close();
+    const statuses = await ownerAsks(host, 20);
     expect(statuses).toEqual(Array(20).fill(200));
     // The other source still holds some of its connections: the owner got in beside them, not after them.
     const stillOpen = sockets.filter((s) => !s.destroyed && s.readyState === 'open').length;
@@ -115,17 +124,7 @@ describe('half-open TCP connections from another local user, spread over many ad
       flood.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolvePromise());
       void flood.then((r) => reject(new Error(`the flood exited: ${r.stderr}`)));
     });
-    const owner = new NodeTransport({ host: '127.0.0.1', port, token: host.tcp!.token }, { timeoutMs: 5000 });
-    const statuses: (number | string)[] = [];
-    for (let i = 0; i < 20; i++) {
-      statuses.push(
-        await owner.request('GET', '/api/v1/host').then(
-          (reply) => reply.status,
-          (error: Error) => error.message,
-        ),
-      );
-    }
-    owner.close();
+    const statuses = await ownerAsks(host, 20);
     expect(statuses, JSON.stringify(statuses)).toEqual(Array(20).fill(200));
     // What the host still holds of nobody's: its per-user share of pending connections, whatever the burst's timing.
     expect(heldFrom(65534, port)).toBeLessThanOrEqual(2 * TCP_LIMITS.perPeerPending);
