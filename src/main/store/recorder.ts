@@ -85,6 +85,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     },
   });
 
+  // An ended run is written after its answer (writer row 4): a read before then writes it first.
+  store.setBeforeRead(() => writer.writeEndsNow());
+
   // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
   const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries; storedPeak?: PeakFigures }>();
   // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
@@ -167,7 +170,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     status: () => writer.status(),
     close: async (timeoutMs?: number) => {
       unsubscribe();
-      return writer.close(timeoutMs);
+      const left = await writer.close(timeoutMs);
+      store.setBeforeRead(null);
+      return left;
     },
   };
 }
