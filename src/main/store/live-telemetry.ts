@@ -5,6 +5,9 @@
 // stored peak. The writer keeps it as chunks: 'telemetry-live' events of at
 // most CHUNK_POINTS points, the open one rewritten in place until it is full,
 // so a flush writes the points since the chunk began, never the whole series.
+// A chunk is known by the time of its first point (its at_ms), not its row id:
+// a history salvaged or replaced under a live run numbers its rows anew, and
+// a row id kept from before could name another run's event.
 // When the series thins (its step doubles past TELEMETRY_MAX_POINTS) the
 // chunks are replaced by one holding the thinned series, so what is stored
 // stays within the series' own bound (and one point again per chunk).
@@ -32,8 +35,8 @@ export interface StoredSeries {
   stepMs: number;
   /** The index in the series where the open chunk begins. */
   from: number;
-  /** The open chunk's row, or null when the next write begins a new one. */
-  rowId: number | null;
+  /** Whether the open chunk has a row (at_ms: its first point's time). */
+  open: boolean;
 }
 
 /** Stores `series` past what `stored` says is stored; returns what is stored then. Inside the caller's transaction. */
@@ -41,19 +44,20 @@ export function writeLiveSeries(db: Database, runId: string, series: TelemetryDe
   if (stored !== undefined && stored.stepMs !== series.stepMs) {
     // Thinned: every point changed; the chunks give way to one holding the series as it is now.
     dropLiveSeries(db, runId);
-    insertEvent(db, runId, at, null, LIVE_TELEMETRY_EVENT, { stepMs: series.stepMs, points: series.points });
-    return { stepMs: series.stepMs, from: Math.max(0, series.points.length - 1), rowId: null };
+    insertEvent(db, runId, at, series.points[0]?.[0] ?? 0, LIVE_TELEMETRY_EVENT, { stepMs: series.stepMs, points: series.points });
+    return { stepMs: series.stepMs, from: Math.max(0, series.points.length - 1), open: false };
   }
-  const state = stored ?? { stepMs: series.stepMs, from: 0, rowId: null };
+  const state = stored ?? { stepMs: series.stepMs, from: 0, open: false };
   const points = series.points.slice(state.from);
   if (points.length === 0) return state;
   const detail = JSON.stringify({ stepMs: series.stepMs, points });
-  let rowId = state.rowId;
-  if (rowId !== null) run(db, 'UPDATE run_events SET at = ?, detail = ? WHERE id = ?', at, detail, rowId);
-  else rowId = run(db, 'INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, NULL, ?, ?)', runId, at, LIVE_TELEMETRY_EVENT, detail).lastInsertRowid;
+  const firstAtMs = points[0]![0];
+  // Its row gone (the history replaced under the run): written again as a new one.
+  const updated = state.open && run(db, 'UPDATE run_events SET at = ?, detail = ? WHERE run_id = ? AND kind = ? AND at_ms = ?', at, detail, runId, LIVE_TELEMETRY_EVENT, firstAtMs).changes > 0;
+  if (!updated) run(db, 'INSERT INTO run_events (run_id, at, at_ms, kind, detail) VALUES (?, ?, ?, ?, ?)', runId, at, firstAtMs, LIVE_TELEMETRY_EVENT, detail);
   // Full: the next chunk begins at this one's last point, which may still gain samples of its step.
-  if (points.length >= CHUNK_POINTS) return { stepMs: series.stepMs, from: series.points.length - 1, rowId: null };
-  return { stepMs: series.stepMs, from: state.from, rowId };
+  if (points.length >= CHUNK_POINTS) return { stepMs: series.stepMs, from: series.points.length - 1, open: false };
+  return { stepMs: series.stepMs, from: state.from, open: true };
 }
 
 export function dropLiveSeries(db: Database, runId: string): void {

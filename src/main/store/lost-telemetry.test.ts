@@ -9,8 +9,8 @@ import { DEFAULT_PROC_ROOT } from '../supervisor/options';
 import { Supervisor } from '../supervisor/supervisor';
 import { CHUNK_POINTS, LIVE_TELEMETRY_EVENT, readLiveSeries, writeLiveSeries, type StoredSeries } from './live-telemetry';
 import { attachRecorder } from './recorder';
-import { upsertRun } from './rows';
-import { all, transaction, value } from './sql';
+import { insertEvent, upsertRun } from './rows';
+import { all, run, transaction, value } from './sql';
 import { openStore, type HistoryStore } from './store';
 import { fakeResult, removeTempDirs, startChild, tempStateDir, until, type Child } from './store-testkit';
 
@@ -133,5 +133,26 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('a live run\'s telemetry in the hist
       .reduce((n, row) => n + (JSON.parse(row.detail) as TelemetryDetail).points.length, 0);
     expect(storedPoints).toBeLessThanOrEqual(series.points.length + Math.ceil(300 / CHUNK_POINTS) + 2);
     expect(rowsMax).toBeLessThanOrEqual(Math.ceil(300 / CHUNK_POINTS) + 2);
+  });
+
+  it('writes the open chunk again as a new row when the history lost it, and never touches another run\'s event', () => {
+    const store = open(tempStateDir());
+    const a = fakeResult({ state: 'running', verdict: undefined });
+    const b = fakeResult({ state: 'running', verdict: undefined });
+    transaction(store.db, () => {
+      upsertRun(store.db, 'host-a', a, null);
+      upsertRun(store.db, 'host-a', b, null);
+    });
+    let series: TelemetrySeries = emptySeries();
+    for (let i = 0; i < 6; i++) series = addSample(series, [i * 1000, 5, 1_000_000 + i, 1]);
+    const first = transaction(store.db, () => writeLiveSeries(store.db, a.id, { stepMs: series.stepMs, points: series.points }, undefined, Date.now()));
+    // The history replaced under the run (salvaged, or adopted from another file): its chunk is gone, and
+    // another run's event takes the row number it had (SQLite gives the highest number again).
+    run(store.db, 'DELETE FROM run_events WHERE run_id = ? AND kind = ?', a.id, LIVE_TELEMETRY_EVENT);
+    insertEvent(store.db, b.id, Date.now(), 1, 'signal-sent', { signal: 'SIGINT' });
+    for (let i = 6; i < 9; i++) series = addSample(series, [i * 1000, 5, 1_000_000 + i, 1]);
+    transaction(store.db, () => writeLiveSeries(store.db, a.id, { stepMs: series.stepMs, points: series.points }, first, Date.now()));
+    expect(store.events(b.id).map((e) => [e.kind, e.detail])).toEqual([['signal-sent', { signal: 'SIGINT' }]]);
+    expect(readLiveSeries(store.db, a.id)).toEqual({ stepMs: 1000, points: series.points });
   });
 });

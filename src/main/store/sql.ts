@@ -44,9 +44,9 @@ function statement(db: Database, sql: string, raw = false): ReturnType<Database[
   return stmt;
 }
 
-export function run(db: Database, sql: string, ...params: SqlValue[]): { changes: number; lastInsertRowid: number } {
+export function run(db: Database, sql: string, ...params: SqlValue[]): { changes: number } {
   const info = statement(db, sql).run(check(params));
-  return { changes: Number(info.changes), lastInsertRowid: Number(info.lastInsertRowid) };
+  return { changes: Number(info.changes) };
 }
 
 /** Rows as objects, without the `_metadata` libsql adds to get(). */
