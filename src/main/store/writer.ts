@@ -336,7 +336,8 @@ export class RunWriter {
     const state = this.runs.get(runId);
     if (this.closed || !state || state.end) return;
     state.series = series;
-    this.flushSoon();
+    // With the next batch (at most flushIntervalMs late), not a transaction of its own: when it rose, livePeak asked for one already.
+    this.armTimer();
   }
 
   ended(result: RunResult): void {
