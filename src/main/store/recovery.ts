@@ -3,8 +3,8 @@
 // A host that starts looks for runs not ended whose host is gone (hosts.ts),
 // claims them in one write transaction (claimed_by = its own host id, only
 // where no live host has claimed them), and only then looks at them: the
-// output stored before the host went down becomes the run's output, its
-// telemetry stored in chunks its series (live-telemetry.ts), the
+// output stored before the host went down becomes the run's output, the
+// telemetry chunks its one series (live-telemetry.ts), the
 // processes still carrying the run's WARDEN_SCOPE marker are found and torn
 // down (or only reported), and the advice says which. Two hosts starting at
 // the same moment serialize on the write lock; the second finds the runs

@@ -21,8 +21,9 @@
 // | 3 | output passes the live cap                     | only a moving tail is kept and stored; older tail rows are deleted   |
 // | 4 | a run ends                                     | its pending output is dropped; the end writes row, kept output, events |
 // | 4b| a live run's limit is extended                 | a timeline event; the live row and its snapshot get the new limit    |
-// | 4c| a live run's telemetry series is handed over   | its points since the open chunk began rewrite that chunk (live-telemetry.ts); |
-// |   |                                                | at the end the chunks are deleted with the whole series written once  |
+// | 4c| a live run's telemetry series is handed over   | with the next batch, its points since the open chunk began rewrite   |
+// |   |                                                | that chunk (live-telemetry.ts); the end deletes the chunks in the    |
+// |   |                                                | transaction that writes the whole series once                        |
 // | 5 | a write fails, transient                       | nothing pending is lost; retried after 100 ms, doubling to 10 s      |
 // | 6 | a write fails, not transient (a bad value)     | that run's pending writes are given up and reported; others go on    |
 // | 7 | pending live output passes maxPendingChars     | it is dropped (the end stores the kept output anyway); reported      |
