@@ -13,40 +13,13 @@ const CONTEXT = 32;
 const UNFINISHED_ESCAPE = /\x1b(?:\[[0-?]*[ -/]*)?$/;
 // The rest of such a sequence at the start of a text: [ (after a lone ESC), parameters, the final byte.
 const ESCAPE_REST = /^\[?[0-?]*[ -/]*[@-~]/;
-/**
- * ASCII chunks from this size on are not made strings by `take`: what the
- * tail keeps of them is copied into buffers of POOL_BYTES that the stream
- * reuses (smaller chunks cost little as strings, and would waste a buffer).
- */
-const BYTES_FROM = 32 * 1024;
-const POOL_BYTES = 64 * 1024;
-/** Buffers let go by the tail and kept for the next chunks. */
-const MAX_SPARE = 4;
-
-/**
- * A piece of a stream's text: a string, or the bytes of ASCII text kept as
- * they were read (each byte one character), so that no string is built for
- * text nobody reads. `length` is its length in characters either way.
- */
-export type Piece = string | Buffer;
-
-/** A piece's characters from `start` to `end`, as a string. */
-export function pieceText(piece: Piece, start = 0, end = piece.length): string {
-  return typeof piece === 'string' ? piece.slice(start, end) : piece.toString('latin1', start, end);
-}
-
-function joinPieces(pieces: readonly Piece[]): string {
-  return pieces.length === 1 ? pieceText(pieces[0]!) : pieces.map((p) => pieceText(p)).join('');
-}
 
 export class CappedOutput {
   private readonly decoder = new TextDecoder('utf-8', { fatal: false });
   private readonly headCap: number;
   private readonly tailCap: number;
   private head = '';
-  /** Strings, and views of this stream's own buffers (never a caller's chunk: held a while, those would cost the GC dearly). */
-  private tail: Piece[] = [];
-  private readonly spare: ArrayBuffer[] = [];
+  private tail: string[] = [];
   private tailLength = 0;
   private total = 0;
   /** True while the decoder holds no partial sequence (the last byte fed was ASCII, or nothing was fed). */
@@ -63,22 +36,8 @@ export class CappedOutput {
 
   /** Decodes a chunk and keeps what fits; returns the decoded text for live events. */
   push(chunk: Uint8Array): string {
-    return pieceText(this.read(chunk, false));
-  }
-
-  /**
-   * As push, for a caller that may never read the text: a large ASCII chunk
-   * is kept as its bytes and returned as they are (pieceText makes its
-   * string), so no string is built for it unless someone asks. The chunk
-   * must not be changed afterwards (a stream's chunks never are).
-   */
-  take(chunk: Buffer): Piece {
-    return this.read(chunk, true);
-  }
-
-  private read(chunk: Uint8Array, bytesMayStay: boolean): Piece {
     if (chunk.length === 0) return '';
-    let piece: Piece;
+    let text: string;
     if (this.decoderIdle && isAscii(chunk)) {
       // ASCII is its own UTF-8 decoding; latin1 builds the same string about ten
       // times faster than TextDecoder. Only with no partial sequence pending.
@@ -87,17 +46,15 @@ export class CappedOutput {
         this.decoder.decode(SPACE, { stream: true });
         this.decoderStarted = true;
       }
-      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      // Kept as bytes only when they are most of the memory they hold: a small view must not keep a big buffer alive.
-      piece = bytesMayStay && chunk.length >= BYTES_FROM ? bytes : bytes.toString('latin1');
+      text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
     } else {
-      piece = this.decoder.decode(chunk, { stream: true });
+      text = this.decoder.decode(chunk, { stream: true });
       this.decoderStarted = true;
     }
     // An ASCII byte ends any sequence before it, so nothing is pending after one.
     this.decoderIdle = chunk[chunk.length - 1]! < 0x80;
-    this.keep(piece);
-    return piece;
+    this.keep(text);
+    return text;
   }
 
   /** Flushes a partial UTF-8 sequence left at the end of the stream. */
@@ -107,45 +64,30 @@ export class CappedOutput {
     return text;
   }
 
-  private keep(text: Piece): void {
+  private keep(text: string): void {
     if (text.length === 0) return;
     this.total += text.length;
     let rest = text;
     if (this.head.length < this.headCap) {
       const room = this.headCap - this.head.length;
-      this.head += pieceText(rest, 0, room);
-      rest = typeof rest === 'string' ? rest.slice(room) : rest.subarray(room);
+      this.head += rest.slice(0, room);
+      rest = rest.slice(room);
       if (rest.length === 0) return;
     }
-    this.tail.push(typeof rest === 'string' ? rest : this.copy(rest));
+    this.tail.push(rest);
     this.tailLength += rest.length;
     // Trim whole chunks first, then cut the oldest one, so a long run of small
     // chunks costs amortised O(1) per chunk.
     while (this.tail.length > 1 && this.tailLength - this.tail[0]!.length >= this.tailCap) {
       const gone = this.tail.shift()!;
       this.tailLength -= gone.length;
-      this.tailContext = (this.tailContext + pieceText(gone, Math.max(0, gone.length - CONTEXT))).slice(-CONTEXT);
-      this.recycle(gone);
+      this.tailContext = (this.tailContext + gone.slice(-CONTEXT)).slice(-CONTEXT);
     }
     if (this.tailLength > this.tailCap * 2) this.compactTail();
   }
 
-  /** The bytes in a buffer of this stream's own, a spare one when it fits. */
-  private copy(bytes: Buffer): Buffer {
-    let store = this.spare.pop();
-    if (store === undefined || store.byteLength < bytes.length) store = new ArrayBuffer(Math.max(bytes.length, POOL_BYTES));
-    const copy = Buffer.from(store, 0, bytes.length);
-    copy.set(bytes);
-    return copy;
-  }
-
-  private recycle(piece: Piece): void {
-    if (typeof piece !== 'string' && this.spare.length < MAX_SPARE) this.spare.push(piece.buffer as ArrayBuffer);
-  }
-
   private compactTail(): void {
-    const joined = joinPieces(this.tail);
-    for (const piece of this.tail) this.recycle(piece);
+    const joined = this.tail.join('');
     const cut = joined.slice(joined.length - this.tailCap);
     this.tailContext = (this.tailContext + joined.slice(Math.max(0, joined.length - this.tailCap - CONTEXT), joined.length - this.tailCap)).slice(-CONTEXT);
     this.tail = [cut];
@@ -170,7 +112,7 @@ export class CappedOutput {
         skip -= chunk.length;
         continue;
       }
-      out += pieceText(chunk, skip, skip + n - out.length);
+      out += chunk.slice(skip, skip + n - out.length);
       skip = 0;
       if (out.length >= n) break;
     }
@@ -201,8 +143,7 @@ export class CappedOutput {
     let skip = Math.max(0, this.tailLength - this.tailCap);
     for (const chunk of this.tail) {
       if (skip < chunk.length) {
-        // Kept bytes are ASCII: never half of a pair.
-        const c = typeof chunk === 'string' ? chunk.charCodeAt(skip) : 0;
+        const c = chunk.charCodeAt(skip);
         return c >= 0xdc00 && c <= 0xdfff;
       }
       skip -= chunk.length;
@@ -229,7 +170,7 @@ export class CappedOutput {
    */
   slice(from: number): OutputSlice {
     if (from >= this.total) return { text: '', dropped: 0 };
-    let tail = joinPieces(this.tail);
+    let tail = this.tail.join('');
     if (tail.length > this.tailCap) tail = tail.slice(tail.length - this.tailCap);
     const tailAt = this.total - tail.length;
     // Where the kept head ends and the kept tail starts, in stream characters:

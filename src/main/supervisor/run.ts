@@ -117,8 +117,6 @@ export class CommandRun {
     private readonly watch?: ScopeWatch,
     /** The subreaper shim, for a run that gets no cgroup (null: none on this machine). */
     private readonly reaperShim?: Reaper | null,
-    /** Whether anyone listens to the run's events now: output events are made only then. */
-    private readonly listening: () => boolean = () => true,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -336,11 +334,6 @@ export class CommandRun {
     if (!readable) return;
     const sink = this.out[stream];
     readable.on('data', (chunk: Buffer) => {
-      // With no one listening, no event and no string for it: a large ASCII chunk is kept as bytes.
-      if (!this.listening()) {
-        sink.take(chunk);
-        return;
-      }
       const text = sink.push(chunk);
       if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
     });

@@ -222,7 +222,7 @@ export class Supervisor {
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
     const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper, () => this.events.listenerCount('event') > 0);
+    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
