@@ -14,6 +14,7 @@ import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, joinSeries, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
+import { addPage, nextRange, NO_PAGES, OUTPUT_PAGE_CHARS, pagesDone, type PagedOutput } from './output-pages';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -42,6 +43,12 @@ export interface WardenState {
    * do not re-render for it. Dropped when the run's final result arrives.
    */
   output: Record<string, LiveOutput>;
+  /**
+   * Ended runs whose output is coming in pages (output-pages.ts): what is
+   * held so far. Dropped once both streams are whole, when the run is held
+   * whole with it.
+   */
+  pages: Record<string, PagedOutput>;
   /**
    * Runs held without their output (from a listing or a page of the history):
    * a view that shows output fetches the run whole first (load).
@@ -83,7 +90,12 @@ export interface WardenState {
   resync(): Promise<void>;
   /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
   connect(api: WardenApi): () => void;
-  /** A run fetched whole (live snapshot or from the history) into the store; its live output merged with the stream by offset. */
+  /**
+   * A run fetched into the store: an ended one (or one not known yet) without
+   * its output, which then comes in pages (resolves once the first page of
+   * each stream is in); a live one whole, its live output merged with the
+   * stream by offset.
+   */
   load(id: string): Promise<RunResult | null>;
   /** A live run's series as the host has it (from its first sample), joined before what the page sampled. */
   seedSeries(id: string, host: TelemetryDetail): void;
@@ -318,6 +330,98 @@ export const useWarden = create<WardenState>()((set, get) => {
     setTimeout(() => void get().load(id), 0);
   };
 
+  /** A run's snapshot (live) or result (ended) whole, put into the store. */
+  const fetchWhole = async (api: WardenApi, id: string): Promise<RunResult | null> => {
+    try {
+      await opened;
+      const run = await api.get(id);
+      if (run) get().put(run);
+      else held.delete(id);
+      return run;
+    } catch (error) {
+      held.delete(id);
+      get().report(error);
+      return null;
+    }
+  };
+
+  /** Ended runs whose pages are being fetched: a second load of one joins the first. */
+  const paging = new Map<string, Promise<RunResult | null>>();
+
+  /** Both streams held whole: the run is held whole with them, as a get would have answered it. */
+  const finishPages = (id: string, paged: PagedOutput) => {
+    set((state) => {
+      const run = state.runs[id];
+      const pages = withoutKey(state.pages, id);
+      if (!run || !state.partial[id]) return { pages };
+      const { outputChars: _omitted, ...fields } = run;
+      return { pages, runs: { ...state.runs, [id]: { ...fields, stdout: paged.stdout, stderr: paged.stderr } }, partial: withoutKey(state.partial, id) };
+    });
+  };
+
+  /** The pages after the first, one at a time, each added as it comes (the view shows how far it is). */
+  const fetchRest = async (api: WardenApi, id: string) => {
+    // A frame first: the first page is painted before the rest is asked for.
+    await new Promise<void>((resolve) => schedule(() => setTimeout(resolve, 0)));
+    for (;;) {
+      const have = get().pages[id];
+      if (!have) return;
+      const range = nextRange(have);
+      if (!range) return finishPages(id, have);
+      let error: string | null = null;
+      try {
+        const page = await api.output!(id, range);
+        const now = get().pages[id];
+        if (!now) return;
+        const next = addPage(now, page);
+        // A page that adds nothing would be asked for again without end.
+        if (next === now || page.text === '') error = `The host answered no output at ${range.stream} character ${range.offset.toLocaleString('en-US')}; the rest of this run's output is not shown.`;
+        else if (pagesDone(next)) return finishPages(id, next);
+        else set((state) => ({ pages: { ...state.pages, [id]: next } }));
+      } catch (e) {
+        error = messageOf(e);
+      }
+      if (error !== null) {
+        const reason = error;
+        set((state) => (state.pages[id] ? { pages: { ...state.pages, [id]: { ...state.pages[id]!, error: reason } } } : {}));
+        return;
+      }
+    }
+  };
+
+  /**
+   * An ended run, or one not known yet: its fields without its output and the
+   * first page of each stream, asked at once; the rest after the first paint.
+   * A run that turns out live is fetched whole instead (its stream meets the
+   * snapshot by offset), and so is any run whose pages cannot be had.
+   */
+  const loadPaged = (api: WardenApi, id: string, whole: () => Promise<RunResult | null>): Promise<RunResult | null> => {
+    const inFlight = paging.get(id);
+    if (inFlight) return inFlight;
+    const first = (stream: 'stdout' | 'stderr') => api.output!(id, { stream, offset: 0, limit: OUTPUT_PAGE_CHARS });
+    const loading = (async (): Promise<RunResult | null> => {
+      const [bare, out, err] = await Promise.allSettled([api.get(id, { output: 'none' }), first('stdout'), first('stderr')]);
+      if (bare.status === 'rejected') {
+        get().report(bare.reason);
+        return null;
+      }
+      if (bare.value === null) return null;
+      if (bare.value.state !== 'ended' || out.status === 'rejected' || err.status === 'rejected') return whole();
+      // Held as a listing is (without output, partial) until its pages are all in.
+      const run = bare.value.outputChars ? bare.value : { ...bare.value, outputChars: { stdout: 0, stderr: 0 } };
+      get().put(run);
+      const paged = addPage(addPage(NO_PAGES, out.value), err.value);
+      if (pagesDone(paged)) finishPages(id, paged);
+      else {
+        set((state) => ({ pages: { ...state.pages, [id]: paged } }));
+        void fetchRest(api, id);
+      }
+      return get().runs[id] ?? run;
+    })().finally(() => paging.delete(id));
+    paging.set(id, loading);
+    return loading;
+  };
+
   const flush = () => {
     scheduled = false;
     const events = queue;
@@ -422,6 +526,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     runs: {},
     order: [],
     output: {},
+    pages: {},
     partial: {},
     ended: { total: null, cursor: null, loading: false },
     syncedAt: {},
@@ -521,19 +626,14 @@ export const useWarden = create<WardenState>()((set, get) => {
     async load(id) {
       const api = get().api;
       if (!api) return null;
-      // From the moment it is asked for, the run's chunks wait for the snapshot, which holds all that came before.
-      if (!held.has(id)) held.set(id, []);
-      try {
-        await opened;
-        const run = await api.get(id);
-        if (run) get().put(run);
-        else held.delete(id);
-        return run;
-      } catch (error) {
-        held.delete(id);
-        get().report(error);
-        return null;
-      }
+      const known = get().runs[id];
+      const whole = async (): Promise<RunResult | null> => {
+        // From the moment it is asked for, the run's chunks wait for the snapshot, which holds all that came before.
+        if (!held.has(id)) held.set(id, []);
+        return fetchWhole(api, id);
+      };
+      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, whole);
+      return whole();
     },
 
     seedSeries(id, host) {
@@ -629,10 +729,11 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
   return copy;
 }
 
-/** A run's output as the page knows it now: what streamed in while live, else the run's own. */
+/** A run's output as the page knows it now: what streamed in while live, else what its pages brought so far, else the run's own. */
 export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string; stdoutLines?: number; stderrLines?: number } {
   const live = useWarden((s) => s.output[run.id]);
-  return live ?? run;
+  const paged = useWarden((s) => s.pages[run.id]);
+  return live ?? paged ?? run;
 }
 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */
