@@ -9,6 +9,7 @@ import type { OutputStream, RunEvent } from '../../shared/events';
 import type { RunPage, RunSummary } from '../../shared/history';
 import { streamLength } from '../../shared/stream-length';
 import { UNREACHABLE } from './web-api';
+import { OUTPUT_PAGE_MAX_CHARS } from '../../shared/http-api';
 import { ALL_HOSTS, LOCAL_HOST, type HostStatus } from '../../shared/hosts';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
@@ -325,9 +326,89 @@ export const useWarden = create<WardenState>()((set, get) => {
     else setTimeout(fn, 16);
   };
 
-  /** A gap in a run's stream: what the page holds is fetched again and the held chunks merged onto it. */
+  /** A gap in a run's stream: what is missing is fetched (fillGap) and the held chunks merged onto it. */
   const refetch = (id: string) => {
-    setTimeout(() => void get().load(id), 0);
+    setTimeout(() => void fillGap(id), 0);
+  };
+
+  /** Chunks held for a run merged onto `base` by offset, their times marked; where a gap remains, if one does (-1: none). */
+  const mergeHeld = (state: WardenState, id: string, start: LiveOutput, events: OutputEvent[]): { changed: Partial<WardenState>; gapAt: number } => {
+    let base = start;
+    let gapAt = -1;
+    const marks = state.marks[id];
+    const list = [...(marks?.list ?? [])];
+    let marked = false;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      const merged = appendAt(base, event.stream, event.offset, event.text);
+      if (merged === 'gap') {
+        gapAt = i;
+        break;
+      }
+      base = merged;
+      if (event.atMs !== undefined && addMark(list, event.stream, event.offset, event.atMs)) marked = true;
+    }
+    const changed: Partial<WardenState> = { output: { ...state.output, [id]: base } };
+    if (marked) changed.marks = { ...state.marks, [id]: { list, version: (marks?.version ?? 0) + 1 } };
+    return { changed, gapAt };
+  };
+
+  /** A gap still there after a fetch: fetched again, a few times, then said (never skipped in silence). */
+  const stillGap = (id: string, events: OutputEvent[]) => {
+    const tries = (refetches.get(id) ?? 0) + 1;
+    refetches.set(id, tries);
+    if (tries <= MAX_REFETCHES) {
+      held.set(id, events);
+      refetch(id);
+    } else {
+      refetches.delete(id);
+      get().report(new Error(`Part of run ${id}'s live output could not be fetched from the host; the whole output shows when it ends.`));
+    }
+  };
+
+  /**
+   * A gap in a live run's stream: the characters missing, from the output
+   * route, when what the host keeps of that stream is the stream itself
+   * (nothing cut, so a page's offsets are the stream's); else the run whole,
+   * merged by offset (put). The chunks that come meanwhile are held.
+   */
+  const fillGap = async (id: string) => {
+    const api = get().api;
+    const current = get().output[id];
+    const first = held.get(id)?.[0];
+    const end = first && current ? (first.stream === 'stdout' ? current.stdoutEnd : current.stderrEnd) : 0;
+    const missing = first ? first.offset - end : 0;
+    if (!api?.output || !current || !first || missing <= 0 || missing > OUTPUT_PAGE_MAX_CHARS) return void get().load(id);
+    let text: string;
+    try {
+      const page = await api.output(id, { stream: first.stream, offset: end, limit: missing });
+      text = page.text;
+      // Asked after the page: a stream with nothing cut now had nothing cut then (a cut stays), so the page's offsets were the stream's.
+      const bare = await api.get(id, { output: 'none' });
+      const cut = bare ? (first.stream === 'stdout' ? bare.stdoutTruncated : bare.stderrTruncated) : 1;
+      if (!bare || bare.state === 'ended' || cut > 0 || page.offset !== end || page.text.length !== missing) return void get().load(id);
+    } catch {
+      return void get().load(id);
+    }
+    const events = held.get(id);
+    // Meanwhile the run ended, or a snapshot took the held chunks: nothing is left to fill.
+    if (!events) return;
+    held.delete(id);
+    let gapAt = -1;
+    set((state) => {
+      const base = state.output[id];
+      if (!base) return {};
+      const filled = appendAt(base, first.stream, end, text);
+      if (filled === 'gap') {
+        gapAt = 0;
+        return {};
+      }
+      const merged = mergeHeld(state, id, filled, events);
+      gapAt = merged.gapAt;
+      return merged.changed;
+    });
+    if (gapAt >= 0) stillGap(id, events.slice(gapAt));
+    else refetches.delete(id);
   };
 
   /** A run's snapshot (live) or result (ended) whole, put into the store. */
@@ -681,36 +762,14 @@ export const useWarden = create<WardenState>()((set, get) => {
         // A live snapshot: the base for its stream unless the page holds more already; the chunks held meanwhile go on top, by offset.
         const current = state.output[result.id];
         const fresh = baseOf(result);
-        let base = current && current.stdoutEnd >= fresh.stdoutEnd && current.stderrEnd >= fresh.stderrEnd ? current : fresh;
-        const marks = state.marks[result.id];
-        const list = [...(marks?.list ?? [])];
-        let marked = false;
-        for (let i = 0; i < (events?.length ?? 0); i++) {
-          const event = events![i]!;
-          const merged = appendAt(base, event.stream, event.offset, event.text);
-          if (merged === 'gap') {
-            gapAt = i;
-            break;
-          }
-          base = merged;
-          if (event.atMs !== undefined && addMark(list, event.stream, event.offset, event.atMs)) marked = true;
-        }
-        next.output = { ...state.output, [result.id]: base };
-        if (marked) next.marks = { ...state.marks, [result.id]: { list, version: (marks?.version ?? 0) + 1 } };
-        return next;
+        const base = current && current.stdoutEnd >= fresh.stdoutEnd && current.stderrEnd >= fresh.stderrEnd ? current : fresh;
+        const merged = mergeHeld(state, result.id, base, events ?? []);
+        gapAt = merged.gapAt;
+        return { ...next, ...merged.changed };
       });
       // Still a gap past this snapshot (it was taken before those chunks' predecessors): fetched again, never skipped.
-      if (gapAt >= 0 && events) {
-        const tries = (refetches.get(result.id) ?? 0) + 1;
-        refetches.set(result.id, tries);
-        if (tries <= MAX_REFETCHES) {
-          held.set(result.id, events.slice(gapAt));
-          refetch(result.id);
-        } else {
-          refetches.delete(result.id);
-          get().report(new Error(`Part of run ${result.id}'s live output could not be fetched from the host; the whole output shows when it ends.`));
-        }
-      } else if (result.state !== 'ended' && result.outputChars === undefined) refetches.delete(result.id);
+      if (gapAt >= 0 && events) stillGap(result.id, events.slice(gapAt));
+      else if (result.state !== 'ended' && result.outputChars === undefined) refetches.delete(result.id);
     },
 
     report(error) {
