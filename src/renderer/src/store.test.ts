@@ -217,8 +217,8 @@ describe('a snapshot meeting the stream', () => {
     const disconnect = useWarden.getState().connect(api);
     await useWarden.getState().load('cafe02');
     expect(wholeGets).toEqual([linesOf(1, 100).length]);
-    // Not known before it was opened: its first pages were asked with it (a run found live is then fetched whole).
-    pages.length = 0;
+    // Not known before it was opened, and found live: fetched whole, no page asked.
+    expect(pages).toEqual([]);
 
     // A chunk lost on the way: the characters between come from the route, not the run whole.
     const end = printed.length;

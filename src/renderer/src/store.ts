@@ -476,12 +476,16 @@ export const useWarden = create<WardenState>()((set, get) => {
    * A run that turns out live is fetched whole instead (its stream meets the
    * snapshot by offset), and so is any run whose pages cannot be had.
    */
-  const loadPaged = (api: WardenApi, id: string, whole: () => Promise<RunResult | null>): Promise<RunResult | null> => {
+  const loadPaged = (api: WardenApi, id: string, known: boolean, whole: () => Promise<RunResult | null>): Promise<RunResult | null> => {
     const inFlight = paging.get(id);
     if (inFlight) return inFlight;
     const first = (stream: 'stdout' | 'stderr') => api.output!(id, { stream, offset: 0, limit: OUTPUT_PAGE_CHARS });
     const loading = (async (): Promise<RunResult | null> => {
-      const [bare, out, err] = await Promise.allSettled([api.get(id, { output: 'none' }), first('stdout'), first('stderr')]);
+      const asked = api.get(id, { output: 'none' });
+      // A run not known yet may be live (then fetched whole): its pages wait for the answer that says it ended.
+      const ended = known || (await asked.then((run) => run?.state === 'ended', () => false));
+      const notAsked = () => Promise.reject(new Error('not asked'));
+      const [bare, out, err] = await Promise.allSettled([asked, ended ? first('stdout') : notAsked(), ended ? first('stderr') : notAsked()]);
       if (bare.status === 'rejected') {
         get().report(bare.reason);
         return null;
@@ -713,7 +717,7 @@ export const useWarden = create<WardenState>()((set, get) => {
         if (!held.has(id)) held.set(id, []);
         return fetchWhole(api, id);
       };
-      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, whole);
+      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, known !== undefined, whole);
       return whole();
     },
 
