@@ -9,6 +9,7 @@ import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
+import type { OutputPage } from './http-api';
 import type { Settings } from './settings';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
@@ -23,6 +24,22 @@ export interface ListOptions {
   /** 'all': the runs of every connected remote host too, each named `ID@HOST` with `host` set (the app's lists). */
   hosts?: 'all';
 }
+
+export interface GetOptions {
+  /** 'none': the run without its output (stdout and stderr empty, their lengths in `outputChars`), for a view that fetches the output in pages. */
+  output?: 'all' | 'none';
+}
+
+/** One range of one stream of a run's output, as its result keeps it (offsets in characters of the kept text). */
+export interface OutputRange {
+  stream: 'stdout' | 'stderr';
+  /** Default 0. */
+  offset?: number;
+  /** Characters at most, 1 to OUTPUT_PAGE_MAX_CHARS (http-api.ts); default OUTPUT_PAGE_DEFAULT_CHARS. */
+  limit?: number;
+}
+
+export type { OutputPage };
 
 export interface SubscribeOptions {
   /** The subscription is in place: snapshots taken from now on meet the events at their offsets. */
@@ -115,8 +132,15 @@ export interface WardenApi {
    * signal is recorded on the run's timeline. Resolves with the snapshot.
    */
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult>;
-  /** A live run's snapshot, else its stored result from the history, else null. */
-  get(id: string): Promise<RunResult | null>;
+  /** A live run's snapshot, else its stored result from the history, else null. `output: 'none'`: without its output (outputChars says how long it is). */
+  get(id: string, options?: GetOptions): Promise<RunResult | null>;
+  /**
+   * One page of one stream of a run's output (GET /runs/ID/output): what a
+   * view of a large run fetches instead of the run whole. Absent where the
+   * API has no such call (the engine in a CLI process): the host's code
+   * then slices what get answers (src/main/host/output-page.ts).
+   */
+  output?(id: string, range: OutputRange): Promise<OutputPage>;
   /**
    * The runs this host holds in memory: live ones and the most recently ended.
    * `output: 'none'`: a listing, each run with empty stdout and stderr and
@@ -163,6 +187,7 @@ export const IPC = {
   extend: 'warden:extend',
   signal: 'warden:signal',
   get: 'warden:get',
+  output: 'warden:output',
   list: 'warden:list',
   history: 'warden:history',
   timeline: 'warden:timeline',

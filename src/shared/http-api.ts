@@ -3,7 +3,7 @@
 // unix socket from Node (src/client/transport.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
+import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputRange, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
 import type { HostStatus } from './hosts';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
@@ -26,7 +26,7 @@ export const ROUTES = {
   host: `${API_PREFIX}/host`, // GET
   hosts: `${API_PREFIX}/hosts`, // GET: this host and each configured remote with its connection state (HostStatus[])
   runs: `${API_PREFIX}/runs`, // GET: live list (?output=none: without stdout/stderr, their lengths in outputChars); POST: start (body RunRequest)
-  run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET
+  run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET (?output=none: without stdout/stderr, their lengths in outputChars)
   stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
   wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=
   extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
@@ -221,13 +221,17 @@ export class HttpWardenApi implements WardenApi {
     return this.call('POST', ROUTES.signal(id), { pid, signal });
   }
 
-  async get(id: string): Promise<RunResult | null> {
+  async get(id: string, options: GetOptions = {}): Promise<RunResult | null> {
     try {
-      return await this.call<RunResult>('GET', ROUTES.run(id));
+      return await this.call<RunResult>('GET', `${ROUTES.run(id)}${queryString({ output: options.output === 'none' ? 'none' : undefined })}`);
     } catch (error) {
       if (isWardenError(error) && error.kind === 'not-found') return null;
       throw error;
     }
+  }
+
+  output(id: string, range: OutputRange): Promise<OutputPage> {
+    return this.call('GET', `${ROUTES.output(id)}${queryString({ stream: range.stream, offset: range.offset, limit: range.limit })}`);
   }
 
   list(options: ListOptions = {}): Promise<RunResult[]> {

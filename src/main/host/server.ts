@@ -15,12 +15,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { AFTER_LOGIN_KEY, API_PREFIX, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES, type OutputPage } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
+import { outputPage } from './output-page';
 import { OwnerPids, type PidOwner } from './owner-pids';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -474,7 +475,10 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       switch (runMatch[2]) {
         case undefined: {
           only('GET');
-          const result = await api.get(id);
+          // ?output=none: the run without its output (a view then fetches it in pages from /output).
+          const output = url.searchParams.get('output');
+          if (output !== null && output !== 'none' && output !== 'all') throw new HttpError(400, `output is none or all, not ${JSON.stringify(output.slice(0, 40))}.`);
+          const result = await api.get(id, output === 'none' ? { output: 'none' } : {});
           if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
           return send(res, 200, result);
         }
@@ -504,14 +508,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           return send(res, 200, await api.timeline(id));
         case 'output': {
           only('GET');
-          const range = outputRange(url.searchParams);
-          const result = await api.get(id);
-          if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
-          const all = result[range.stream];
-          const from = Math.min(range.offset, all.length);
-          const text = all.slice(from, from + range.limit);
-          const page: OutputPage = { id: result.id, stream: range.stream, offset: from, text, next: from + text.length, total: all.length, state: result.state };
-          return send(res, 200, page);
+          return send(res, 200, await outputPage(api, id, outputRange(url.searchParams)));
         }
       }
     }
