@@ -20,6 +20,10 @@ installWebApi(window, {
   onGap: () => void useWarden.getState().resync(),
 });
 
+// The runs list and the event stream are asked for now, before React's first render: the Runs
+// rows wait on the host's answer, not on the frame being built first.
+if (window.warden) useWarden.getState().connect(window.warden);
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App api={window.warden} />
