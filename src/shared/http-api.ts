@@ -4,7 +4,7 @@
 // in the browser (web mode). No Node or DOM imports here.
 
 import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
-import type { HostStatus } from './hosts';
+import { ALL_HOSTS, type HostStatus } from './hosts';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
@@ -130,6 +130,21 @@ export function waitQuery(options: WaitOptions = {}): string {
   });
 }
 
+export function listQueryString(options: ListOptions = {}): string {
+  return queryString({ output: options.output === 'none' ? 'none' : undefined, hosts: options.hosts });
+}
+
+/**
+ * What the app asks for first, for the Runs view (src/renderer/src/store.ts):
+ * every host's runs without output, and the first page of ended runs with the
+ * counts. Web mode's page names these two to the browser as preloads (a Link
+ * header on index.html), so the host answers them while the app's script is
+ * still loading; the app's own requests are then served from them.
+ */
+export const FIRST_LIST: ListOptions = { output: 'none', hosts: 'all' };
+export const FIRST_ENDED_PAGE = { state: 'ended', limit: 50, counts: true, host: ALL_HOSTS } as const satisfies HistoryQuery;
+export const FIRST_LOAD_PATHS = [`${ROUTES.runs}${listQueryString(FIRST_LIST)}`, `${ROUTES.history}${historyQueryString(FIRST_ENDED_PAGE)}`] as const;
+
 export function historyQueryString(query: HistoryQuery = {}): string {
   return queryString({
     verdict: query.verdict,
@@ -231,7 +246,7 @@ export class HttpWardenApi implements WardenApi {
   }
 
   list(options: ListOptions = {}): Promise<RunResult[]> {
-    return this.call('GET', `${ROUTES.runs}${queryString({ output: options.output === 'none' ? 'none' : undefined, hosts: options.hosts })}`);
+    return this.call('GET', `${ROUTES.runs}${listQueryString(options)}`);
   }
 
   history(query: HistoryQuery = {}): Promise<RunPage> {

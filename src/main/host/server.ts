@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { AFTER_LOGIN_KEY, API_PREFIX, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES, type OutputPage } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES, type OutputPage } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
@@ -243,6 +243,17 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
+
+/**
+ * On the app's page: the API answers its first view needs, fetched by the
+ * browser as soon as the page arrives rather than after the app's script has
+ * downloaded and run (same origin, so the session cookie goes with them); the
+ * app's own fetches of the same URLs are served from these.
+ */
+const FIRST_LOAD_LINK = FIRST_LOAD_PATHS.map((path) => `<${path}>; rel=preload; as=fetch; crossorigin`).join(', ');
+
+/** The build names its scripts and styles by their content (index-B7YFlXlW.js): one name is one content for good. */
+const HASHED_ASSET = /^\/assets\/[\w.-]+-[\w-]{8}\.(?:js|css)$/;
 
 /** A browser navigating to a page (not a script calling the API): it asked for HTML. */
 function wantsPage(req: IncomingMessage, path: string): boolean {
@@ -542,11 +553,13 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       stat = statOrNull(file);
     }
     if (!stat || !stat.isFile()) throw new HttpError(404, 'Not found.');
+    const page = file === join(webRoot, 'index.html');
     res.writeHead(200, {
       ...PAGE_HEADERS,
       'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
       'Content-Length': String(stat.size),
-      'Cache-Control': file.endsWith('index.html') ? 'no-store' : 'max-age=3600',
+      'Cache-Control': file.endsWith('index.html') ? 'no-store' : HASHED_ASSET.test(path) ? 'max-age=31536000, immutable' : 'max-age=3600',
+      ...(page ? { Link: FIRST_LOAD_LINK } : {}),
     });
     if (method === 'HEAD') return void res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
