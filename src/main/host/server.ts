@@ -21,6 +21,7 @@ import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunReques
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
+import { acceptsGzip, HeldAssets } from './held-assets';
 import { OwnerPids, type PidOwner } from './owner-pids';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -368,6 +369,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   const oneTime = new Set<string>();
   const sessions = new Set<string>();
   const webRoot = options.webRoot ? resolve(options.webRoot) : null;
+  const heldAssets = new HeldAssets();
   const ownerPids = new OwnerPids(
     (runId, note) => options.onOwnerGone?.(runId, note),
     (runId) => options.isLive?.(runId) ?? true,
@@ -554,16 +556,24 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     }
     if (!stat || !stat.isFile()) throw new HttpError(404, 'Not found.');
     const page = file === join(webRoot, 'index.html');
-    res.writeHead(200, {
+    const headers = {
       ...PAGE_HEADERS,
       'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(stat.size),
       'Cache-Control': file.endsWith('index.html') ? 'no-store' : HASHED_ASSET.test(path) ? 'max-age=31536000, immutable' : 'max-age=3600',
       ...(page ? { Link: FIRST_LOAD_LINK } : {}),
-    });
+    };
+    const held = HASHED_ASSET.test(path) ? heldAssets.get(file, stat) : null;
+    if (held) {
+      // Written in one go from memory: not behind the API answers the same page asked for meanwhile.
+      const gzip = held.gzip !== null && acceptsGzip(req.headers['accept-encoding']);
+      const body = gzip ? held.gzip! : held.body;
+      res.writeHead(200, { ...headers, ...(held.gzip !== null ? { Vary: 'Accept-Encoding' } : {}), ...(gzip ? { 'Content-Encoding': 'gzip' } : {}), 'Content-Length': String(body.length) });
+      res.end(method === 'HEAD' ? undefined : body);
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': String(stat.size) });
     if (method === 'HEAD') return void res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
-    void req;
   }
 
   function login(req: IncomingMessage, res: ServerResponse, url: URL): void {
