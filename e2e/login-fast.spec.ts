@@ -3,7 +3,8 @@
 // Runs view needs are asked for as soon as the page arrives (preloads named by
 // the page's Link header), not after the app's script has downloaded and run,
 // and the app's own requests are served from them; the first script holds the
-// Runs view, not the run detail's log and charts (loaded when a run opens).
+// Runs view, not the run detail's log and charts (loaded when a run opens);
+// the app's first frame already has the rows (it waits, briefly, for the list).
 // Orders and sizes, read from the page's Resource Timing: no durations.
 
 import { expect, test } from '@playwright/test';
@@ -129,6 +130,30 @@ test.describe('Login to the first Runs row', () => {
       await waitFor('the run’s output', async () => (await page.locator('body').innerText()).includes('detail-line-3'));
       expect((await scripts()).some((r) => /RunDetail/.test(r.path))).toBe(true);
       await h.screenshot(page, 'detail-after-login');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the first frame of the app draws the Runs rows: no empty view first, no second render to wait for', async () => {
+    const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo first-frame']);
+    expect(done.json.verdict, done.stderr).toBe('completed');
+    const context = await h.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const page = await context.newPage();
+      // At the first mutation that shows the app's navigation: were the rows there too?
+      await page.addInitScript(() => {
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector('[data-testid="nav-runs"]')) return;
+          (window as unknown as { rowsInFirstFrame: number }).rowsInFirstFrame = document.querySelectorAll('[data-testid="run-row"]').length;
+          observer.disconnect();
+        });
+        observer.observe(document, { childList: true, subtree: true });
+      });
+      await page.goto(await loginLink());
+      await visible(page.locator(tid('run-row')));
+      const rows = await page.evaluate(() => (window as unknown as { rowsInFirstFrame?: number }).rowsInFirstFrame);
+      expect(rows).toBeGreaterThan(0);
     } finally {
       await context.close();
     }
