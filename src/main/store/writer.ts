@@ -330,7 +330,9 @@ export class RunWriter {
     const state = this.runs.get(runId);
     if (this.closed || !state || state.end) return;
     state.peak = peak;
-    this.flushSoon();
+    // With the next batch, not a transaction of its own: a run's writes stay at
+    // most one batch per flushIntervalMs however often its peak rises.
+    this.armTimer();
   }
 
   /**
@@ -342,7 +344,7 @@ export class RunWriter {
     const state = this.runs.get(runId);
     if (this.closed || !state || state.end) return;
     state.series = series;
-    // With the next batch (at most flushIntervalMs late), not a transaction of its own: when it rose, livePeak asked for one already.
+    // With the next batch (at most flushIntervalMs late), in the same transaction as the peak that rose with it.
     this.armTimer();
   }
 
