@@ -27,6 +27,10 @@ afterEach(async () => {
   harness = undefined;
 });
 
+// Until the background child has exec'd sleep (bounded): before that it is a
+// fork of bash, named by bash's command line, however teardown finds it.
+const EXECED = 'for i in $(seq 500); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] && break; sleep 0.01; done';
+
 describe.skipIf(!backend)('a run born in its cgroup', () => {
   it('is in its cgroup with what it starts, and the spawning thread goes back to its own', () => {
     const cgroup = backend!.createRunCgroup(`birth-${process.pid}`, null);
@@ -95,7 +99,7 @@ describe.skipIf(!backend)('a run born in its cgroup', () => {
 
   it('with a process left in it, is torn down as before: the leftover is found, named and ended', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['bash', '-c', 'env -u WARDEN_SCOPE setsid sleep 313 </dev/null >/dev/null 2>&1 & echo "left $!"'] });
+    const r = await harness.run({ argv: ['bash', '-c', `env -u WARDEN_SCOPE setsid sleep 313 </dev/null >/dev/null 2>&1 & p=$!; ${EXECED}; echo "left $p"`] });
     const pid = Number(/left (\d+)/.exec(r.stdout)![1]);
     expect(r.teardown!.killed.find((p) => p.pid === pid)?.command).toBe('sleep 313');
     expect(r.teardown!.complete).toBe(true);

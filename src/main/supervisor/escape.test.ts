@@ -47,10 +47,12 @@ async function waitDead(pids: number[], boundMs = 5000): Promise<number[]> {
 }
 
 // Two ways out: the marker dropped and a new session; a double fork with an empty environment.
+// Each waits (bounded) until its child has exec'd sleep: before that the child is a fork
+// of the shell, named by the shell's command line.
+const EXECED = 'for i in $(seq 500); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] && break; sleep 0.01; done';
 const ESCAPE = [
-  'env -u WARDEN_SCOPE setsid sleep 311 </dev/null >/dev/null 2>&1 & echo "esc $!"',
-  'env -i /usr/bin/setsid /bin/sh -c \'sleep 312 </dev/null >/dev/null 2>&1 & echo "dbl $!"\'',
-  'sleep 0.2',
+  `env -u WARDEN_SCOPE setsid sleep 311 </dev/null >/dev/null 2>&1 & p=$!; ${EXECED}; echo "esc $p"`,
+  `env -i /usr/bin/setsid /bin/sh -c 'sleep 312 </dev/null >/dev/null 2>&1 & p=$!; ${EXECED}; echo "dbl $p"'`,
 ].join('; ');
 
 const pidsOf = (text: string) => [...text.matchAll(/(?:esc|dbl) (\d+)/g)].map((m) => Number(m[1]));
