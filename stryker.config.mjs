@@ -1,7 +1,10 @@
 // Mutation testing of the decision code (`npm run test:mutation`; score and
 // survivors in bench/README.md). Line ranges pick the deciding part of files
 // that also do I/O: teardown's choice of processes, recovery's claim.
-// A quick run of one file: npx stryker run --mutate src/main/supervisor/verdict.ts
+// A mutant of teardown's choice can SIGKILL every process it can see, so every
+// run goes in a PID namespace of its own with Stryker as its PID 1 (the
+// npm script; vitest.mutation.config.ts refuses to run otherwise).
+// A quick run of one file: npm run test:mutation -- --mutate src/main/supervisor/verdict.ts
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -13,7 +16,9 @@ export default {
     'src/main/supervisor/deadline.ts',
     'src/main/supervisor/python/stop.ts',
     'src/main/supervisor/output.ts',
-    'src/main/supervisor/teardown.ts',
+    // scanScope and candidatePids: which processes a teardown ends.
+    'src/main/supervisor/teardown.ts:208-260',
+    'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:90-125',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
