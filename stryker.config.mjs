@@ -26,13 +26,17 @@ export default {
     'src/main/supervisor/python/stop.ts',
     'src/main/supervisor/output.ts',
     // scanScope and candidatePids: which processes a teardown ends. Lines 209
-    // (the marker), 221 (the group test) and 250 (the marker test) are left out:
-    // their mutants choose every process, Stryker's test runners included,
-    // which aborts the run (bench/README.md).
+    // (the marker), 221 (the group test), 228-233 and 240 (the adopter walk),
+    // 250 and 253 (the marker tests) are left out: their mutants choose every
+    // process, Stryker's test runners included, which aborts the run
+    // (bench/README.md).
     'src/main/supervisor/teardown.ts:208-208',
     'src/main/supervisor/teardown.ts:210-220',
-    'src/main/supervisor/teardown.ts:222-249',
-    'src/main/supervisor/teardown.ts:251-260',
+    'src/main/supervisor/teardown.ts:222-227',
+    'src/main/supervisor/teardown.ts:234-239',
+    'src/main/supervisor/teardown.ts:241-249',
+    'src/main/supervisor/teardown.ts:251-252',
+    'src/main/supervisor/teardown.ts:254-260',
     'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:90-125',
   ],
