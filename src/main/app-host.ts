@@ -32,15 +32,16 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { HistoryQuery, HostInfo, ListOptions, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
+import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
 import type { HostStatus } from '../shared/hosts';
 import type { RunEvent } from '../shared/events';
-import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
+import { HttpWardenApi, OUTPUT_PAGE_DEFAULT_CHARS, ROUTES, type HttpTransport } from '../shared/http-api';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import type { Settings } from '../shared/settings';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
 import { HostRunningError, startHost, type Host, type HostOptions } from './host/host';
+import { outputPage } from './host/output-page';
 import { resolveStateDir } from './store';
 
 export type AppHostMode = 'host' | 'attached';
@@ -171,8 +172,11 @@ class SwitchingApi implements WardenApi {
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {
     return this.call((api) => api.signal(id, pid, signal));
   }
-  get(id: string): Promise<RunResult | null> {
-    return this.call((api) => api.get(id));
+  get(id: string, options?: GetOptions): Promise<RunResult | null> {
+    return this.call((api) => api.get(id, options));
+  }
+  output(id: string, range: OutputRange): Promise<OutputPage> {
+    return this.call((api) => outputPage(api, id, { offset: 0, limit: OUTPUT_PAGE_DEFAULT_CHARS, ...range }));
   }
   list(options?: ListOptions): Promise<RunResult[]> {
     return this.call((api) => api.list(options));

@@ -2,7 +2,7 @@
 // path the renderer uses, and bad input is refused before the engine.
 
 import { describe, expect, it } from 'vitest';
-import { IPC } from '../shared/api';
+import { IPC, type OutputPage } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { DEFAULT_SETTINGS } from '../shared/settings';
@@ -46,6 +46,32 @@ describe('IPC handlers', () => {
     expect(result.stdout).toBe('via-ipc\n');
     expect(((await call(IPC.get, started.id)) as RunResult).state).toBe('ended');
     expect(events.map((e) => e.type)).toContain('ended');
+  });
+
+  it('answers a run without its output, and its output in pages that put together are the stream', async () => {
+    const { call } = setup();
+    // 130,000 characters on stdout (numbered lines, a multi-byte one among them), one line on stderr.
+    const started = (await call(IPC.start, { argv: ['python3', '-c', "import sys\nfor i in range(10000): print(f'{i:06d} é out')\nprint('err line', file=sys.stderr)"] })) as RunResult;
+    const whole = (await call(IPC.wait, started.id)) as RunResult;
+    expect(whole.stdout.length).toBe(130_000);
+    const bare = (await call(IPC.get, started.id, { output: 'none' })) as RunResult;
+    expect(bare).toMatchObject({ id: started.id, state: 'ended', verdict: 'completed', stdout: '', stderr: '', outputChars: { stdout: 130_000, stderr: 9 } });
+    let joined = '';
+    let offset = 0;
+    let pages = 0;
+    for (;;) {
+      const page = (await call(IPC.output, started.id, { stream: 'stdout', offset, limit: 50_000 })) as OutputPage;
+      expect(page).toMatchObject({ id: started.id, stream: 'stdout', offset, total: 130_000, state: 'ended' });
+      expect(page.text.length).toBeLessThanOrEqual(50_000);
+      joined += page.text;
+      pages++;
+      if (page.next >= page.total) break;
+      offset = page.next;
+    }
+    expect(pages).toBe(3);
+    expect(joined).toBe(whole.stdout);
+    expect(await call(IPC.output, started.id, { stream: 'stderr' })).toMatchObject({ offset: 0, text: 'err line\n', next: 9, total: 9 });
+    expect(await call(IPC.output, started.id, { stream: 'stderr', offset: 500 })).toMatchObject({ offset: 9, text: '', next: 9 });
   });
 
   it('runs a Python script in a session, lists, restarts and closes the session', async () => {
@@ -96,6 +122,16 @@ describe('IPC handlers', () => {
     [IPC.history, [{ evil: 1 }], /no field "evil"/],
     [IPC.timeline, ['zz'], /hex/],
     [IPC.get, [42], /hex/],
+    [IPC.get, ['abcdef012345', { output: 'some' }], /output is none or all/],
+    [IPC.output, ['../x', { stream: 'stdout' }], /hex/],
+    [IPC.output, ['abcdef012345'], /takes \{ stream/],
+    [IPC.output, ['abcdef012345', { stream: 'both' }], /stream is stdout or stderr/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout', offset: -1 }], /offset takes a whole number/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout', offset: 1.5 }], /offset takes a whole number/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout', limit: 0 }], /limit takes a whole number from 1 to 1000000/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout', limit: '10' }], /limit takes a whole number/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout', from: 3 }], /not from/],
+    [IPC.output, ['abcdef012345', { stream: 'stdout' }], /No run/],
     [IPC.stop, ['abcdef012345'], /No run/],
     [IPC.stop, ['abcdef012345', { force: 'yes' }], /force: must be true or false/],
     [IPC.saveSettings, [{ graceMs: 5 }], /settings|defaultLimitMs/],

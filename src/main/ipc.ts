@@ -9,6 +9,7 @@ import { IPC, type WardenApi } from '../shared/api';
 import type { RunEvent } from '../shared/events';
 import { hostChoice, splitRunId } from '../shared/hosts';
 import { createBatcher } from './event-batcher';
+import { checkOutputRange, outputPage } from './host/output-page';
 import { originOf } from './window';
 import { ipcAnswer, WardenError } from '../shared/errors';
 import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
@@ -67,7 +68,13 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
     const checked = parse(signalSchema, { pid, signal });
     return api.signal(runId(id), checked.pid, checked.signal);
   });
-  handle(IPC.get, (id) => api.get(runId(id)));
+  handle(IPC.get, (id, options) => {
+    const output = field(options, 'output');
+    if (output !== undefined && output !== 'none' && output !== 'all') throw new InputError(`output is none or all, not ${JSON.stringify(output)?.slice(0, 40)}.`);
+    return api.get(runId(id), output === 'none' ? { output: 'none' } : {});
+  });
+  // A page of a run's output: the same code as GET /runs/ID/output (host/output-page.ts).
+  handle(IPC.output, (id, range) => outputPage(api, runId(id), checkOutputRange(range)));
   handle(IPC.list, (options) => api.list({ ...(field(options, 'output') === 'none' ? { output: 'none' } : {}), ...(field(options, 'hosts') === 'all' ? { hosts: 'all' } : {}) }));
   handle(IPC.history, (query) => {
     const { host: scope, ...rest } = (query ?? {}) as Record<string, unknown>;

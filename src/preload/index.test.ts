@@ -21,7 +21,7 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'hosts', 'list', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'hosts', 'list', 'output', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
     await api.start({ argv: ['true'] });
     await api.start({ code: 'print(1)', session: 'work' });
     await api.start({ argv: ['true'] }, { host: 'gpu' });
@@ -31,6 +31,8 @@ describe('the preload', () => {
     await api.signal('abc123', 4321, 'TERM');
     await api.history({ verdict: 'failed', limit: 5 });
     await api.timeline('abc123');
+    await api.get('abc123', { output: 'none' });
+    await api.output!('abc123', { stream: 'stderr', offset: 262_144, limit: 262_144 });
     await api.host();
     await api.hosts!();
     await api.sessions();
@@ -46,6 +48,8 @@ describe('the preload', () => {
       ['warden:signal', 'abc123', 4321, 'TERM'],
       ['warden:history', { verdict: 'failed', limit: 5 }],
       ['warden:timeline', 'abc123'],
+      ['warden:get', 'abc123', { output: 'none' }],
+      ['warden:output', 'abc123', { stream: 'stderr', offset: 262_144, limit: 262_144 }],
       ['warden:host'],
       ['warden:hosts'],
       ['warden:sessions'],

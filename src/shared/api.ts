@@ -24,6 +24,37 @@ export interface ListOptions {
   hosts?: 'all';
 }
 
+export interface GetOptions {
+  /** 'none': the run without its output (stdout and stderr empty, their lengths in `outputChars`), for a view that fetches the output in pages. */
+  output?: 'all' | 'none';
+}
+
+/** One range of one stream of a run's output, as its result keeps it (offsets in characters of the kept text). */
+export interface OutputRange {
+  stream: 'stdout' | 'stderr';
+  /** Default 0. */
+  offset?: number;
+  /** Characters at most, 1 to OUTPUT_PAGE_MAX_CHARS (http-api.ts); default OUTPUT_PAGE_DEFAULT_CHARS. */
+  limit?: number;
+}
+
+/**
+ * GET /runs/ID/output: characters [offset, next) of one stream of the run as
+ * its result holds it (the same text and offsets as `warden show --stream
+ * --offset --max-chars`; a stream the cap cut keeps its drop marker), and how
+ * long that text is now (`total`; a live run's grows). An offset past the end
+ * answers an empty page at the end.
+ */
+export interface OutputPage {
+  id: string;
+  stream: 'stdout' | 'stderr';
+  offset: number;
+  text: string;
+  next: number;
+  total: number;
+  state: RunResult['state'];
+}
+
 export interface SubscribeOptions {
   /** The subscription is in place: snapshots taken from now on meet the events at their offsets. */
   onOpen?: () => void;
@@ -115,8 +146,15 @@ export interface WardenApi {
    * signal is recorded on the run's timeline. Resolves with the snapshot.
    */
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult>;
-  /** A live run's snapshot, else its stored result from the history, else null. */
-  get(id: string): Promise<RunResult | null>;
+  /** A live run's snapshot, else its stored result from the history, else null. `output: 'none'`: without its output (outputChars says how long it is). */
+  get(id: string, options?: GetOptions): Promise<RunResult | null>;
+  /**
+   * One page of one stream of a run's output (GET /runs/ID/output): what a
+   * view of a large run fetches instead of the run whole. Absent where the
+   * API has no such call (the engine in a CLI process): the host's code
+   * then slices what get answers (src/main/host/output-page.ts).
+   */
+  output?(id: string, range: OutputRange): Promise<OutputPage>;
   /**
    * The runs this host holds in memory: live ones and the most recently ended.
    * `output: 'none'`: a listing, each run with empty stdout and stderr and
@@ -163,6 +201,7 @@ export const IPC = {
   extend: 'warden:extend',
   signal: 'warden:signal',
   get: 'warden:get',
+  output: 'warden:output',
   list: 'warden:list',
   history: 'warden:history',
   timeline: 'warden:timeline',

@@ -52,7 +52,7 @@ export function addSample(series: TelemetrySeries, point: TelemetryPoint, max = 
 }
 
 /** Neighbours merged pairwise into steps twice as long. */
-function thin(series: TelemetrySeries): TelemetrySeries {
+export function thin(series: TelemetrySeries): TelemetrySeries {
   const stepMs = series.stepMs * 2;
   const points: TelemetryPoint[] = [];
   for (const p of series.points) {

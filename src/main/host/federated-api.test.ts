@@ -70,4 +70,22 @@ describe('the history of every host, paged', () => {
     expect(here.runs.map((r) => r.id).sort()).toEqual([...localIds].sort());
     await expect(api.history({ host: '*', cursor: 'h:bm90IGpzb24' })).rejects.toThrow(/not one a history page of all hosts gave/);
   });
+
+  it("pages a remote run's output through the relay, and answers the run without it", async () => {
+    const started = await api.start({ argv: ['python3', '-c', "for i in range(10000): print(f'{i:06d} é out')"] }, { host: 'other' });
+    const whole = await api.wait(started.id);
+    expect(whole.stdout.length).toBe(130_000);
+    expect(await api.get(started.id, { output: 'none' })).toMatchObject({ id: started.id, host: 'other', stdout: '', outputChars: { stdout: 130_000, stderr: 0 } });
+    let joined = '';
+    for (let offset = 0, pages = 0; pages < 10; pages++) {
+      const page = await api.output(started.id, { stream: 'stdout', offset, limit: 50_000 });
+      expect(page).toMatchObject({ id: started.id, offset, total: 130_000, state: 'ended' });
+      joined += page.text;
+      if (page.next >= page.total) break;
+      offset = page.next;
+    }
+    expect(joined).toBe(whole.stdout);
+    const bareId = started.id.slice(0, started.id.indexOf('@'));
+    await expect(api.output(`${bareId.slice(0, -1)}${bareId.endsWith('0') ? '1' : '0'}@other`, { stream: 'stdout' })).rejects.toThrow(/No run/);
+  });
 });

@@ -14,6 +14,8 @@ import type { RunRequest } from '../../shared/request';
 import type { RunResult } from '../../shared/result';
 import { WardenInputError } from '../supervisor/errors';
 import { relayRun, type RemoteHosts } from './remote-hosts';
+import { outputPage } from './output-page';
+import { OUTPUT_PAGE_DEFAULT_CHARS } from '../../shared/http-api';
 
 /**
  * The order a merged page keeps, as each host's history sorts (descending;
@@ -153,12 +155,24 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
     wait: (ref, options?: WaitOptions) => onRun(ref, (a, id) => a.wait(id, options)),
     extend: (ref, byMs) => onRun(ref, (a, id) => a.extend(id, byMs)),
     signal: (ref, pid, signal: ProcessSignal) => onRun(ref, (a, id) => a.signal(id, pid, signal)),
-    async get(ref) {
+    async get(ref, options) {
       const { api: target, id, host } = route(ref);
-      if (host === null) return target.get(id);
+      if (host === null) return target.get(id, options);
       try {
-        const run = await target.get(id);
+        const run = await target.get(id, options);
         return run ? relayRun(run, host) : null;
+      } catch (error) {
+        remotes.failed(host, error);
+        throw error;
+      }
+    },
+    // A remote's run: its host answers the page, so only the page crosses the link.
+    async output(ref, range) {
+      const { api: target, id, host } = route(ref);
+      if (host === null) return outputPage(target, id, { offset: 0, limit: OUTPUT_PAGE_DEFAULT_CHARS, ...range });
+      try {
+        const page = await outputPage(target, id, { offset: 0, limit: OUTPUT_PAGE_DEFAULT_CHARS, ...range });
+        return { ...page, id: `${page.id}@${host}` };
       } catch (error) {
         remotes.failed(host, error);
         throw error;

@@ -80,6 +80,10 @@ describe('a run output in pages', () => {
     expect(joined).toBe(stdout);
     expect(pages).toBe(Math.ceil(stdout.length / 65536));
 
+    // The run without its output: what a view asks before it pages (a fraction of the whole).
+    const bare = await get(h, `${ROUTES.run(done.id)}?output=none`);
+    expect(JSON.parse(bare.body)).toMatchObject({ id: done.id, stdout: '', stderr: '', outputChars: { stdout: stdout.length, stderr: 9 } });
+    expect(bare.bytes).toBeLessThan(whole.bytes / 20);
     const err = JSON.parse((await get(h, `${ROUTES.output(done.id)}?stream=stderr`)).body) as Page;
     expect(err).toMatchObject({ stream: 'stderr', offset: 0, text: 'err line\n', next: 9, total: 9 });
     // Past the end: an empty page at the end, not an error (a view asks for what may come).
@@ -113,6 +117,7 @@ describe('a run output in pages', () => {
       expect(body.error, query).not.toMatch(/[\r\n]/);
       expect(body.error.length, query).toBeGreaterThan(10);
     }
+    expect((await get(h, `${ROUTES.run(done.id)}?output=some`)).status).toBe(400);
     const unknown = `${done.id.slice(0, -1)}${done.id.endsWith('0') ? '1' : '0'}`;
     expect((await get(h, `${ROUTES.output(unknown)}?stream=stdout`)).status).toBe(404);
   });

@@ -5,6 +5,7 @@
 // added or pruned while someone pages, and page 1,000 costs what page 1 does.
 
 import type { OomReport, RunKind, RunResult, RunState, Verdict } from '../../shared/result';
+import { LIVE_TELEMETRY_EVENT } from './live-telemetry';
 import { readEvents, readStream, type EventRecord } from './rows';
 import { all, one, type Database, type SqlValue } from './sql';
 import { InputError } from '../../shared/errors';
@@ -235,7 +236,8 @@ export function getRun(db: Database, id: string): RunResult | null {
 }
 
 export function getEvents(db: Database, id: string): EventRecord[] {
-  return readEvents(db, id);
+  // A live run's telemetry chunks are the store's own (live-telemetry.ts): the host answers with its whole series.
+  return readEvents(db, id).filter((e) => e.kind !== LIVE_TELEMETRY_EVENT);
 }
 
 export function countByVerdict(db: Database, range: { since?: TimeBound; until?: TimeBound } = {}): VerdictCounts {

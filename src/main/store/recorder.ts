@@ -28,6 +28,11 @@ export interface RecorderOptions extends WriterOptions {
   retention?: (RetentionLimits & { everyEnds?: number }) | false;
   /** Called after an automatic prune that removed something. */
   onPrune?: (report: PruneReport) => void;
+  /**
+   * How often a live run's telemetry is written to the history (default
+   * 2 s; at once when its peak rises), so a run its host loses keeps it.
+   */
+  liveTelemetryEveryMs?: number;
 }
 
 export interface Recorder {
@@ -85,8 +90,13 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     },
   });
 
-  // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts).
-  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries; storedPeak?: PeakFigures }>();
+  // An ended run is written after its answer (writer row 4): a read before then writes it first.
+  store.setBeforeRead(() => writer.writeEndsNow());
+
+  // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts),
+  // and in chunks while it lives (live-telemetry.ts): `handedAtMs` is when the series was last handed to the writer.
+  const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries; storedPeak?: PeakFigures; handed?: TelemetrySeries; handedAtMs: number }>();
+  const liveEveryMs = options.liveTelemetryEveryMs ?? 2000;
   // And when each piece of its output came (shared/output-times.ts), for a log of both streams in order, timed.
   const outputTimes = new Map<string, OutputMark[]>();
   // And how many lines each stream had in all, for numbering the lines after a cut as they were.
@@ -97,7 +107,7 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
       switch (event.type) {
         case 'started':
           writer.started(event.snapshot);
-          if (event.snapshot.state !== 'queued' || !telemetry.has(event.runId)) telemetry.set(event.runId, { startedAtMs: Date.parse(event.snapshot.startedAt), series: emptySeries() });
+          if (event.snapshot.state !== 'queued' || !telemetry.has(event.runId)) telemetry.set(event.runId, { startedAtMs: Date.parse(event.snapshot.startedAt), series: emptySeries(), handedAtMs: 0 });
           break;
         case 'tree': {
           const t = telemetry.get(event.runId);
@@ -107,9 +117,16 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
             t.series = addSample(t.series, [Math.max(0, at - t.startedAtMs), Math.round(snap.cpuPercent * 10) / 10, snap.rssBytes, snap.processes]);
             // The row's peak so far, written when it rises (not per sample): a lost run keeps it.
             const peak = snap.peak;
-            if (peak && (t.storedPeak === undefined || peak.rssBytes > t.storedPeak.rssBytes || peak.processes > t.storedPeak.processes)) {
+            const rose = peak !== undefined && (t.storedPeak === undefined || peak.rssBytes > t.storedPeak.rssBytes || peak.processes > t.storedPeak.processes);
+            if (rose) {
               t.storedPeak = { rssBytes: Math.max(peak.rssBytes, t.storedPeak?.rssBytes ?? 0), processes: Math.max(peak.processes, t.storedPeak?.processes ?? 0) };
               writer.livePeak(event.runId, t.storedPeak);
+            }
+            // And its series: with the peak (one transaction, so the stored series reaches the stored peak), else every few seconds.
+            if (t.series !== t.handed && (rose || at - t.handedAtMs >= liveEveryMs)) {
+              t.handed = t.series;
+              t.handedAtMs = at;
+              writer.liveSeries(event.runId, { stepMs: t.series.stepMs, points: t.series.points });
             }
           }
           break;
@@ -167,7 +184,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     status: () => writer.status(),
     close: async (timeoutMs?: number) => {
       unsubscribe();
-      return writer.close(timeoutMs);
+      const left = await writer.close(timeoutMs);
+      store.setBeforeRead(null);
+      return left;
     },
   };
 }

@@ -4,6 +4,7 @@
 // claims them in one write transaction (claimed_by = its own host id, only
 // where no live host has claimed them), and only then looks at them: the
 // output stored before the host went down becomes the run's output, the
+// telemetry chunks its one series (live-telemetry.ts), the
 // processes still carrying the run's WARDEN_SCOPE marker are found and torn
 // down (or only reported), and the advice says which. Two hosts starting at
 // the same moment serialize on the write lock; the second finds the runs
@@ -17,6 +18,7 @@ import { DEFAULTS } from '../../shared/request';
 import { count, seconds } from '../supervisor/format';
 import { listMarked, teardown } from '../supervisor/teardown';
 import { liveness, readHosts, type HostRow, type Liveness } from './hosts';
+import { settleLiveSeries } from './live-telemetry';
 import { indexRun, insertEvent, readStream, replaceOutput, upsertRun } from './rows';
 import { all, one, run, transaction, type Database } from './sql';
 
@@ -264,6 +266,8 @@ function recoverOne(
     const bytes = replaceOutput(db, c.id, lost.stdout, lost.stderr);
     run(db, 'UPDATE runs SET output_bytes = ? WHERE n = ?', bytes, n);
     indexRun(db, n, lost, lost.stdout, lost.stderr);
+    // Its charts, as an ended run's: the series up to the host's last write, with the peak stored beside it.
+    settleLiveSeries(db, c.id, now);
     insertEvent(db, c.id, now, null, 'lost', {
       hostId: c.host_id,
       hostPid: host?.pid ?? null,

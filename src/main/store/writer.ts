@@ -19,8 +19,14 @@
 // | 1 | a run starts                                   | writes its row at once (state running, no verdict)                   |
 // | 2 | output arrives                                 | queued; head text flushed as soon as a batch is full, the tail by timer |
 // | 3 | output passes the live cap                     | only a moving tail is kept and stored; older tail rows are deleted   |
-// | 4 | a run ends                                     | its pending output is dropped; the end writes row, kept output, events |
+// | 4 | a run ends                                     | its pending output is dropped; the end (row, kept output, events) is   |
+// |   |                                                | written at the next turn of the event loop, after the run's answer     |
+// |   |                                                | (at once with under 256 MiB free); writeEndsNow() writes it first     |
+// |   |                                                | for a read of the history that comes before then                      |
 // | 4b| a live run's limit is extended                 | a timeline event; the live row and its snapshot get the new limit    |
+// | 4c| a live run's telemetry series is handed over   | with the next batch, its points since the open chunk began rewrite   |
+// |   |                                                | that chunk (live-telemetry.ts); the end deletes the chunks in the    |
+// |   |                                                | transaction that writes the whole series once                        |
 // | 5 | a write fails, transient                       | nothing pending is lost; retried after 100 ms, doubling to 10 s      |
 // | 6 | a write fails, not transient (a bad value)     | that run's pending writes are given up and reported; others go on    |
 // | 7 | pending live output passes maxPendingChars     | it is dropped (the end stores the kept output anyway); reported      |
@@ -37,10 +43,12 @@
 
 import type { OutputStream } from '../../shared/events';
 import type { PeakFigures, RunResult } from '../../shared/result';
+import type { TelemetryDetail } from '../../shared/telemetry';
 import { DEFAULTS } from '../../shared/request';
 import type { StoreWriteError } from './errors';
 import { droppedMarker } from '../supervisor/output';
 import { count } from '../supervisor/format';
+import { dropLiveSeries, writeLiveSeries, type StoredSeries } from './live-telemetry';
 import { indexRun, insertEndEvents, insertEvent, replaceOutput, setLiveLimit, setLivePeak, upsertRun } from './rows';
 import { errorCode, errorMessage, isTransient, run, transaction, type Database } from './sql';
 
@@ -102,6 +110,8 @@ const CUT_STEPS = [32 * 1024, 0];
 const MAX_LISTED = 100;
 /** Free space below which live output is not stored (see checkRoom). */
 const LIVE_RESERVE_BYTES = 1024 * 1024;
+/** Free space on the history's disk under which an ended run is written at once, in the event that ended it (row 4). */
+const DEFER_ENDS_ABOVE_BYTES = 256 * 1024 * 1024;
 
 interface StreamState {
   /** Characters received so far: the offset of the next one. */
@@ -140,6 +150,10 @@ interface RunState {
   limitMs?: number;
   /** A peak so far the live row does not show yet (the sampler's, as it rises). */
   peak?: PeakFigures;
+  /** The live telemetry series as handed over last, not stored yet (row 4c). */
+  series?: TelemetryDetail;
+  /** What of the series its chunks hold. */
+  seriesStored?: StoredSeries;
   end?: RunResult;
   /** The end being written is a cut form of it (row 9). */
   cut?: boolean;
@@ -316,20 +330,46 @@ export class RunWriter {
     const state = this.runs.get(runId);
     if (this.closed || !state || state.end) return;
     state.peak = peak;
-    this.flushSoon();
+    // With the next batch, not a transaction of its own: a run's writes stay at
+    // most one batch per flushIntervalMs however often its peak rises.
+    this.armTimer();
+  }
+
+  /**
+   * A live run's telemetry so far (row 4c), for a run its host loses: the
+   * points since the last write are stored, not the whole series again.
+   * Handed over with livePeak, both are written in one transaction.
+   */
+  liveSeries(runId: string, series: TelemetryDetail): void {
+    const state = this.runs.get(runId);
+    if (this.closed || !state || state.end) return;
+    state.series = series;
+    // With the next batch (at most flushIntervalMs late), in the same transaction as the peak that rose with it.
+    this.armTimer();
   }
 
   ended(result: RunResult): void {
     if (this.closed) return;
     const state = this.state(result.id);
-    // The kept output replaces whatever live output still waits.
+    // The kept output replaces whatever live output still waits; the whole series comes as an event.
     for (const s of Object.values(state.streams)) this.clearPending(s);
+    state.series = undefined;
     if (!state.end) this.pendingEnds++;
     state.end = result;
     state.start = undefined;
     while (this.pendingEnds > this.maxPendingEnds) this.dropOldestEnd();
     this.boundPendingEndChars();
-    this.flushNow();
+    // Not inside the event that ended the run: its answer goes first (the write of 2 MB of
+    // indexed output takes tens of ms). Near a full disk, at once as each run ends: there
+    // the order and spacing of writes (and the checkpoints between them) decide what fits.
+    const free = this.options.freeBytes?.() ?? null;
+    if (free !== null && free < DEFER_ENDS_ABOVE_BYTES) this.flushNow();
+    else this.flushSoon();
+  }
+
+  /** Writes the ended runs waiting for their turn now (unless backing off): a read of the history sees every run that has ended. */
+  writeEndsNow(): void {
+    if (this.pendingEnds > 0) this.flushNow();
   }
 
   status(): WriterStatus {
@@ -389,6 +429,7 @@ export class RunWriter {
       state.events.length > 0 ||
       state.limitMs !== undefined ||
       state.peak !== undefined ||
+      state.series !== undefined ||
       state.streams.stdout.pendingHeadChars + state.streams.stdout.pendingTailChars + state.streams.stderr.pendingHeadChars + state.streams.stderr.pendingTailChars > 0
     );
   }
@@ -587,6 +628,7 @@ export class RunWriter {
       for (const s of Object.values(state.streams)) this.clearPending(s);
       state.events = [];
       state.limitMs = undefined;
+      state.series = undefined;
       return;
     }
     this.checkRoom(state);
@@ -602,10 +644,16 @@ export class RunWriter {
         run(db, 'UPDATE runs SET output_bytes = ? WHERE id = ?', bytes, end.id);
         indexRun(db, n!, end, end.stdout, end.stderr);
         insertEndEvents(db, end);
+        // Its whole series is among the events just written: the chunks would be every sample again.
+        if (state.seriesStored !== undefined) dropLiveSeries(db, end.id);
       } else {
         if (state.start && !state.written) indexRun(db, n!, state.start, '', '');
         if (state.limitMs !== undefined) setLiveLimit(db, state.id, state.limitMs);
         if (state.peak !== undefined) setLivePeak(db, state.id, state.peak);
+        if (state.series !== undefined) {
+          const stored = writeLiveSeries(db, state.id, state.series, state.seriesStored, Date.now());
+          plan.push(() => (state.seriesStored = stored));
+        }
         let bytes = 0;
         for (const stream of ['stdout', 'stderr'] as const) bytes += this.writeOutput(db, state.id, stream, state.streams[stream], plan);
         if (bytes !== 0) run(db, 'UPDATE runs SET output_bytes = max(0, output_bytes + ?) WHERE id = ?', bytes, state.id);
@@ -616,6 +664,7 @@ export class RunWriter {
     state.events = [];
     state.limitMs = undefined;
     state.peak = undefined;
+    state.series = undefined;
     state.written = state.written || state.start !== undefined || state.end !== undefined;
     state.start = undefined;
     if (state.end) {
@@ -699,6 +748,7 @@ export class RunWriter {
     state.events = [];
     state.limitMs = undefined;
     state.peak = undefined;
+    state.series = undefined;
     state.start = undefined;
     if (state.end) {
       this.runs.delete(state.id);

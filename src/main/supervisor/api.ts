@@ -25,6 +25,11 @@ export interface EngineApiOptions {
   settings?: { get(): Settings; save(settings: Settings): Settings };
 }
 
+/** A run without its output, with the output's length (a list, or a view that fetches the output in pages). */
+function withoutOutput(run: RunResult): RunResult {
+  return { ...run, stdout: '', stderr: '', outputChars: { stdout: streamLength(run.stdout, run.stdoutTruncated), stderr: streamLength(run.stderr, run.stderrTruncated) } };
+}
+
 export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}): WardenApi {
   const { store } = options;
   const startedAt = new Date().toISOString();
@@ -36,17 +41,12 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     wait: (id, waitOptions) => supervisor.wait(id, waitOptions),
     extend: async (id, byMs) => supervisor.extend(id, byMs),
     signal: (id, pid, signal) => supervisor.signal(id, pid, signal),
-    get: async (id) => supervisor.get(id) ?? store?.get(id) ?? null,
+    get: async (id, getOptions) => {
+      const run = supervisor.get(id) ?? store?.get(id) ?? null;
+      return run && getOptions?.output === 'none' ? withoutOutput(run) : run;
+    },
     // A listing for a list view: every run without its output, with the output's length.
-    list: async (listOptions) =>
-      listOptions?.output === 'none'
-        ? supervisor.list().map((run) => ({
-            ...run,
-            stdout: '',
-            stderr: '',
-            outputChars: { stdout: streamLength(run.stdout, run.stdoutTruncated), stderr: streamLength(run.stderr, run.stderrTruncated) },
-          }))
-        : supervisor.list(),
+    list: async (listOptions) => (listOptions?.output === 'none' ? supervisor.list().map(withoutOutput) : supervisor.list()),
     history: async (query = {}) => {
       if (!store) return { runs: [], nextCursor: null };
       // A query the store refuses (a bad cursor, time or limit) is already bad input (StoreQueryError).

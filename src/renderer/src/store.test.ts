@@ -181,6 +181,65 @@ describe('a snapshot meeting the stream', () => {
     expect(gets).toHaveLength(2);
     disconnect();
   });
+  it('a gap is filled from the output route when nothing of the stream is cut, and from the run whole when it is', async () => {
+    const listeners: ((e: RunEvent) => void)[] = [];
+    const run = { id: 'cafe02', kind: 'command', state: 'running', stdout: '', stderr: '', stdoutTruncated: 0, stderrTruncated: 0, startedAt: new Date().toISOString(), elapsedMs: 0 } as unknown as RunResult;
+    let printed = linesOf(1, 100);
+    let cut = 0;
+    const wholeGets: number[] = [];
+    const pages: { stream: string; offset?: number; limit?: number }[] = [];
+    // The host as the store sees it: what it printed, its kept text the stream itself while nothing is cut.
+    const api = {
+      subscribe: (l: (e: RunEvent) => void, options?: { onOpen?: () => void }) => {
+        listeners.push(l);
+        setTimeout(() => options?.onOpen?.(), 5);
+        return () => undefined;
+      },
+      list: async () => [],
+      history: async () => ({ runs: [], nextCursor: null }),
+      get: async (_id: string, options?: { output?: string }) => {
+        if (options?.output === 'none') return { ...run, stdoutTruncated: cut, outputChars: { stdout: printed.length, stderr: 0 } };
+        wholeGets.push(printed.length);
+        return { ...run, stdout: printed, stdoutTruncated: 0 };
+      },
+      output: async (_id: string, range: { stream: 'stdout'; offset?: number; limit?: number }) => {
+        pages.push(range);
+        const from = range.offset ?? 0;
+        const text = printed.slice(from, from + (range.limit ?? 65_536));
+        return { id: 'cafe02', stream: range.stream, offset: from, text, next: from + text.length, total: printed.length, state: 'running' };
+      },
+    } as unknown as WardenApi;
+    const emit = (text: string) => {
+      const offset = printed.length;
+      printed += text;
+      listeners.forEach((l) => l({ type: 'output', runId: 'cafe02', stream: 'stdout', text, offset }));
+    };
+    const disconnect = useWarden.getState().connect(api);
+    await useWarden.getState().load('cafe02');
+    expect(wholeGets).toEqual([linesOf(1, 100).length]);
+    // Not known before it was opened, and found live: fetched whole, no page asked.
+    expect(pages).toEqual([]);
+
+    // A chunk lost on the way: the characters between come from the route, not the run whole.
+    const end = printed.length;
+    printed += 'line 101\n';
+    emit('line 102\n');
+    emit('line 103\n');
+    await waitUntil(() => useWarden.getState().output.cafe02?.stdoutEnd === printed.length);
+    expect(useWarden.getState().output.cafe02!.stdout).toBe(linesOf(1, 103));
+    expect(useWarden.getState().output.cafe02!.stdoutLines).toBe(103);
+    expect(pages).toEqual([{ stream: 'stdout', offset: end, limit: 'line 101\n'.length }]);
+    expect(wholeGets).toHaveLength(1);
+
+    // The host cut the stream (past its cap): a page's offsets are no longer the stream's, so the run comes whole.
+    cut = 1;
+    printed += 'line 104\n';
+    emit('line 105\n');
+    await waitUntil(() => useWarden.getState().output.cafe02?.stdoutEnd === printed.length);
+    expect(useWarden.getState().output.cafe02!.stdout).toBe(linesOf(1, 105));
+    expect(wholeGets).toHaveLength(2);
+    disconnect();
+  });
 });
 
 async function waitUntil(ok: () => boolean, timeoutMs = 5000): Promise<void> {

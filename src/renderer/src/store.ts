@@ -8,12 +8,15 @@ import type { WardenApi } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { RunPage, RunSummary } from '../../shared/history';
 import { streamLength } from '../../shared/stream-length';
+import { FIRST_ENDED_PAGE, FIRST_LIST } from '../../shared/http-api';
 import { UNREACHABLE } from './web-api';
+import { OUTPUT_PAGE_MAX_CHARS } from '../../shared/http-api';
 import { ALL_HOSTS, LOCAL_HOST, type HostStatus } from '../../shared/hosts';
 import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, joinSeries, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
+import { addPage, nextRange, NO_PAGES, OUTPUT_PAGE_CHARS, pagesDone, type PagedOutput } from './output-pages';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -42,6 +45,12 @@ export interface WardenState {
    * do not re-render for it. Dropped when the run's final result arrives.
    */
   output: Record<string, LiveOutput>;
+  /**
+   * Ended runs whose output is coming in pages (output-pages.ts): what is
+   * held so far. Dropped once both streams are whole, when the run is held
+   * whole with it.
+   */
+  pages: Record<string, PagedOutput>;
   /**
    * Runs held without their output (from a listing or a page of the history):
    * a view that shows output fetches the run whole first (load).
@@ -83,7 +92,12 @@ export interface WardenState {
   resync(): Promise<void>;
   /** Subscribes to the API's events and loads the live runs; returns the disconnect function. */
   connect(api: WardenApi): () => void;
-  /** A run fetched whole (live snapshot or from the history) into the store; its live output merged with the stream by offset. */
+  /**
+   * A run fetched into the store: an ended one (or one not known yet) without
+   * its output, which then comes in pages (resolves once the first page of
+   * each stream is in); a live one whole, its live output merged with the
+   * stream by offset.
+   */
   load(id: string): Promise<RunResult | null>;
   /** A live run's series as the host has it (from its first sample), joined before what the page sampled. */
   seedSeries(id: string, host: TelemetryDetail): void;
@@ -193,7 +207,7 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
 let frozenAt: number | null = null;
 
 /** Ended runs asked of the history per page (the Runs view's first page and each "Show more"). */
-export const ENDED_PAGE_SIZE = 50;
+export const ENDED_PAGE_SIZE = FIRST_ENDED_PAGE.limit;
 /** How long connect waits for the event stream to say it is open before taking its snapshot anyway (a gap is then fetched). */
 const OPEN_WAIT_MS = 2000;
 /** Snapshots fetched in a row for one gap before the page gives up and says so. */
@@ -292,9 +306,9 @@ export const useWarden = create<WardenState>()((set, get) => {
     try {
       [list, page] = await Promise.all([
         // Every connected host's runs: the local host relays its remotes' (src/shared/hosts.ts).
-        api.list({ output: 'none', hosts: 'all' }),
+        api.list(FIRST_LIST),
         // A host without a history answers an empty page; one that fails to answer leaves the live list alone.
-        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true, host: ALL_HOSTS }).catch(() => null) : null,
+        withHistory ? api.history(FIRST_ENDED_PAGE).catch(() => null) : null,
       ]);
     } catch (error) {
       get().report(error);
@@ -313,9 +327,185 @@ export const useWarden = create<WardenState>()((set, get) => {
     else setTimeout(fn, 16);
   };
 
-  /** A gap in a run's stream: what the page holds is fetched again and the held chunks merged onto it. */
+  /** A gap in a run's stream: what is missing is fetched (fillGap) and the held chunks merged onto it. */
   const refetch = (id: string) => {
-    setTimeout(() => void get().load(id), 0);
+    setTimeout(() => void fillGap(id), 0);
+  };
+
+  /** Chunks held for a run merged onto `base` by offset, their times marked; where a gap remains, if one does (-1: none). */
+  const mergeHeld = (state: WardenState, id: string, start: LiveOutput, events: OutputEvent[]): { changed: Partial<WardenState>; gapAt: number } => {
+    let base = start;
+    let gapAt = -1;
+    const marks = state.marks[id];
+    const list = [...(marks?.list ?? [])];
+    let marked = false;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      const merged = appendAt(base, event.stream, event.offset, event.text);
+      if (merged === 'gap') {
+        gapAt = i;
+        break;
+      }
+      base = merged;
+      if (event.atMs !== undefined && addMark(list, event.stream, event.offset, event.atMs)) marked = true;
+    }
+    const changed: Partial<WardenState> = { output: { ...state.output, [id]: base } };
+    if (marked) changed.marks = { ...state.marks, [id]: { list, version: (marks?.version ?? 0) + 1 } };
+    return { changed, gapAt };
+  };
+
+  /** A gap still there after a fetch: fetched again, a few times, then said (never skipped in silence). */
+  const stillGap = (id: string, events: OutputEvent[]) => {
+    const tries = (refetches.get(id) ?? 0) + 1;
+    refetches.set(id, tries);
+    if (tries <= MAX_REFETCHES) {
+      held.set(id, events);
+      refetch(id);
+    } else {
+      refetches.delete(id);
+      get().report(new Error(`Part of run ${id}'s live output could not be fetched from the host; the whole output shows when it ends.`));
+    }
+  };
+
+  /**
+   * A gap in a live run's stream: the characters missing, from the output
+   * route, when what the host keeps of that stream is the stream itself
+   * (nothing cut, so a page's offsets are the stream's); else the run whole,
+   * merged by offset (put). The chunks that come meanwhile are held.
+   */
+  const fillGap = async (id: string) => {
+    const api = get().api;
+    const current = get().output[id];
+    const first = held.get(id)?.[0];
+    const end = first && current ? (first.stream === 'stdout' ? current.stdoutEnd : current.stderrEnd) : 0;
+    const missing = first ? first.offset - end : 0;
+    if (!api?.output || !current || !first || missing <= 0 || missing > OUTPUT_PAGE_MAX_CHARS) return void get().load(id);
+    let text: string;
+    try {
+      const page = await api.output(id, { stream: first.stream, offset: end, limit: missing });
+      text = page.text;
+      // Asked after the page: a stream with nothing cut now had nothing cut then (a cut stays), so the page's offsets were the stream's.
+      const bare = await api.get(id, { output: 'none' });
+      const cut = bare ? (first.stream === 'stdout' ? bare.stdoutTruncated : bare.stderrTruncated) : 1;
+      if (!bare || bare.state === 'ended' || cut > 0 || page.offset !== end || page.text.length !== missing) return void get().load(id);
+    } catch {
+      return void get().load(id);
+    }
+    const events = held.get(id);
+    // Meanwhile the run ended, or a snapshot took the held chunks: nothing is left to fill.
+    if (!events) return;
+    held.delete(id);
+    let gapAt = -1;
+    set((state) => {
+      const base = state.output[id];
+      if (!base) return {};
+      const filled = appendAt(base, first.stream, end, text);
+      if (filled === 'gap') {
+        gapAt = 0;
+        return {};
+      }
+      const merged = mergeHeld(state, id, filled, events);
+      gapAt = merged.gapAt;
+      return merged.changed;
+    });
+    if (gapAt >= 0) stillGap(id, events.slice(gapAt));
+    else refetches.delete(id);
+  };
+
+  /** A run's snapshot (live) or result (ended) whole, put into the store. */
+  const fetchWhole = async (api: WardenApi, id: string): Promise<RunResult | null> => {
+    try {
+      await opened;
+      const run = await api.get(id);
+      if (run) get().put(run);
+      else held.delete(id);
+      return run;
+    } catch (error) {
+      held.delete(id);
+      get().report(error);
+      return null;
+    }
+  };
+
+  /** Ended runs whose pages are being fetched: a second load of one joins the first. */
+  const paging = new Map<string, Promise<RunResult | null>>();
+
+  /** Both streams held whole: the run is held whole with them, as a get would have answered it. */
+  const finishPages = (id: string, paged: PagedOutput) => {
+    set((state) => {
+      const run = state.runs[id];
+      const pages = withoutKey(state.pages, id);
+      if (!run || !state.partial[id]) return { pages };
+      const { outputChars: _omitted, ...fields } = run;
+      return { pages, runs: { ...state.runs, [id]: { ...fields, stdout: paged.stdout, stderr: paged.stderr } }, partial: withoutKey(state.partial, id) };
+    });
+  };
+
+  /** The pages after the first, one at a time, each added as it comes (the view shows how far it is). */
+  const fetchRest = async (api: WardenApi, id: string) => {
+    // A frame first: the first page is painted before the rest is asked for.
+    await new Promise<void>((resolve) => schedule(() => setTimeout(resolve, 0)));
+    for (;;) {
+      const have = get().pages[id];
+      if (!have) return;
+      const range = nextRange(have);
+      if (!range) return finishPages(id, have);
+      let error: string | null = null;
+      try {
+        const page = await api.output!(id, range);
+        const now = get().pages[id];
+        if (!now) return;
+        const next = addPage(now, page);
+        // A page that adds nothing would be asked for again without end.
+        if (next === now || page.text === '') error = `The host answered no output at ${range.stream} character ${range.offset.toLocaleString('en-US')}; the rest of this run's output is not shown.`;
+        else if (pagesDone(next)) return finishPages(id, next);
+        else set((state) => ({ pages: { ...state.pages, [id]: next } }));
+      } catch (e) {
+        error = messageOf(e);
+      }
+      if (error !== null) {
+        const reason = error;
+        set((state) => (state.pages[id] ? { pages: { ...state.pages, [id]: { ...state.pages[id]!, error: reason } } } : {}));
+        return;
+      }
+    }
+  };
+
+  /**
+   * An ended run, or one not known yet: its fields without its output and the
+   * first page of each stream, asked at once; the rest after the first paint.
+   * A run that turns out live is fetched whole instead (its stream meets the
+   * snapshot by offset), and so is any run whose pages cannot be had.
+   */
+  const loadPaged = (api: WardenApi, id: string, known: boolean, whole: () => Promise<RunResult | null>): Promise<RunResult | null> => {
+    const inFlight = paging.get(id);
+    if (inFlight) return inFlight;
+    const first = (stream: 'stdout' | 'stderr') => api.output!(id, { stream, offset: 0, limit: OUTPUT_PAGE_CHARS });
+    const loading = (async (): Promise<RunResult | null> => {
+      const asked = api.get(id, { output: 'none' });
+      // A run not known yet may be live (then fetched whole): its pages wait for the answer that says it ended.
+      const ended = known || (await asked.then((run) => run?.state === 'ended', () => false));
+      const notAsked = () => Promise.reject(new Error('not asked'));
+      const [bare, out, err] = await Promise.allSettled([asked, ended ? first('stdout') : notAsked(), ended ? first('stderr') : notAsked()]);
+      if (bare.status === 'rejected') {
+        get().report(bare.reason);
+        return null;
+      }
+      if (bare.value === null) return null;
+      if (bare.value.state !== 'ended' || out.status === 'rejected' || err.status === 'rejected') return whole();
+      // Held as a listing is (without output, partial) until its pages are all in.
+      const run = bare.value.outputChars ? bare.value : { ...bare.value, outputChars: { stdout: 0, stderr: 0 } };
+      get().put(run);
+      const paged = addPage(addPage(NO_PAGES, out.value), err.value);
+      if (pagesDone(paged)) finishPages(id, paged);
+      else {
+        set((state) => ({ pages: { ...state.pages, [id]: paged } }));
+        void fetchRest(api, id);
+      }
+      return get().runs[id] ?? run;
+    })().finally(() => paging.delete(id));
+    paging.set(id, loading);
+    return loading;
   };
 
   const flush = () => {
@@ -422,6 +612,7 @@ export const useWarden = create<WardenState>()((set, get) => {
     runs: {},
     order: [],
     output: {},
+    pages: {},
     partial: {},
     ended: { total: null, cursor: null, loading: false },
     syncedAt: {},
@@ -521,19 +712,14 @@ export const useWarden = create<WardenState>()((set, get) => {
     async load(id) {
       const api = get().api;
       if (!api) return null;
-      // From the moment it is asked for, the run's chunks wait for the snapshot, which holds all that came before.
-      if (!held.has(id)) held.set(id, []);
-      try {
-        await opened;
-        const run = await api.get(id);
-        if (run) get().put(run);
-        else held.delete(id);
-        return run;
-      } catch (error) {
-        held.delete(id);
-        get().report(error);
-        return null;
-      }
+      const known = get().runs[id];
+      const whole = async (): Promise<RunResult | null> => {
+        // From the moment it is asked for, the run's chunks wait for the snapshot, which holds all that came before.
+        if (!held.has(id)) held.set(id, []);
+        return fetchWhole(api, id);
+      };
+      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, known !== undefined, whole);
+      return whole();
     },
 
     seedSeries(id, host) {
@@ -581,36 +767,14 @@ export const useWarden = create<WardenState>()((set, get) => {
         // A live snapshot: the base for its stream unless the page holds more already; the chunks held meanwhile go on top, by offset.
         const current = state.output[result.id];
         const fresh = baseOf(result);
-        let base = current && current.stdoutEnd >= fresh.stdoutEnd && current.stderrEnd >= fresh.stderrEnd ? current : fresh;
-        const marks = state.marks[result.id];
-        const list = [...(marks?.list ?? [])];
-        let marked = false;
-        for (let i = 0; i < (events?.length ?? 0); i++) {
-          const event = events![i]!;
-          const merged = appendAt(base, event.stream, event.offset, event.text);
-          if (merged === 'gap') {
-            gapAt = i;
-            break;
-          }
-          base = merged;
-          if (event.atMs !== undefined && addMark(list, event.stream, event.offset, event.atMs)) marked = true;
-        }
-        next.output = { ...state.output, [result.id]: base };
-        if (marked) next.marks = { ...state.marks, [result.id]: { list, version: (marks?.version ?? 0) + 1 } };
-        return next;
+        const base = current && current.stdoutEnd >= fresh.stdoutEnd && current.stderrEnd >= fresh.stderrEnd ? current : fresh;
+        const merged = mergeHeld(state, result.id, base, events ?? []);
+        gapAt = merged.gapAt;
+        return { ...next, ...merged.changed };
       });
       // Still a gap past this snapshot (it was taken before those chunks' predecessors): fetched again, never skipped.
-      if (gapAt >= 0 && events) {
-        const tries = (refetches.get(result.id) ?? 0) + 1;
-        refetches.set(result.id, tries);
-        if (tries <= MAX_REFETCHES) {
-          held.set(result.id, events.slice(gapAt));
-          refetch(result.id);
-        } else {
-          refetches.delete(result.id);
-          get().report(new Error(`Part of run ${result.id}'s live output could not be fetched from the host; the whole output shows when it ends.`));
-        }
-      } else if (result.state !== 'ended' && result.outputChars === undefined) refetches.delete(result.id);
+      if (gapAt >= 0 && events) stillGap(result.id, events.slice(gapAt));
+      else if (result.state !== 'ended' && result.outputChars === undefined) refetches.delete(result.id);
     },
 
     report(error) {
@@ -629,10 +793,11 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
   return copy;
 }
 
-/** A run's output as the page knows it now: what streamed in while live, else the run's own. */
+/** A run's output as the page knows it now: what streamed in while live, else what its pages brought so far, else the run's own. */
 export function useRunOutput(run: Pick<RunResult, 'id' | 'stdout' | 'stderr'>): { stdout: string; stderr: string; stdoutLines?: number; stderrLines?: number } {
   const live = useWarden((s) => s.output[run.id]);
-  return live ?? run;
+  const paged = useWarden((s) => s.pages[run.id]);
+  return live ?? paged ?? run;
 }
 
 /** A live run's elapsed time now: its last known elapsedMs plus the time since. */

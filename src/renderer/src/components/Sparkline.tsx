@@ -1,4 +1,4 @@
-// A live run's last minute in a few pixels: CPU % (line, its latest point
+// A run's last minute in a few pixels (a live run's, or a lost run's last stored): CPU % (line, its latest point
 // marked) over memory (area, against the limit when there is one, warning
 // near it), an SVG redrawn when a sample arrives (2 Hz), never per frame. Its
 // label says the figures in words, for a tooltip and a screen reader.
@@ -7,10 +7,23 @@ import { memo } from 'react';
 import type { TelemetryPoint } from '../../../shared/telemetry';
 import { sparkLabel, sparkPaths } from './spark';
 
-export const Sparkline = memo(function Sparkline({ points, limitBytes, width = 72, height = 18 }: { points: TelemetryPoint[]; limitBytes?: number; width?: number; height?: number }) {
+export const Sparkline = memo(function Sparkline({
+  points,
+  limitBytes,
+  width = 72,
+  height = 18,
+  at,
+}: {
+  points: TelemetryPoint[];
+  limitBytes?: number | undefined;
+  width?: number;
+  height?: number;
+  /** When its latest point was, in the label's words (default "now"). */
+  at?: string;
+}) {
   const paths = sparkPaths(points, width, height, undefined, limitBytes);
   if (!paths) return null;
-  const label = sparkLabel(paths, limitBytes);
+  const label = sparkLabel(paths, limitBytes, at);
   return (
     <svg
       className={`sparkline${paths.nearLimit ? ' near-limit' : ''}`}

@@ -49,6 +49,10 @@ describe('sparkline geometry', () => {
       'CPU 12 % now, highest 98 %; memory 45 MiB now, highest 60 MiB of a 256 MiB limit; last minute',
     );
     expect(sparkLabel({ cpuNow: 0, cpuMax: 3, rssNow: 5 * MiB, rssMax: 5 * MiB, againstLimit: false })).toBe('CPU 0 % now, highest 3 %; memory 5 MiB now, highest 5 MiB; last minute');
+    // A lost run's latest point is not now.
+    expect(sparkLabel({ cpuNow: 1, cpuMax: 3, rssNow: 5 * MiB, rssMax: 6 * MiB, againstLimit: false }, undefined, 'at its last sample')).toBe(
+      'CPU 1 % at its last sample, highest 3 %; memory 5 MiB at its last sample, highest 6 MiB; last minute',
+    );
   });
 
   it('needs two points', () => {

@@ -61,7 +61,7 @@ export function sparkPaths(points: TelemetryPoint[], width: number, height: numb
 }
 
 /** "CPU 12 % now, highest 98 %; memory 45.0 MiB now, highest 60.0 MiB of a 256 MiB limit; last minute" */
-export function sparkLabel(p: Pick<SparkPaths, 'cpuNow' | 'cpuMax' | 'rssNow' | 'rssMax' | 'againstLimit'>, limitBytes?: number): string {
+export function sparkLabel(p: Pick<SparkPaths, 'cpuNow' | 'cpuMax' | 'rssNow' | 'rssMax' | 'againstLimit'>, limitBytes?: number, at = 'now'): string {
   const limit = p.againstLimit && limitBytes !== undefined ? ` of a ${bytes(limitBytes)} limit` : '';
-  return `CPU ${Math.round(p.cpuNow)} % now, highest ${Math.round(p.cpuMax)} %; memory ${bytes(p.rssNow)} now, highest ${bytes(p.rssMax)}${limit}; last minute`;
+  return `CPU ${Math.round(p.cpuNow)} % ${at}, highest ${Math.round(p.cpuMax)} %; memory ${bytes(p.rssNow)} ${at}, highest ${bytes(p.rssMax)}${limit}; last minute`;
 }

@@ -370,7 +370,7 @@ const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) 
         {exitText(run)}
       </td>
       <td className="num">{run.state === 'ended' ? duration(run.elapsedMs) : run.state === 'queued' ? <span className="muted">–</span> : <LiveElapsed run={run} />}</td>
-      <td className="num">{bytes(peakOf({ ...(run.peakRssBytes !== null ? { peak: { rssBytes: run.peakRssBytes, processes: run.peakProcesses ?? 0 } } : {}), ...(run.oom ? { oom: run.oom } : {}) }))}</td>
+      <td className="num" data-testid="history-peak">{bytes(peakOf({ ...(run.peakRssBytes !== null ? { peak: { rssBytes: run.peakRssBytes, processes: run.peakProcesses ?? 0 } } : {}), ...(run.oom ? { oom: run.oom } : {}) }))}</td>
     </tr>
   );
 });

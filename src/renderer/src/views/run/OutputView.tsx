@@ -15,6 +15,7 @@ import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRunOutput, useWarden } from '../../store';
+import { pagesProgress } from '../../output-pages';
 
 type TimeMode = 'off' | 'relative' | 'clock';
 const TIME_LABEL: Record<TimeMode, string> = { off: 'Time: off', relative: 'Time: since start', clock: 'Time: clock' };
@@ -64,9 +65,15 @@ function useLineIndex(text: string): LineIndex {
 // One formatter for every call: toLocaleString builds a new one each time, which shows in profiles.
 const NUMBER = new Intl.NumberFormat('en-US');
 const count = (n: number) => NUMBER.format(n);
+/** Characters as megabytes, one decimal (the output is mostly one byte a character). */
+const mbOf = (chars: number) => `${(chars / 1e6).toFixed(1)} MB`;
 
 export function OutputView({ run, lines: linked }: { run: RunResult; lines?: LineRange }) {
   const texts = useRunOutput(run);
+  // An ended run's output still coming in pages (output-pages.ts): what each stream lacks is not yet known.
+  const paged = useWarden((s) => s.pages[run.id]);
+  const complete: [boolean, boolean] = paged ? [paged.stdout.length >= paged.stdoutTotal, paged.stderr.length >= paged.stderrTotal] : [true, true];
+  const loading = paged ? pagesProgress(paged) : null;
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
   const { marks, totals: storedTotals } = useMarks(run);
@@ -77,9 +84,9 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const [wrap, setWrap] = useState(false);
   const stream = mode;
   const rows = useMemo(
-    () => buildRows(mode, [stdout, stderr], [cutOf(texts.stdout), cutOf(texts.stderr)], marks),
-    // The texts change exactly when their indexes do.
-    [mode, stdout, stderr, marks],
+    () => buildRows(mode, [stdout, stderr], [cutOf(texts.stdout), cutOf(texts.stderr)], marks, complete),
+    // The texts change exactly when their indexes do (and a stream is complete once its text stops changing).
+    [mode, stdout, stderr, marks, complete[0], complete[1]],
   );
   const indexes = useMemo(() => [stdout, stderr] as const, [stdout, stderr]);
   const truncated = mode === 'stdout' ? run.stdoutTruncated : mode === 'stderr' ? run.stderrTruncated : run.stdoutTruncated + run.stderrTruncated;
@@ -94,13 +101,14 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     const text = s === 0 ? texts.stdout : texts.stderr;
     const cut = cutOf(text);
     const marker = markerLineOf(index, cut);
-    const total = texts.stdoutLines !== undefined ? (s === 0 ? texts.stdoutLines : texts.stderrLines!) : (storedTotals?.[s] ?? null);
+    // Lines past a cut are numbered from the stream's end: not before the kept text is all here.
+    const total = !complete[s] ? null : texts.stdoutLines !== undefined ? (s === 0 ? texts.stdoutLines : texts.stderrLines!) : (storedTotals?.[s] ?? null);
     const blank = blankBeforeCut(text, cut);
     return (row: number) => {
       const n = streamLineNumber(row, index.count, marker, total, blank);
       return n === null ? '⋯' : String(n);
     };
-  }, [mode, stdout, stderr, texts.stdoutLines, texts.stderrLines, storedTotals]);
+  }, [mode, stdout, stderr, texts.stdoutLines, texts.stderrLines, storedTotals, complete[0], complete[1]]);
   const live = run.state !== 'ended';
   const startedWall = Date.parse(run.startedAt);
 
@@ -197,6 +205,12 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   useEffect(() => {
     setCurrent(deferredQuery === '' ? -1 : -2);
   }, [deferredQuery, stream, caseSensitive, regex]);
+  // Nothing found in what had come, then a match in a page that came since: shown as a new query's first is.
+  const hadMatches = useRef(false);
+  useEffect(() => {
+    if (matches.length > 0 && !hadMatches.current && current === -1 && deferredQuery !== '') setCurrent(-2);
+    hadMatches.current = matches.length > 0;
+  }, [matches.length]);
 
   // A link to lines (#/runs/ID/output/L120-L140) opens scrolled to them, once the output is there.
   const linkedHere = linked && linked.stream === mode ? linked : undefined;
@@ -273,6 +287,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     setFollow(true);
   };
 
+  // Download gives the whole output: offered once every page is here.
   const download = () => {
     const text = rowsText(rows, (s, line) => rawLine(indexes[s], line));
     const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
@@ -290,8 +305,10 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     return Number.isFinite(startedWall) ? CLOCK.format(new Date(startedWall + atMs)) : '';
   };
 
+  // While pages are still coming, what was searched is said: the rest is searched as it comes.
+  const soFar = loading ? ' so far' : '';
   const matchText =
-    deferredQuery === '' ? '' : result.error ? 'bad pattern' : matches.length === 0 ? 'no matches' : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}`;
+    deferredQuery === '' ? '' : result.error ? 'bad pattern' : matches.length === 0 ? `no matches${soFar}` : `${active ? count(current + 1) : '–'} / ${count(matches.length)}${result.capped ? '+' : ''}${soFar}`;
   const digits = String(Math.max(rows.count, seen.stdout, seen.stderr, 1)).length;
   const lineProps: LinesProps = {
     rows,
@@ -336,6 +353,11 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
           {TIME_LABEL[timeMode]}
         </button>
         {truncated > 0 && <span className="rd-warn-text">{count(truncated)} characters dropped by the output cap</span>}
+        {loading && paged && (
+          <span className={paged.error ? 'rd-warn-text' : 'muted'} data-testid="output-loading" role="status" title={paged.error ?? 'The output comes in pages: what has come is shown and searched, the rest follows'}>
+            {paged.error ? `loading stopped at ${mbOf(loading.held)} of ${mbOf(loading.total)}: ${paged.error}` : `loading ${mbOf(loading.held)} of ${mbOf(loading.total)}`}
+          </span>
+        )}
         {liveCuts > 0 && (
           <span className="rd-warn-text" data-testid="output-live-dropped" title="The host keeps the run's output (head and tail up to its cap); the whole kept output shows when the run ends">
             {count(liveCuts)} characters not shown while live
@@ -369,7 +391,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
           Wrap
         </button>
         <span className="rd-spacer" />
-        <button type="button" onClick={download} disabled={rows.count === 0} data-testid="output-download" title="Download the output shown, as text">
+        <button type="button" onClick={download} disabled={rows.count === 0 || loading !== null} data-testid="output-download" title={loading ? 'Download is offered once all of the output is here' : 'Download the output shown, as text'}>
           Download
         </button>
         <div className="rd-search">
@@ -384,7 +406,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
               onKeyDown={onSearchKey}
               data-testid="output-search"
             />
-            <span className="rd-matches" data-testid="output-matches" aria-live="polite" title={result.error}>
+            <span className="rd-matches" data-testid="output-matches" aria-live="polite" title={result.error ?? (loading ? `Searched the ${mbOf(loading.held)} of ${mbOf(loading.total)} that has come; the rest is searched as it comes` : undefined)}>
               {matchText}
             </span>
           </span>

@@ -76,6 +76,52 @@ describe('the merged log', () => {
   });
 });
 
+describe('the merged log while pages still come', () => {
+  // out1 at 0 ms, err1 at 100, out2+out3 at 200, err2 at 300, out4 at 400: the whole output.
+  const marks: OutputMark[] = [
+    [0, 0, 0],
+    [1, 0, 100],
+    [0, 5, 200],
+    [1, 5, 300],
+    [0, 15, 400],
+  ];
+  const whole = ['out1\nout2\nout3\nout4\n', 'err1\nerr2\n'] as const;
+  const text = (rows: ReturnType<typeof buildRows>, idx: readonly [ReturnType<typeof index>, ReturnType<typeof index>]) => rowsText(rows, (s, l) => rawLine(idx[s], l));
+
+  it('shows only the rows no line still to come can go before: each a row of the whole, in its place', () => {
+    const wholeRows = text(buildRows('all', [index(whole[0]), index(whole[1])], [null, null], marks), [index(whole[0]), index(whole[1])]);
+    expect(wholeRows).toBe('out1\nerr1\nout2\nout3\nerr2\nout4\n');
+    // Held so far, whether each stream is all here, the rows shown: err2 (300) waits for stdout past out3 (200).
+    const cases: [string, string, boolean, boolean, string][] = [
+      ['out1\nout2\n', whole[1], false, true, 'out1\nerr1\nout2\n'],
+      ['out1\n', whole[1], false, true, 'out1\n'],
+      [whole[0], 'err1\n', true, false, 'out1\nerr1\n'],
+      [whole[0], '', true, false, ''],
+      ['out1\nout2\nout3\n', 'err1\n', false, false, 'out1\nerr1\n'],
+      [whole[0], whole[1], true, true, wholeRows],
+    ];
+    for (const [out, err, outDone, errDone, expected] of cases) {
+      const idx = [index(out), index(err)] as const;
+      const rows = buildRows('all', [idx[0], idx[1]], [null, null], marks, [outDone, errDone]);
+      expect(text(rows, idx), `${JSON.stringify(out)} ${JSON.stringify(err)}`).toBe(expected);
+      // Each row shown is where the whole output has it.
+      expect(wholeRows.startsWith(expected)).toBe(true);
+    }
+  });
+
+  it('without times, shows stderr only once stdout is all here (stdout, then stderr), and finds matches only on rows shown', () => {
+    const idx = [index('a\nb\n'), index('x\n')] as const;
+    const partial = buildRows('all', [idx[0], idx[1]], [null, null], null, [false, true]);
+    expect(partial.count).toBe(2);
+    expect(partial.rowOf(1, 0)).toBe(-1);
+    const found = rowMatches(partial, [findMatches(idx[0], 'b').matches, findMatches(idx[1], 'x').matches]);
+    expect(found.map((m) => m.line)).toEqual([1]);
+    expect(buildRows('all', [idx[0], idx[1]], [null, null], null, [true, true]).count).toBe(3);
+    // One stream shown: its lines are its own, whatever is still to come.
+    expect(buildRows('stdout', [idx[0], idx[1]], [null, null], null, [false, false]).count).toBe(2);
+  });
+});
+
 describe('line numbers after a cut', () => {
   it('number the lines after the marker as they were in the stream, when its total is known', () => {
     // Ten lines, lines 3-8 dropped: kept "1 2" + marker + "9 10".

@@ -44,7 +44,13 @@ function lineMark(index: LineIndex, line: number, cut: Cut | null, times: Stream
   return markAt(times, streamOffset(index.starts[line] ?? 0, cut));
 }
 
-export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: [Cut | null, Cut | null], marks: OutputMark[] | null): LogRows {
+/**
+ * The rows of a view. `complete`: whether each stream's text is all here (an
+ * ended run's output still coming in pages is not): merged, a row shows only
+ * once no line still to come of the other stream can go before it, so the
+ * rows shown, and their numbers, are those the whole output will have.
+ */
+export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: [Cut | null, Cut | null], marks: OutputMark[] | null, complete: [boolean, boolean] = [true, true]): LogRows {
   const times = splitMarks(marks ?? []);
   const atOf = (s: 0 | 1, line: number): number | null => {
     if (!marks) return null;
@@ -60,14 +66,18 @@ export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: 
     return k < 0 ? -1 : times[s].seqs[k]!;
   };
   const merged = mergeLines([indexes[0].count, indexes[1].count], seqOf);
+  const count = settledRows(merged, [indexes[0].count, indexes[1].count], seqOf, complete);
   const inverse: [Int32Array, Int32Array] = [new Int32Array(indexes[0].count), new Int32Array(indexes[1].count)];
   for (let row = 0; row < merged.streams.length; row++) inverse[merged.streams[row] as 0 | 1][merged.lines[row]!] = row;
   return {
-    count: merged.streams.length,
+    count,
     stream: (row) => merged.streams[row] as 0 | 1,
     line: (row) => merged.lines[row]!,
     atMs: (row) => atOf(merged.streams[row] as 0 | 1, merged.lines[row]!),
-    rowOf: (stream, line) => inverse[stream][line] ?? -1,
+    rowOf: (stream, line) => {
+      const row = inverse[stream][line] ?? -1;
+      return row < count ? row : -1;
+    },
     approximate: (row) => {
       if (row < 1 || row >= merged.streams.length || merged.streams[row] === merged.streams[row - 1]) return false;
       const at = atOf(merged.streams[row] as 0 | 1, merged.lines[row]!);
@@ -75,6 +85,27 @@ export function buildRows(mode: LogMode, indexes: [LineIndex, LineIndex], cuts: 
       return at !== null && before !== null && Math.abs(at - before) < MARK_SPACING_MS;
     },
   };
+}
+
+/**
+ * How many of the merged rows are settled while a stream is not all here:
+ * the lines still to come of a stream come no earlier than its last line
+ * held (their sequence is at least its), and the merge takes stdout first
+ * on a tie. So a stderr row stands before them when its sequence is lower,
+ * a stdout row when it is not higher. Rows up to the first that does not.
+ */
+function settledRows(merged: { streams: Uint8Array; lines: Int32Array }, counts: [number, number], seqOf: (s: 0 | 1, line: number) => number, complete: [boolean, boolean]): number {
+  if (complete[0] && complete[1]) return merged.streams.length;
+  // No line held yet: what comes may carry any sequence (the lowest is -1, not timed).
+  const floor = (s: 0 | 1) => (counts[s] > 0 ? seqOf(s, counts[s] - 1) : -1);
+  const outFloor = complete[0] ? Infinity : floor(0);
+  const errFloor = complete[1] ? Infinity : floor(1);
+  for (let row = 0; row < merged.streams.length; row++) {
+    const s = merged.streams[row] as 0 | 1;
+    const seq = seqOf(s, merged.lines[row]!);
+    if (s === 1 ? !(seq < outFloor) : !(seq <= errFloor)) return row;
+  }
+  return merged.streams.length;
 }
 
 /** Whether the kept text's head ends on a newline before its cut (the marker then follows an empty line of its own). */

@@ -14,6 +14,7 @@ import type { RunResult, Verdict } from '../../../../shared/result';
 import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
+import { StoredSpark } from './StoredSpark';
 import type { PhaseView } from '../../components/phase';
 import { HostOptions, HostTag } from '../../components/HostTag';
 import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
@@ -298,7 +299,7 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
       <RunTime run={run} live={live} status={badge.tone} />
       <span className="runs-num runs-memory">
         <span className="runs-peak-line">
-          {live && <RowSpark id={run.id} limitBytes={memoryLimit} />}
+          {live ? <RowSpark id={run.id} limitBytes={memoryLimit} /> : run.verdict === 'lost' && <StoredSpark id={run.id} limitBytes={memoryLimit} />}
           <span data-testid="run-peak">{bytes(peak)}</span>
         </span>
         <span className="muted">
