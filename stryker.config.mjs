@@ -38,7 +38,7 @@ export default {
     'src/main/supervisor/teardown.ts:251-252',
     'src/main/supervisor/teardown.ts:254-260',
     'src/main/supervisor/teardown.ts:277-288',
-    'src/main/store/recovery.ts:90-125',
+    'src/main/store/recovery.ts:92-127',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,
