@@ -3,8 +3,23 @@
 // advice, the deadline and stop tables, the output cap, teardown's selection
 // and recovery's claim. MUTATION_TESTS (comma-separated paths) narrows them
 // for a quick run on a shared machine.
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config';
+
+// A mutant of teardown's choice of processes can SIGKILL every process this
+// user can see (on a shared machine: everyone's). Only in a PID namespace whose
+// PID 1 is Stryker (npm run test:mutation) is what it sees Stryker's own tree.
+function strykerIsPid1(): boolean {
+  try {
+    return readFileSync('/proc/1/cmdline', 'utf8').includes('stryker');
+  } catch {
+    return false;
+  }
+}
+if (!strykerIsPid1()) {
+  throw new Error('Mutation tests run only in a PID namespace of their own: use npm run test:mutation (unshare --pid --fork --mount-proc).');
+}
 
 const DECISION_TESTS = [
   'src/main/supervisor/verdict.test.ts',

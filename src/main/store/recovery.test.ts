@@ -257,6 +257,42 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
     expect(lost.advice).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
 
+  it('leaves a run claimed by a live recoverer to it, and takes the unclaimed one beside it', async () => {
+    const dir = tempStateDir();
+    const me = newHost(dir, 'me');
+    // The rival recoverer is a live host: registered by this very process.
+    newHost(dir, 'rival');
+    const claimed = fakeResult({ state: 'running', verdict: undefined, exitCode: null });
+    const unclaimed = fakeResult({ state: 'running', verdict: undefined, exitCode: null });
+    me.recordResult(claimed, 'dead-host');
+    me.recordResult(unclaimed, 'dead-host');
+    const deadPid = 2 ** 22 + 12347; // above pid_max: never alive
+    run(me.db, 'INSERT INTO hosts (host_id, pid, start_ticks, boot_id, started_at, heartbeat_at) VALUES (?, ?, NULL, NULL, 0, 0)', 'dead-host', deadPid);
+    run(me.db, 'UPDATE runs SET claimed_by = ? WHERE id = ?', 'rival', claimed.id);
+    const report = await me.recoverLostRuns({ tearDown: true });
+    expect(report.recovered.map((r) => r.id)).toEqual([unclaimed.id]);
+    expect(me.get(claimed.id)!.state).toBe('running');
+    expect(all<{ claimed_by: string }>(me.db, 'SELECT claimed_by FROM runs WHERE id = ?', claimed.id)[0]!.claimed_by).toBe('rival');
+    expect(me.events(claimed.id).filter((e) => e.kind === 'lost')).toHaveLength(0);
+  });
+
+  it('without /proc says the processes could not be looked for, and claims no teardown', async () => {
+    const dir = tempStateDir();
+    const store = openStore({ dir, procRoot: null });
+    stores.push(store);
+    store.registerHost('me');
+    const orphan = fakeResult({ state: 'running', verdict: undefined, exitCode: null });
+    store.recordResult(orphan, 'dead-host');
+    const deadPid = 2 ** 22 + 12348; // above pid_max: never alive
+    run(store.db, 'INSERT INTO hosts (host_id, pid, start_ticks, boot_id, started_at, heartbeat_at) VALUES (?, ?, NULL, NULL, 0, 0)', 'dead-host', deadPid);
+    const report = await store.recoverLostRuns({ tearDown: true });
+    expect(report.recovered.map((r) => r.id)).toEqual([orphan.id]);
+    const lost = store.get(orphan.id)!;
+    expect(lost.verdict).toBe('lost');
+    expect(lost.advice).toContain('Without /proc its processes could not be looked for by their WARDEN_SCOPE marker: check for them yourself.');
+    expect(lost.teardown).toBeUndefined();
+  });
+
   it('takes over runs claimed by a recoverer that died before finishing', async () => {
     const dir = tempStateDir();
     const store = newHost(dir, 'me');

@@ -262,6 +262,39 @@ const rows: Row[] = [
     notesHave: ['Warden did not send it; possibly the out-of-memory killer.'],
   },
 
+  {
+    name: 'killed: SIGKILL with a peak but no memory limit (a run without one) shows the peak alone',
+    o: obs({ exitCode: null, signal: 'SIGKILL', oom: { confirmed: false, peakBytes: 100 * MiB } }),
+    verdict: 'killed',
+    advice:
+      'Check whether it uses too much memory (its peak was 100 MiB): it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.',
+  },
+  {
+    name: 'killed: SIGKILL with a memory limit but no peak (a kernel without memory.peak) shows the limit alone',
+    o: obs({ exitCode: null, signal: 'SIGKILL', oom: { confirmed: false, limitBytes: 256 * MiB } }),
+    verdict: 'killed',
+    advice:
+      'Check whether it uses too much memory (its memory limit is 256 MiB): it was possibly the out-of-memory killer, which sends SIGKILL. If not, ask whoever runs this host what else kills processes.',
+  },
+  {
+    name: 'completed: a shell\'s child OOM-killed with no figures read gets a note without them',
+    o: obs({ exitCode: 0, viaShell: true, oom: { confirmed: true } }),
+    verdict: 'completed',
+    advice: null,
+    notes: [
+      'The out-of-memory killer ended a process of this run. The main process went on without it: check that the output is complete, and make it use less memory or raise the memory limit.',
+    ],
+  },
+  {
+    name: 'completed: a shell\'s child OOM-killed with a peak but no limit names the peak alone',
+    o: obs({ exitCode: 0, viaShell: true, oom: { confirmed: true, peakBytes: 64 * MiB } }),
+    verdict: 'completed',
+    advice: null,
+    notes: [
+      'The out-of-memory killer ended a process of this run; its peak was 64 MiB. The main process went on without it: check that the output is complete, and make it use less memory or raise the memory limit.',
+    ],
+  },
+
   // crashed: the five crash signals, with and without faulthandler's words
   ...CRASH_SIGNALS.flatMap((signal): Row[] => [
     {
@@ -329,6 +362,12 @@ const rows: Row[] = [
     adviceHas: ['Raise the limit (now 1 s)', 'cancel and SIGINT', 'variables are gone'],
     adviceLacks: ['SIGTERM'],
     notes: ['Stopped at the 1 s limit: it ended at the kill step (SIGKILL) after 1.6 s.'],
+  },
+  {
+    name: 'timed-out: python session that let KeyboardInterrupt end it at the interrupt step gets only the limit advice',
+    o: obs({ kind: 'python', exitCode: null, signal: null, elapsedMs: 1_050, limitMs: 1_000, stop: { reason: 'deadline', requestedAtMs: 1_000, endedBy: 'interrupt' } }),
+    verdict: 'timed-out',
+    advice: ADVICE.raise1s,
   },
   {
     name: 'signaled: python session names the script',
@@ -468,12 +507,14 @@ describe('judge: one row per verdict and advice case', () => {
     expect([...seen].sort()).toEqual(['completed', 'crashed', 'failed', 'killed', 'lost', 'signaled', 'spawn-failed', 'stopped', 'timed-out']);
   });
 
-  it('every note is a complete sentence', () => {
+  it('every note is a complete sentence, and no note or advice prints a missing figure', () => {
     for (const row of rows) {
-      for (const note of judge(row.o).notes) {
+      const j = judge(row.o);
+      for (const note of j.notes) {
         expect(note, row.name).toMatch(/^[A-Z].*[.]$/s);
         expect(note, row.name).not.toMatch(/undefined|null|NaN/);
       }
+      expect(j.advice ?? '', row.name).not.toMatch(/undefined|null|NaN/);
     }
   });
 });

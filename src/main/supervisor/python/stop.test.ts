@@ -7,6 +7,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../shared/events';
 import type { RunResult } from '../../../shared/result';
 import { waitDead } from '../proc-testkit';
 import { pythonHarness, sleep } from './testkit';
@@ -25,6 +26,17 @@ function expectStoppedAtLimit(r: RunResult, line: number | string, stdout: strin
   expect(r.stderr).toMatch(at);
   expect(r.stderr).not.toContain('warden_runtime');
   expect(r.notes.join('\n')).toMatch(at);
+}
+
+type SignalSent = Extract<RunEvent, { type: 'signal-sent' }>;
+
+/** The signal-sent events of the supervisor's runs, as a view of the stop would get them. */
+function signalEvents(): SignalSent[] {
+  const seen: SignalSent[] = [];
+  t.h.supervisor.subscribe((e) => {
+    if (e.type === 'signal-sent') seen.push(e);
+  });
+  return seen;
 }
 
 describe('stopping a script at its limit', () => {
@@ -116,8 +128,16 @@ describe('stopping a script at its limit', () => {
       '    except KeyboardInterrupt:',
       '        print("caught", flush=True)',
     ].join('\n');
+    const events = signalEvents();
     const r = await py({ code, limitMs: 1000, graceMs: 500 });
     expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', exitCode: null });
+    // A view counts the grace down from the events: each SIGINT names its step and when SIGKILL is due, the SIGKILL its own.
+    const firstAt = events[0]!.atMs;
+    for (const e of events.filter((x) => x.signal === 'SIGINT')) expect(e).toMatchObject({ step: 'interrupt', killAtMs: Math.round(firstAt + 500) });
+    const killEvent = events.find((x) => x.signal === 'SIGKILL')!;
+    expect(killEvent).toMatchObject({ step: 'kill', killAtMs: Math.round(killEvent.atMs) });
+    // Not forced: the record holds no forcedAtMs at all (a structured clone to the renderer keeps a key set to undefined).
+    expect(r.stop).not.toHaveProperty('forcedAtMs');
     expect(r.stdout.startsWith('stubborn\ncaught\n')).toBe(true);
     expect(r.stop?.endedBy).toBe('kill');
     const signals = r.stop!.signals;
@@ -156,15 +176,54 @@ describe('stopping a script at its limit', () => {
     const pid = pidOf()!;
     const { id } = t.h.supervisor.start({ code: 'import time\nprint("busy", flush=True)\ntime.sleep(30)' });
     for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('busy'); i++) await sleep(20);
+    const events = signalEvents();
     t.h.supervisor.stop(id, { force: true });
     const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGKILL', stdout: 'busy\n', stop: { reason: 'user', endedBy: 'kill', signals: [{ signal: 'SIGKILL' }] } });
+    // The SIGKILL is the kill step, due when it was sent (not a grace later).
+    const kill = events.filter((e) => e.runId === id && e.step !== 'teardown');
+    expect(kill).toEqual([expect.objectContaining({ signal: 'SIGKILL', step: 'kill', killAtMs: Math.round(kill[0]!.atMs) })]);
     expect(await waitDead([pid])).toEqual([]);
     const next = await py({ code: 'print("x" in globals())' });
     expect(next.stdout).toBe('False\n');
     expect(next.notes.some((n) => n.includes('fresh interpreter') && n.includes('killed by a forced stop'))).toBe(true);
     expect(r.notes.some((n) => n.startsWith('The stop was forced'))).toBe(true);
     expect(r.stop!.forcedAtMs).toBeTypeOf('number');
+  });
+
+  it('a script that ignores SIGINT is still stopped at its await by the cancel op, and keeps its interpreter', async () => {
+    const pid = (await py({ code: 'kept = 1' }), pidOf());
+    const code = 'import asyncio, signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nawait asyncio.sleep(30)\n';
+    const r = await py({ code, limitMs: 1000, graceMs: 20_000 });
+    expect(r).toMatchObject({ verdict: 'timed-out', stdout: 'deaf\n' });
+    expect(r.stop).toMatchObject({ reason: 'deadline', endedBy: 'interrupt' });
+    expect(r.stderr).toContain('File "<script>", line 4');
+    expect(r.notes.some((n) => n.includes('cancelled at an await at File "<script>", line 4'))).toBe(true);
+    expect(pidOf()).toBe(pid);
+    expect((await py({ code: 'print(kept)' })).stdout).toBe('1\n');
+  });
+
+  it('a stop asked for while the finished script\'s leftovers are torn down changes nothing', async () => {
+    const pid = (await py({ code: 'x = 1' }), pidOf());
+    const { id } = t.h.supervisor.start({ code: 'import subprocess\nx = 42\nsubprocess.Popen(["sleep", "30"])\nprint("left a child")', graceMs: 300 });
+    // The script has reported and its run is tearing down the sleep it left: too late for a stop.
+    let stateAsked: string | undefined;
+    const off = t.h.supervisor.subscribe((e) => {
+      if (e.runId === id && e.type === 'signal-sent' && e.step === 'teardown') {
+        off();
+        stateAsked = t.h.supervisor.get(id)!.state;
+        t.h.supervisor.stop(id);
+      }
+    });
+    const r = await t.h.result(id);
+    expect(stateAsked).toBe('running');
+    expect(r).toMatchObject({ verdict: 'completed', exitCode: 0, stdout: 'left a child\n' });
+    expect(r.stop).toBeUndefined();
+    expect(r.teardown?.killed.some((p) => p.command.includes('sleep 30'))).toBe(true);
+    // No SIGINT or SIGKILL follows for the interpreter: the next script runs in it, with x.
+    await sleep(600);
+    expect((await py({ code: 'print(x)' })).stdout).toBe('42\n');
+    expect(pidOf()).toBe(pid);
   });
 
   it('an interrupt the script sends itself is failed, with a note that Warden did not send it', async () => {
