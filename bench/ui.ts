@@ -29,8 +29,9 @@
 //    data-draw-ms (building the uPlot chart to the end of its first draw).
 //    Baseline: 60 samples. Alternating rounds. Target <= 50 ms.
 // 6. Login to the first Runs row with 14 ended runs of 2,000,000 characters:
-//    from opening the one-time link in a fresh context to the first run-row.
-//    Baseline: 14 runs of 10 lines. Target <= 300 ms.
+//    from the navigation to the one-time link in a fresh context to the first
+//    run-row painted, timed in the page. Baseline: 14 runs of 10 lines.
+//    Target <= 300 ms.
 // BENCH_UI_PARTS=1,2,3,4,5,6 picks parts.
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
@@ -707,10 +708,74 @@ async function hourChart(browser: Browser, o: UiBenchOptions): Promise<Part> {
 // ---------------------------------------------------------------- 6. login to the first row
 
 /**
+ * Installed before the login page's and the app's scripts (addInitScript runs
+ * in every document): the first `run-row` (MutationObserver), then the frame
+ * after it and a message posted from that frame (it is painted), in
+ * performance.now() of the app's document, whose time origin is the start of
+ * the navigation to /login (a same-origin redirect keeps it). Plus where the
+ * time went: the document's and the assets' timings, the first API request's.
+ */
+const FIRST_ROW_PROBE = String.raw`(() => {
+  let done = false;
+  const check = () => {
+    if (done || !document.querySelector('[data-testid="run-row"]')) return;
+    done = true;
+    observer.disconnect();
+    const domMs = performance.now();
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        const paintMs = performance.now();
+        const nav = performance.getEntriesByType('navigation')[0] || {};
+        const resources = performance.getEntriesByType('resource');
+        const end = (test) => Math.max(0, ...resources.filter((r) => test(new URL(r.name).pathname)).map((r) => r.responseEnd));
+        const api = resources.filter((r) => new URL(r.name).pathname.startsWith('/api/') && !r.name.includes('/events'));
+        window.__firstRow = {
+          domMs,
+          paintMs,
+          redirectMs: nav.redirectEnd || 0,
+          htmlMs: nav.responseEnd || 0,
+          scriptsMs: end((p) => p.endsWith('.js')),
+          stylesMs: end((p) => p.endsWith('.css')),
+          scriptBytes: resources.filter((r) => r.name.endsWith('.js')).reduce((s, r) => s + r.transferSize, 0),
+          domContentLoadedMs: nav.domContentLoadedEventEnd || 0,
+          firstApiStartMs: api.length ? Math.min(...api.map((r) => r.startTime)) : NaN,
+          firstApiEndMs: api.length ? Math.min(...api.map((r) => r.responseEnd)) : NaN,
+        };
+      };
+      channel.port2.postMessage(0);
+    });
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, { childList: true, subtree: true });
+})();`;
+
+interface FirstRow {
+  domMs: number;
+  paintMs: number;
+  redirectMs: number;
+  htmlMs: number;
+  scriptsMs: number;
+  stylesMs: number;
+  scriptBytes: number;
+  domContentLoadedMs: number;
+  firstApiStartMs: number;
+  firstApiEndMs: number;
+}
+
+/**
  * 14 ended runs of 2,000,000 characters each (40,000 lines of 50): from
  * opening the one-time login link in a fresh context to the first run-row on
- * the Runs view. The list fetches summaries, not outputs (issue 19, item 2).
- * Baseline: the same 14 runs of 10 lines, on another host. Alternating rounds.
+ * the Runs view painted, timed in the page (FIRST_ROW_PROBE). The list fetches
+ * summaries, not outputs (issue 19, item 2). Baseline: the same 14 runs of 10
+ * lines, on another host. Alternating rounds.
+ *
+ * Not Playwright's waitForSelector: it polls 0, 20, 50, 100, 100 ms apart and
+ * then every 500 ms, after page.goto's load event, so it added up to half a
+ * second to whatever the page did. And the login starts a second after the
+ * context's page is made: a new page opens a new browser window, whose own UI
+ * (chrome://omnibox-popup, a WebUI renderer) takes about a core for most of a
+ * second on this machine; a person's link opens a tab in a browser already up.
  */
 async function loginFirstRow(browser: Browser, o: UiBenchOptions, python: string): Promise<Part> {
   const seed = async (host: Host, lines: number) => {
@@ -726,39 +791,41 @@ async function loginFirstRow(browser: Browser, o: UiBenchOptions, python: string
         const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
         try {
           const page = await context.newPage();
+          await page.addInitScript(FIRST_ROW_PROBE);
           let apiBytes = 0;
           page.on('response', (response) => {
             const url = new URL(response.url());
             if (url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/events') void response.body().then((b) => (apiBytes += b.length), () => undefined);
           });
-          const t = performance.now();
+          await sleep(1000);
           await page.goto(host.loginUrl()!);
-          await page.waitForSelector(tid('run-row'), { timeout: 30_000 });
-          const firstRowMs = performance.now() - t;
+          const row = await pollPage<FirstRow | null>(page, 'window.__firstRow || null', (v) => v !== null, 'no run-row was painted', 30_000);
           await page.waitForLoadState('networkidle');
           await sleep(100);
-          return { firstRowMs, apiBytes };
+          return { ...row!, apiBytes };
         } finally {
           await context.close();
         }
       };
-      const rounds: Record<'big' | 'small', { firstRowMs: number; apiBytes: number }[]> = { big: [], small: [] };
-      // One unmeasured login each: the browser's cache of the page's assets is warm for both sides.
+      const rounds: Record<'big' | 'small', (FirstRow & { apiBytes: number })[]> = { big: [], small: [] };
+      // One unmeasured login each: Chromium's own start-up work (its disk cache, fonts) is done for both sides.
       await timeLogin(small)();
       await timeLogin(big)();
       for (let i = 0; i < o.navRounds; i++) {
         rounds.small.push(await timeLogin(small)());
         rounds.big.push(await timeLogin(big)());
       }
-      const bigMs = median(rounds.big.map((r) => r.firstRowMs));
-      const smallMs = median(rounds.small.map((r) => r.firstRowMs));
+      const bigMs = median(rounds.big.map((r) => r.paintMs));
+      const smallMs = median(rounds.small.map((r) => r.paintMs));
       const bigBytes = median(rounds.big.map((r) => r.apiBytes));
+      const at = (key: keyof FirstRow) => median(rounds.big.map((r) => r[key])).toFixed(0);
       return {
         lines: [
-          `6. login to the first Runs row: the one-time link in a fresh context until the first run-row is shown; ${o.navRounds} alternating rounds per side`,
-          `  ${o.loginRuns} runs of ${(bigChars / o.loginRuns / 1e6).toFixed(1)}M chars: median ${ms(bigMs)} [${rounds.big.map((r) => r.firstRowMs.toFixed(0)).join(', ')}]; API answers ${(bigBytes / 1024).toFixed(1)} KiB`,
-          `  ${o.loginRuns} runs of ${o.smallLines} lines:       median ${ms(smallMs)} [${rounds.small.map((r) => r.firstRowMs.toFixed(0)).join(', ')}]`,
+          `6. login to the first Runs row: from the navigation to the one-time link (a fresh context) until the first run-row is painted, timed in the page; ${o.navRounds} alternating rounds per side`,
+          `  ${o.loginRuns} runs of ${(bigChars / o.loginRuns / 1e6).toFixed(1)}M chars: median ${ms(bigMs)} [${rounds.big.map((r) => r.paintMs.toFixed(0)).join(', ')}]; API answers ${(bigBytes / 1024).toFixed(1)} KiB`,
+          `  ${o.loginRuns} runs of ${o.smallLines} lines:       median ${ms(smallMs)} [${rounds.small.map((r) => r.paintMs.toFixed(0)).join(', ')}]`,
           `  ratio big / small (medians): ${(bigMs / Math.max(1, smallMs)).toFixed(2)}x`,
+          `  where (medians, ms from the navigation): login redirect done ${at('redirectMs')}, page ${at('htmlMs')}, styles ${at('stylesMs')}, scripts ${at('scriptsMs')} (${(median(rounds.big.map((r) => r.scriptBytes)) / 1024).toFixed(0)} KiB sent), DOMContentLoaded ${at('domContentLoadedMs')}, first API request sent ${at('firstApiStartMs')} answered ${at('firstApiEndMs')}, row in the DOM ${at('domMs')}, painted ${at('paintMs')}`,
         ],
         checks: [check(`login to the first Runs row with ${o.loginRuns} runs of ${(bigChars / o.loginRuns / 1e6).toFixed(1)}M chars in ${ms(bigMs)} (median) <= 300 ms`, bigMs <= 300)],
       };

@@ -145,6 +145,21 @@ describe('the CLI with a host running', () => {
     expect(waited.exitCode).toBe(130);
   });
 
+  it('a host SIGTERMed as soon as a run has answered still records it whole', async () => {
+    const dir = stateDir();
+    const { child: host } = await serve(dir);
+    const ran = await warden(dir, ['run', '--json', '--', 'bash', '-c', 'head -c 300000 /dev/zero | tr "\\0" a; echo; echo done']);
+    host.kill('SIGTERM');
+    const result = json<RunResult>(ran.stdout);
+    expect(result).toMatchObject({ verdict: 'completed', stdoutTruncated: 0 });
+    const ended = await host;
+    expect(ended.stderr).toMatch(/host stopped; 1 run\(s\) recorded in the history; none missing/);
+    // No host now: show reads the history directly.
+    const shown = json<RunResult>((await warden(dir, ['show', result.id, '--json'])).stdout);
+    expect(shown).toMatchObject({ id: result.id, state: 'ended', verdict: 'completed' });
+    expect(shown.stdout).toBe(result.stdout);
+  });
+
   it('embedded, --yield is refused with one line; without a host, sessions says where sessions live', async () => {
     const dir = stateDir();
     const refused = await warden(dir, ['run', '--embedded', '--yield', '1s', '--', 'true']);

@@ -9,7 +9,6 @@ import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
-import type { OutputPage } from './http-api';
 import type { Settings } from './settings';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
@@ -39,7 +38,22 @@ export interface OutputRange {
   limit?: number;
 }
 
-export type { OutputPage };
+/**
+ * GET /runs/ID/output: characters [offset, next) of one stream of the run as
+ * its result holds it (the same text and offsets as `warden show --stream
+ * --offset --max-chars`; a stream the cap cut keeps its drop marker), and how
+ * long that text is now (`total`; a live run's grows). An offset past the end
+ * answers an empty page at the end.
+ */
+export interface OutputPage {
+  id: string;
+  stream: 'stdout' | 'stderr';
+  offset: number;
+  text: string;
+  next: number;
+  total: number;
+  state: RunResult['state'];
+}
 
 export interface SubscribeOptions {
   /** The subscription is in place: snapshots taken from now on meet the events at their offsets. */

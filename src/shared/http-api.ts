@@ -3,8 +3,8 @@
 // unix socket from Node (src/client/transport.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputRange, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
-import type { HostStatus } from './hosts';
+import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
+import { ALL_HOSTS, type HostStatus } from './hosts';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
@@ -45,22 +45,8 @@ export const ROUTES = {
 export const OUTPUT_PAGE_MAX_CHARS = 1_000_000;
 export const OUTPUT_PAGE_DEFAULT_CHARS = 65_536;
 
-/**
- * GET /runs/ID/output: characters [offset, next) of one stream of the run as
- * its result holds it (the same text and offsets as `warden show --stream
- * --offset --max-chars`; a stream the cap cut keeps its drop marker), and how
- * long that text is now (`total`; a live run's grows). An offset past the end
- * answers an empty page at the end.
- */
-export interface OutputPage {
-  id: string;
-  stream: 'stdout' | 'stderr';
-  offset: number;
-  text: string;
-  next: number;
-  total: number;
-  state: RunResult['state'];
-}
+
+export type { OutputPage };
 
 /** The SSE event name telling a client that events it asked for are no longer buffered. */
 export const GAP_EVENT = 'gap';
@@ -129,6 +115,21 @@ export function waitQuery(options: WaitOptions = {}): string {
     stderrFrom: typeof output === 'object' ? output.stderr : undefined,
   });
 }
+
+export function listQueryString(options: ListOptions = {}): string {
+  return queryString({ output: options.output === 'none' ? 'none' : undefined, hosts: options.hosts });
+}
+
+/**
+ * What the app asks for first, for the Runs view (src/renderer/src/store.ts):
+ * every host's runs without output, and the first page of ended runs with the
+ * counts. Web mode's page names these two to the browser as preloads (a Link
+ * header on index.html), so the host answers them while the app's script is
+ * still loading; the app's own requests are then served from them.
+ */
+export const FIRST_LIST: ListOptions = { output: 'none', hosts: 'all' };
+export const FIRST_ENDED_PAGE = { state: 'ended', limit: 50, counts: true, host: ALL_HOSTS } as const satisfies HistoryQuery;
+export const FIRST_LOAD_PATHS = [`${ROUTES.runs}${listQueryString(FIRST_LIST)}`, `${ROUTES.history}${historyQueryString(FIRST_ENDED_PAGE)}`] as const;
 
 export function historyQueryString(query: HistoryQuery = {}): string {
   return queryString({
@@ -235,7 +236,7 @@ export class HttpWardenApi implements WardenApi {
   }
 
   list(options: ListOptions = {}): Promise<RunResult[]> {
-    return this.call('GET', `${ROUTES.runs}${queryString({ output: options.output === 'none' ? 'none' : undefined, hosts: options.hosts })}`);
+    return this.call('GET', `${ROUTES.runs}${listQueryString(options)}`);
   }
 
   history(query: HistoryQuery = {}): Promise<RunPage> {

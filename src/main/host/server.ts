@@ -15,13 +15,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { AFTER_LOGIN_KEY, API_PREFIX, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 import { outputPage } from './output-page';
+import { acceptsGzip, HeldAssets } from './held-assets';
 import { OwnerPids, type PidOwner } from './owner-pids';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -245,6 +246,17 @@ const PAGE_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
+/**
+ * On the app's page: the API answers its first view needs, fetched by the
+ * browser as soon as the page arrives rather than after the app's script has
+ * downloaded and run (same origin, so the session cookie goes with them); the
+ * app's own fetches of the same URLs are served from these.
+ */
+const FIRST_LOAD_LINK = FIRST_LOAD_PATHS.map((path) => `<${path}>; rel=preload; as=fetch; crossorigin`).join(', ');
+
+/** The build names its scripts and styles by their content (index-B7YFlXlW.js): one name is one content for good. */
+const HASHED_ASSET = /^\/assets\/[\w.-]+-[\w-]{8}\.(?:js|css)$/;
+
 /** A browser navigating to a page (not a script calling the API): it asked for HTML. */
 function wantsPage(req: IncomingMessage, path: string): boolean {
   if (path === '/api' || path.startsWith('/api/')) return false;
@@ -358,6 +370,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   const oneTime = new Set<string>();
   const sessions = new Set<string>();
   const webRoot = options.webRoot ? resolve(options.webRoot) : null;
+  const heldAssets = new HeldAssets();
   const ownerPids = new OwnerPids(
     (runId, note) => options.onOwnerGone?.(runId, note),
     (runId) => options.isLive?.(runId) ?? true,
@@ -542,15 +555,25 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       stat = statOrNull(file);
     }
     if (!stat || !stat.isFile()) throw new HttpError(404, 'Not found.');
-    res.writeHead(200, {
+    const page = file === join(webRoot, 'index.html');
+    const headers = {
       ...PAGE_HEADERS,
       'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(stat.size),
-      'Cache-Control': file.endsWith('index.html') ? 'no-store' : 'max-age=3600',
-    });
+      'Cache-Control': file.endsWith('index.html') ? 'no-store' : HASHED_ASSET.test(path) ? 'max-age=31536000, immutable' : 'max-age=3600',
+      ...(page ? { Link: FIRST_LOAD_LINK } : {}),
+    };
+    const held = HASHED_ASSET.test(path) ? heldAssets.get(file, stat) : null;
+    if (held) {
+      // Written in one go from memory: not behind the API answers the same page asked for meanwhile.
+      const gzip = held.gzip !== null && acceptsGzip(req.headers['accept-encoding']);
+      const body = gzip ? held.gzip! : held.body;
+      res.writeHead(200, { ...headers, ...(held.gzip !== null ? { Vary: 'Accept-Encoding' } : {}), ...(gzip ? { 'Content-Encoding': 'gzip' } : {}), 'Content-Length': String(body.length) });
+      res.end(method === 'HEAD' ? undefined : body);
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': String(stat.size) });
     if (method === 'HEAD') return void res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
-    void req;
   }
 
   function login(req: IncomingMessage, res: ServerResponse, url: URL): void {

@@ -110,9 +110,9 @@ describe('recording runs', () => {
     expect(rows.length).toBeLessThanOrEqual(intervals);
     expect(store.get(snapshot.id)?.state).toBe('running');
     const result = await supervisor.wait(snapshot.id);
-    // At the end: one final row.
-    expect(outputRows(store, snapshot.id)).toEqual([{ stream: 'stdout', seq: 0, offset: 0, chars: result.stdout.length, final: 1 }]);
+    // A read through the store finds the end (written after the answer, writer row 4): one final row.
     expect(store.get(snapshot.id)?.stdout).toBe(result.stdout);
+    expect(outputRows(store, snapshot.id)).toEqual([{ stream: 'stdout', seq: 0, offset: 0, chars: result.stdout.length, final: 1 }]);
   });
 
   it('stores output over the cap capped with its marker, live and at the end', async () => {
@@ -174,6 +174,22 @@ describe('recording runs', () => {
     expect(store.get(snapshot.id)).toEqual(result);
     expect(store.get(snapshot.id)!.limitMs).toBe(1500);
     expect(store.list({ verdict: 'timed-out' }).runs[0]!.limitMs).toBe(1500);
+  });
+
+  it('writes the end after the answer, and a read right after the answer finds the run whole', async () => {
+    const { store, supervisor } = setup();
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'head -c 300000 /dev/zero | tr "\\0" a; echo; exit 3'] });
+    // Subscribed after the recorder: what the row says once the recorder has handled the end.
+    let rowAtEnd: string | undefined;
+    supervisor.subscribe((e) => {
+      if (e.type === 'ended' && e.runId === snapshot.id) rowAtEnd = value<string>(store.db, 'SELECT state FROM runs WHERE id = ?', snapshot.id);
+    });
+    const result = await supervisor.wait(snapshot.id);
+    expect(rowAtEnd).toBe('running');
+    // Read at once, before the turn that writes it: the read writes it first.
+    expect(store.get(snapshot.id)).toEqual(result);
+    expect(store.list({ limit: 1 }).runs[0]).toMatchObject({ id: snapshot.id, state: 'ended', verdict: 'failed' });
+    expect(store.events(snapshot.id).at(-1)?.kind).toBe('ended');
   });
 
   it('records many concurrent runs, each whole', async () => {

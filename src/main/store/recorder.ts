@@ -90,6 +90,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     },
   });
 
+  // An ended run is written after its answer (writer row 4): a read before then writes it first.
+  store.setBeforeRead(() => writer.writeEndsNow());
+
   // Each live run's telemetry, from the sampler's tree events; stored as one event when it ends (shared/telemetry.ts),
   // and in chunks while it lives (live-telemetry.ts): `handedAtMs` is when the series was last handed to the writer.
   const telemetry = new Map<string, { startedAtMs: number; series: TelemetrySeries; storedPeak?: PeakFigures; handed?: TelemetrySeries; handedAtMs: number }>();
@@ -181,7 +184,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
     status: () => writer.status(),
     close: async (timeoutMs?: number) => {
       unsubscribe();
-      return writer.close(timeoutMs);
+      const left = await writer.close(timeoutMs);
+      store.setBeforeRead(null);
+      return left;
     },
   };
 }

@@ -308,6 +308,25 @@ export class HistoryStore {
     this.heartbeatTimer.unref();
   }
 
+  /**
+   * Called before every read (list, get, events, counts): the recorder writes
+   * the ends it has not written yet, so a read right after a run's answer finds it.
+   * Whatever it throws is not the read's.
+   */
+  setBeforeRead(fn: (() => void) | null): void {
+    this.beforeRead = fn
+      ? () => {
+          try {
+            fn();
+          } catch {
+            // The writer reports its own failures.
+          }
+        }
+      : null;
+  }
+
+  private beforeRead: (() => void) | null = null;
+
   list(query: ListQuery = {}): RunPage {
     return this.read(() => listRuns(this.db, query));
   }
@@ -336,6 +355,7 @@ export class HistoryStore {
    */
   private read<T>(fn: () => T, fallback?: () => T): T {
     this.checkFile();
+    this.beforeRead?.();
     try {
       return fn();
     } catch (error) {

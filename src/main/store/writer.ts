@@ -19,7 +19,10 @@
 // | 1 | a run starts                                   | writes its row at once (state running, no verdict)                   |
 // | 2 | output arrives                                 | queued; head text flushed as soon as a batch is full, the tail by timer |
 // | 3 | output passes the live cap                     | only a moving tail is kept and stored; older tail rows are deleted   |
-// | 4 | a run ends                                     | its pending output is dropped; the end writes row, kept output, events |
+// | 4 | a run ends                                     | its pending output is dropped; the end (row, kept output, events) is   |
+// |   |                                                | written at the next turn of the event loop, after the run's answer     |
+// |   |                                                | (at once with under 256 MiB free); writeEndsNow() writes it first     |
+// |   |                                                | for a read of the history that comes before then                      |
 // | 4b| a live run's limit is extended                 | a timeline event; the live row and its snapshot get the new limit    |
 // | 4c| a live run's telemetry series is handed over   | with the next batch, its points since the open chunk began rewrite   |
 // |   |                                                | that chunk (live-telemetry.ts); the end deletes the chunks in the    |
@@ -107,6 +110,8 @@ const CUT_STEPS = [32 * 1024, 0];
 const MAX_LISTED = 100;
 /** Free space below which live output is not stored (see checkRoom). */
 const LIVE_RESERVE_BYTES = 1024 * 1024;
+/** Free space on the history's disk under which an ended run is written at once, in the event that ended it (row 4). */
+const DEFER_ENDS_ABOVE_BYTES = 256 * 1024 * 1024;
 
 interface StreamState {
   /** Characters received so far: the offset of the next one. */
@@ -354,7 +359,17 @@ export class RunWriter {
     state.start = undefined;
     while (this.pendingEnds > this.maxPendingEnds) this.dropOldestEnd();
     this.boundPendingEndChars();
-    this.flushNow();
+    // Not inside the event that ended the run: its answer goes first (the write of 2 MB of
+    // indexed output takes tens of ms). Near a full disk, at once as each run ends: there
+    // the order and spacing of writes (and the checkpoints between them) decide what fits.
+    const free = this.options.freeBytes?.() ?? null;
+    if (free !== null && free < DEFER_ENDS_ABOVE_BYTES) this.flushNow();
+    else this.flushSoon();
+  }
+
+  /** Writes the ended runs waiting for their turn now (unless backing off): a read of the history sees every run that has ended. */
+  writeEndsNow(): void {
+    if (this.pendingEnds > 0) this.flushNow();
   }
 
   status(): WriterStatus {

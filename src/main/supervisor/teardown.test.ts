@@ -8,6 +8,9 @@
 // test checks deadness independently of the engine's own report. PID 1 here
 // does not reap orphans: a killed orphan stays a zombie, which counts as dead.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import { Harness, isDead, printedPids, procsMatching, waitDead } from './proc-testkit';
@@ -133,5 +136,28 @@ describe('without /proc', () => {
     expect(r.teardown!.survivors).toEqual([]);
     expect(await waitDead([bg!], 2_000)).toEqual([]);
     expectKilled(r, bg, 'sleep 315');
+  });
+
+  it('procRoot: null and no working ps: the members it ended are named from /proc, each with its pid, parent and command', async () => {
+    const h = harness({ procRoot: null });
+    // A ps that fails, first on PATH; the run names its programs by absolute path.
+    const bin = mkdtempSync(join(tmpdir(), 'warden-no-ps-'));
+    writeFileSync(join(bin, 'ps'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    let r: RunResult;
+    try {
+      r = await h.run({ argv: ['/bin/bash', '-c', '/bin/sleep 317 >/dev/null 2>&1 & echo "bg $!"; exit 0'] });
+    } finally {
+      process.env.PATH = path;
+      rmSync(bin, { recursive: true, force: true });
+    }
+    expect(r.verdict).toBe('completed');
+    const { bg } = printedPids(r.stdout);
+    expectKilled(r, bg, 'sleep 317');
+    const entry = procsMatching(r.teardown?.killed, 'sleep 317')[0]!;
+    expect(entry).toMatchObject({ pid: bg, command: '/bin/sleep 317' });
+    expect(entry.ppid).toBeGreaterThan(0);
+    expect(r.teardown!.survivors.filter((p) => p.command.startsWith('(process group'))).toEqual([]);
   });
 });

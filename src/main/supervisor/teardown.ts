@@ -379,6 +379,23 @@ async function teardownWithProc(target: TeardownTarget, procRoot: string, starte
   return { killed, survivors, elapsedMs, complete: complete && survivors.length === 0 && elapsedMs <= target.budgetMs && !target.blindSpot, ...blind, ...notChecked };
 }
 
+/** Live members of a process group from /proc itself (each pid's stat, then its command line); undefined when /proc cannot be read. */
+async function procGroupMembers(pgid: number, timeoutMs: number): Promise<Proc[] | undefined> {
+  const procRoot = '/proc';
+  let pids: number[];
+  try {
+    pids = listPids(procRoot);
+  } catch {
+    return undefined;
+  }
+  const stats: ProcStat[] = [];
+  for (const pid of pids) {
+    const stat = readStatChecked(procRoot, pid);
+    if (stat !== UNCHECKED && stat !== undefined && stat.pgid === pgid && stat.state !== 'Z') stats.push(stat);
+  }
+  return Promise.all(stats.map(async (stat) => ({ pid: stat.pid, ppid: stat.ppid, pgid, command: await readCommand(procRoot, stat, timeoutMs) })));
+}
+
 /** Live members of a process group from `ps`, where there is no /proc; undefined when ps fails. */
 async function psGroupMembers(pgid: number, timeoutMs: number): Promise<Proc[] | undefined> {
   try {
@@ -409,8 +426,9 @@ function groupSignalable(pgid: number): boolean {
 
 /**
  * Without /proc only the recorded group can be reached. Members and their
- * liveness come from `ps` (zombies are dead); where ps fails too, the group
- * is signalled blind and reported as one entry.
+ * liveness come from `ps` (zombies are dead), else from /proc read directly
+ * where it can be; where neither can be read, the group is signalled blind
+ * and reported as one entry that says so.
  */
 async function teardownGroupOnly(target: TeardownTarget, started: number): Promise<TeardownReport> {
   // Without /proc and without a group of its own there is nothing to find.
@@ -419,8 +437,11 @@ async function teardownGroupOnly(target: TeardownTarget, started: number): Promi
   const deadline = started + target.budgetMs;
   const remaining = () => Math.max(1, deadline - performance.now());
   const seen = new Map<number, Proc>();
+  // Where ps fails, /proc may still be readable (procRoot null only says the engine was not to rely on it).
+  const readMembers = async (): Promise<Proc[] | undefined> =>
+    (await psGroupMembers(pgid, Math.min(1000, remaining()))) ?? (await procGroupMembers(pgid, Math.min(1000, remaining())));
   const alive = async (): Promise<boolean> => {
-    const members = await psGroupMembers(pgid, Math.min(1000, remaining()));
+    const members = await readMembers();
     if (members === undefined) return groupSignalable(pgid);
     for (const m of members) if (!seen.has(m.pid)) seen.set(m.pid, m);
     return members.length > 0;
@@ -437,12 +458,12 @@ async function teardownGroupOnly(target: TeardownTarget, started: number): Promi
       live = await alive();
     }
   }
-  const current = new Set(((await psGroupMembers(pgid, Math.min(1000, remaining()))) ?? []).map((m) => m.pid));
+  const current = new Set(((await readMembers()) ?? []).map((m) => m.pid));
   const killed: Proc[] = [];
   const survivors: Proc[] = [];
   for (const proc of seen.values()) (current.has(proc.pid) ? survivors : killed).push(proc);
   if (seen.size === 0 && live) {
-    survivors.push({ pid: pgid, ppid: 0, pgid: pgid, command: `(process group ${pgid})` });
+    survivors.push({ pid: pgid, ppid: 0, pgid: pgid, command: `(process group ${pgid}: its members could be read neither from ps nor from /proc)` });
   }
   const elapsedMs = performance.now() - started;
   return { killed, survivors, elapsedMs, complete: survivors.length === 0 && elapsedMs <= target.budgetMs };

@@ -1,7 +1,13 @@
 // The app's frame: navigation, the error banner, and the view for the route.
 // Every view talks only to window.warden (through the store's api).
+//
+// Runs, the view a login lands on, is in the first script; the others (a
+// run's detail with its charts and log, History, Sessions, New run, Settings)
+// are loaded when first shown, and fetched in the background once the page is
+// idle, so the first script holds what the first Runs row needs and a click
+// later does not wait on the network.
 
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import type { WardenApi } from '../../shared/api';
 import { Attention } from './components/Attention';
 import { ConnectionBar } from './components/ConnectionBar';
@@ -10,12 +16,35 @@ import { useTitle } from './components/hooks';
 import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
 import { isWebMode } from './web-api';
-import { HistoryView } from './views/history/HistoryView';
-import { NewRunView } from './views/new-run/NewRunView';
-import { RunDetail } from './views/run/RunDetail';
 import { RunsView } from './views/runs/RunsView';
-import { SessionsView } from './views/sessions/SessionsView';
-import { SettingsView } from './views/settings/SettingsView';
+
+const VIEWS = {
+  run: () => import('./views/run/RunDetail').then((m) => ({ default: m.RunDetail })),
+  history: () => import('./views/history/HistoryView').then((m) => ({ default: m.HistoryView })),
+  sessions: () => import('./views/sessions/SessionsView').then((m) => ({ default: m.SessionsView })),
+  new: () => import('./views/new-run/NewRunView').then((m) => ({ default: m.NewRunView })),
+  settings: () => import('./views/settings/SettingsView').then((m) => ({ default: m.SettingsView })),
+};
+const RunDetail = lazy(VIEWS.run);
+const HistoryView = lazy(VIEWS.history);
+const SessionsView = lazy(VIEWS.sessions);
+const NewRunView = lazy(VIEWS.new);
+const SettingsView = lazy(VIEWS.settings);
+
+/** After the first paint, when the page is idle: the views' scripts, so opening one later waits on nothing. */
+function useViewsFetchedWhenIdle(): void {
+  useEffect(() => {
+    const fetchAll = () => {
+      for (const load of Object.values(VIEWS)) void load().catch(() => undefined);
+    };
+    if (typeof requestIdleCallback === 'function') {
+      const id = requestIdleCallback(fetchAll, { timeout: 3000 });
+      return () => cancelIdleCallback(id);
+    }
+    const id = setTimeout(fetchAll, 1000);
+    return () => clearTimeout(id);
+  }, []);
+}
 
 const NAV: { route: Route; label: string }[] = [
   { route: { view: 'runs' }, label: 'Runs' },
@@ -29,9 +58,8 @@ export function App({ api }: { api: WardenApi | undefined }) {
   const route = useRoute();
   const error = useWarden((s) => s.error);
   const dismissError = useWarden((s) => s.dismissError);
-  const connect = useWarden((s) => s.connect);
 
-  useEffect(() => (api ? connect(api) : undefined), [api, connect]);
+  useViewsFetchedWhenIdle();
   return (
     <>
       {route.view !== 'run' && <ViewTitle label={NAV.find((n) => n.route.view === route.view)?.label ?? 'Warden'} />}
@@ -82,11 +110,13 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
       )}
       <main className="app-main">
         {route.view === 'runs' && <RunsView />}
-        {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} {...(route.lines ? { lines: route.lines } : {})} />}
-        {route.view === 'history' && <HistoryView />}
-        {route.view === 'sessions' && <SessionsView />}
-        {route.view === 'new' && <NewRunView />}
-        {route.view === 'settings' && <SettingsView />}
+        <Suspense fallback={<p className="muted" aria-busy="true" data-testid="view-loading">Loading…</p>}>
+          {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} {...(route.lines ? { lines: route.lines } : {})} />}
+          {route.view === 'history' && <HistoryView />}
+          {route.view === 'sessions' && <SessionsView />}
+          {route.view === 'new' && <NewRunView />}
+          {route.view === 'settings' && <SettingsView />}
+        </Suspense>
       </main>
     </div>
   );

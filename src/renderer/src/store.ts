@@ -8,6 +8,7 @@ import type { WardenApi } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { RunPage, RunSummary } from '../../shared/history';
 import { streamLength } from '../../shared/stream-length';
+import { FIRST_ENDED_PAGE, FIRST_LIST } from '../../shared/http-api';
 import { UNREACHABLE } from './web-api';
 import { OUTPUT_PAGE_MAX_CHARS } from '../../shared/http-api';
 import { ALL_HOSTS, LOCAL_HOST, type HostStatus } from '../../shared/hosts';
@@ -222,7 +223,7 @@ export function capLive(text: string, cap = LIVE_OUTPUT_CAP, head = LIVE_HEAD): 
 let frozenAt: number | null = null;
 
 /** Ended runs asked of the history per page (the Runs view's first page and each "Show more"). */
-export const ENDED_PAGE_SIZE = 50;
+export const ENDED_PAGE_SIZE = FIRST_ENDED_PAGE.limit;
 /** How long connect waits for the event stream to say it is open before taking its snapshot anyway (a gap is then fetched). */
 const OPEN_WAIT_MS = 2000;
 /** Snapshots fetched in a row for one gap before the page gives up and says so. */
@@ -321,9 +322,9 @@ export const useWarden = create<WardenState>()((set, get) => {
     try {
       [list, page] = await Promise.all([
         // Every connected host's runs: the local host relays its remotes' (src/shared/hosts.ts).
-        api.list({ output: 'none', hosts: 'all' }),
+        api.list(FIRST_LIST),
         // A host without a history answers an empty page; one that fails to answer leaves the live list alone.
-        withHistory ? api.history({ state: 'ended', limit: ENDED_PAGE_SIZE, counts: true, host: ALL_HOSTS }).catch(() => null) : null,
+        withHistory ? api.history(FIRST_ENDED_PAGE).catch(() => null) : null,
       ]);
     } catch (error) {
       get().report(error);
