@@ -51,4 +51,22 @@ describe('event batching for the window', () => {
       ],
     ]);
   });
+
+  it('sends an ended run to the window without its output, with its length; the chunks carry the output', async () => {
+    const supervisor = new Supervisor({ sampleRateHz: 0 });
+    const sent: RunEvent[] = [];
+    const batcher = createBatcher((_id, events) => sent.push(...events));
+    const unsubscribe = supervisor.subscribe((event) => batcher.push(event));
+    const started = supervisor.start({ argv: ['bash', '-c', 'for i in $(seq 1 2000); do echo "line $i"; done; echo oops >&2'] });
+    const result = await supervisor.wait(started.id);
+    batcher.close();
+    unsubscribe();
+    const ended = sent.find((e): e is Extract<RunEvent, { type: 'ended' }> => e.type === 'ended')!;
+    expect(ended.result.stdout).toBe('');
+    expect(ended.result.stderr).toBe('');
+    expect(ended.result.outputChars).toEqual({ stdout: result.stdout.length, stderr: 'oops\n'.length });
+    expect({ ...ended.result, stdout: result.stdout, stderr: result.stderr, outputChars: undefined }).toEqual({ ...result, outputChars: undefined });
+    const text = sent.flatMap((e) => (e.type === 'output' && e.stream === 'stdout' ? [e.text] : [])).join('');
+    expect(text).toBe(result.stdout);
+  });
 });

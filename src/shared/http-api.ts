@@ -38,7 +38,7 @@ export const ROUTES = {
   restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
   closeSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/close`, // POST
   settings: `${API_PREFIX}/settings`, // GET; POST (body Settings) stores them
-  events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters; ?batch=1 batches per frame
+  events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters; ?batch=1 batches per frame; ?ended=summary: ended results without stdout/stderr (outputChars)
 } as const;
 
 /** The most characters one page of a run's output holds (`limit`), and the default. */

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { RunEvent } from '../../shared/events';
 import { appendCoalesced } from '../../shared/coalesce';
 import { BATCH_EVENT, GAP_EVENT } from '../../shared/http-api';
+import { resultSummary } from '../../shared/result-summary';
 
 /** A batch client (a browser page) gets at most one message per this many ms. */
 export const BATCH_MS = 16;
@@ -39,6 +40,12 @@ interface Buffered {
   event: RunEvent;
   /** What it holds in memory, in characters: the frame and the event's own text. */
   weight: number;
+  /**
+   * An `ended` event for summary clients (?ended=summary): its result without
+   * stdout and stderr, serialised once for all of them. Absent for every other
+   * event, which every client gets the same.
+   */
+  summary?: { frame: string; event: RunEvent };
 }
 
 /** The text an event's object holds (its frame holds a copy): what a bound on the ring must count. */
@@ -58,6 +65,8 @@ function textOf(event: RunEvent): number {
 interface Client {
   res: ServerResponse;
   run: string | null;
+  /** Gets each `ended` event as a summary (no stdout and stderr text): a page that shows no run's output does not need it. */
+  summary: boolean;
   pending: string[];
   pendingBytes: number;
   blocked: boolean;
@@ -126,9 +135,15 @@ export class EventHub {
   private push(event: RunEvent): void {
     const seq = this.nextSeq++;
     const frame = `id: ${this.epoch}-${seq}\ndata: ${JSON.stringify(event)}\n\n`;
-    const weight = frame.length + textOf(event);
-    this.ring.push({ runId: event.runId, frame, event, weight });
-    this.bytes += weight;
+    const buffered: Buffered = { runId: event.runId, frame, event, weight: frame.length + textOf(event) };
+    if (event.type === 'ended') {
+      // Serialised once here, whichever number of summary clients there are.
+      const short: RunEvent = { ...event, result: resultSummary(event.result) };
+      buffered.summary = { frame: `id: ${this.epoch}-${seq}\ndata: ${JSON.stringify(short)}\n\n`, event: short };
+      buffered.weight += buffered.summary.frame.length;
+    }
+    this.ring.push(buffered);
+    this.bytes += buffered.weight;
     while (this.ring.length - this.head > this.maxEvents || (this.bytes > this.maxBytes && this.ring.length - this.head > 1)) {
       this.bytes -= this.ring[this.head]!.weight;
       this.ring[this.head] = undefined as unknown as Buffered;
@@ -141,7 +156,7 @@ export class EventHub {
     }
     if (this.clients.size === 0) return;
     for (const client of this.clients) {
-      if (client.run === null || client.run === event.runId) this.enqueue(client, frame, event, seq);
+      if (client.run === null || client.run === event.runId) this.send(client, buffered, seq);
     }
     this.scheduleFlush();
   }
@@ -152,9 +167,11 @@ export class EventHub {
    * of the gap first. `run` limits the stream to one run's events;
    * `fromRunStart` (with `run`, without `lastEventId`) first replays that run's
    * events still buffered, so a client that learns a run's id from starting it
-   * misses none of its output.
+   * misses none of its output. `summary`: each `ended` event's result comes
+   * without its output (resultSummary), for a page that fetches output only
+   * for the run it shows.
    */
-  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean; batch?: boolean } = {}): void {
+  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean; batch?: boolean; summary?: boolean } = {}): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -162,7 +179,7 @@ export class EventHub {
       'X-Accel-Buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    const client: Client = { res, run: options.run ?? null, pending: [], pendingBytes: 0, blocked: false, batch: options.batch ? { events: [], lastSeq: 0 } : null };
+    const client: Client = { res, run: options.run ?? null, summary: options.summary === true, pending: [], pendingBytes: 0, blocked: false, batch: options.batch ? { events: [], lastSeq: 0 } : null };
     let opening = 'retry: 1000\n\n';
     let resume = this.resumePoint(options.lastEventId ?? null);
     if (resume === null && options.fromRunStart && client.run !== null) resume = this.firstSeq;
@@ -171,7 +188,7 @@ export class EventHub {
     if (typeof resume === 'number') {
       for (let seq = resume; seq < this.nextSeq; seq++) {
         const buffered = this.ring[this.head + (seq - this.firstSeq)]!;
-        if (client.run === null || client.run === buffered.runId) this.enqueue(client, buffered.frame, buffered.event, seq);
+        if (client.run === null || client.run === buffered.runId) this.send(client, buffered, seq);
       }
       this.scheduleFlush();
     }
@@ -190,6 +207,12 @@ export class EventHub {
     if (dash <= 0 || epoch !== this.epoch || !Number.isInteger(seq) || seq < 0 || seq >= this.nextSeq) return 'gap';
     if (seq + 1 < this.firstSeq) return 'gap';
     return seq + 1;
+  }
+
+  /** A buffered event to one client, in the variant it asked for. */
+  private send(client: Client, buffered: Buffered, seq: number): void {
+    const variant = client.summary && buffered.summary ? buffered.summary : buffered;
+    this.enqueue(client, variant.frame, variant.event, seq);
   }
 
   private enqueue(client: Client, frame: string, event?: RunEvent, seq?: number): void {

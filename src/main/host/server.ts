@@ -474,12 +474,15 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch') throw new HttpError(400, `The event stream takes run, since, lastEventId and batch, not ${key}.`);
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended') throw new HttpError(400, `The event stream takes run, since, lastEventId, batch and ended, not ${key}.`);
       }
       const batch = url.searchParams.get('batch');
       if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError(400, 'batch is 1 or 0.');
+      // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
+      const ended = url.searchParams.get('ended');
+      if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError(400, 'ended is summary or whole.');
       const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
-      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1' });
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
       return;
     }
     const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output))?$/.exec(path);

@@ -140,6 +140,22 @@ export function baseOf(run: Pick<RunResult, 'stdout' | 'stderr' | 'stdoutTruncat
 }
 
 /**
+ * An ended run sent as a summary (no output, outputChars): its output as the
+ * page holds it when that is exactly the run's whole output, else null (then
+ * it is fetched in pages when a view shows it). Exact: the engine kept every
+ * character (nothing truncated), the page streamed to the same end, and the
+ * page cut nothing (its text is as long as its end); a run that printed
+ * nothing is exact with nothing held.
+ */
+export function exactOutput(live: LiveOutput | undefined, result: RunResult): { stdout: string; stderr: string } | null {
+  const chars = result.outputChars;
+  if (!chars || result.stdoutTruncated > 0 || result.stderrTruncated > 0) return null;
+  if (!live) return chars.stdout === 0 && chars.stderr === 0 ? { stdout: '', stderr: '' } : null;
+  const whole = (text: string, end: number, total: number) => end === total && text.length === end;
+  return whole(live.stdout, live.stdoutEnd, chars.stdout) && whole(live.stderr, live.stderrEnd, chars.stderr) ? { stdout: live.stdout, stderr: live.stderr } : null;
+}
+
+/**
  * A chunk of a stream at `offset` merged onto what the page holds: the part
  * it already has is skipped (a snapshot taken after the chunk was sent holds
  * it), the rest appended. 'gap': the chunk starts past the end held, so
@@ -592,10 +608,26 @@ export const useWarden = create<WardenState>()((set, get) => {
             const before = runOf(id);
             if (!before) order = [id, ...order];
             if (before?.state !== 'ended') endedNow++;
-            draft('runs')[id] = event.result;
             draft('syncedAt')[id] = now;
-            if ((changed.partial ?? state.partial)[id]) delete draft('partial')[id];
-            if ((changed.output ?? state.output)[id]) delete draft('output')[id];
+            const live = (changed.output ?? state.output)[id];
+            const partial = (changed.partial ?? state.partial)[id] === true;
+            if (event.result.outputChars === undefined) {
+              // A whole result carries its output.
+              draft('runs')[id] = event.result;
+              if (partial) delete draft('partial')[id];
+            } else {
+              // A summary: the output streamed here is kept when it is the whole of it (chunks waiting for a snapshot mean it is not).
+              const exact = held.has(id) || partial ? null : exactOutput(live, event.result);
+              if (exact) {
+                const { outputChars: _omitted, ...fields } = event.result;
+                draft('runs')[id] = { ...fields, ...exact };
+              } else {
+                // Without output, as a listing holds a run: a view that shows it fetches the output in pages (load).
+                draft('runs')[id] = event.result;
+                if (!partial) draft('partial')[id] = true;
+              }
+            }
+            if (live) delete draft('output')[id];
             held.delete(id);
             break;
           }

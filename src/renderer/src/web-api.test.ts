@@ -102,7 +102,7 @@ describe('BrowserTransport', () => {
     expect(t.states).toContain('unauthorised');
     await vi.advanceTimersByTimeAsync(REOPEN_EVERY_MS);
     expect(FakeEventSource.all).toHaveLength(2);
-    expect(t.source().url).toBe('/api/v1/events?batch=1&lastEventId=epoch1-41');
+    expect(t.source().url).toBe('/api/v1/events?batch=1&ended=summary&lastEventId=epoch1-41');
     // Logged in again (in another tab): the reopened stream comes up, and the page is online.
     fetchStatus = 200;
     t.source().open();

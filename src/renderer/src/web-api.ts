@@ -82,8 +82,9 @@ export class BrowserTransport implements HttpTransport {
       if (closed) return;
       // batch=1: the host sends one message per frame holding every event since the last (a page
       // showing 50 busy runs handles ~60 messages a second, not thousands). A new EventSource sends
-      // no Last-Event-ID header, so the id it resumes from goes in the query.
-      const query = `batch=1${lastId ? `&lastEventId=${encodeURIComponent(lastId)}` : ''}`;
+      // no Last-Event-ID header, so the id it resumes from goes in the query. ended=summary: a run's
+      // output is not sent with its end (the page fetches it in pages for the run it shows).
+      const query = `batch=1&ended=summary${lastId ? `&lastEventId=${encodeURIComponent(lastId)}` : ''}`;
       const es = new EventSource(`${path}${path.includes('?') ? '&' : '?'}${query}`, { withCredentials: true });
       source = es;
       let openedOnce = false;
