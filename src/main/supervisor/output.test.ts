@@ -217,6 +217,16 @@ describe('CappedOutput: an escape sequence the cut splits', () => {
     expect(out.dropped).toBe(text.length - 7);
   });
 
+  it('drops both ends of one sequence the cut falls inside, its ESC in the head and its final byte in the tail', () => {
+    // Head "abc\x1b[", middle "1;2 ", tail "qWORL": the ESC that begins the tail's "q" is in the head, not the middle.
+    const text = 'abc\x1b[1;2 qWORL';
+    for (const size of [1, 4, text.length]) {
+      const out = run(text, 10, size);
+      expect(out.text(), `chunks of ${size}`).toBe(`abc${markerFor(7)}WORL`);
+      expect(out.dropped, `chunks of ${size}`).toBe(7);
+    }
+  });
+
   it('keeps a whole sequence at either edge, and text that only looks like one', () => {
     const text = `\x1b[31mR${'q'.repeat(30)}\x1b[0m`;
     const out = run(text, 12, 5);
