@@ -384,3 +384,64 @@ describe('slice(from) at every offset, against a model of head, marker and tail'
     }
   });
 });
+
+describe('a cut never splits a surrogate pair or an escape sequence: random streams against a model', () => {
+  // Streams built of tokens (a character, a surrogate pair, a whole escape sequence): the model knows
+  // where each token starts and ends, so it keeps the head up to the last token that fits whole and the
+  // tail from the first token that starts in it, and counts the rest as dropped. No regex is shared with output.ts.
+  const TOKENS = ['a', 'b', 'é', '\u{1F600}', '\u{1F44D}', '\x1b[31m', '\x1b[0m', '\x1b[38;5;208m', '\x1b[?25l', '\x1b[1;2 q', '\x1bc', '[', '4', 'm', ';'];
+
+  function random(seed: number): () => number {
+    let x = seed >>> 0 || 1;
+    return () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+  }
+
+  function stream(rand: () => number, n: number): { text: string; starts: Set<number> } {
+    let text = '';
+    const starts = new Set<number>([0]);
+    for (let i = 0; i < n; i++) {
+      text += TOKENS[Math.floor(rand() * TOKENS.length)]!;
+      starts.add(text.length);
+    }
+    return { text, starts };
+  }
+
+  function model(text: string, starts: Set<number>, cap: number): { text: string; dropped: number } {
+    if (text.length <= cap) return { text, dropped: 0 };
+    let headEnd = Math.ceil(cap / 2);
+    while (!starts.has(headEnd)) headEnd--;
+    let tailStart = text.length - (cap - Math.ceil(cap / 2));
+    while (!starts.has(tailStart)) tailStart++;
+    return { text: text.slice(0, headEnd) + markerFor(tailStart - headEnd) + text.slice(tailStart), dropped: tailStart - headEnd };
+  }
+
+  it('text() and dropped for 400 streams, caps and chunkings, bytes split anywhere', () => {
+    const rand = random(20);
+    for (let i = 0; i < 400; i++) {
+      const { text, starts } = stream(rand, 5 + Math.floor(rand() * 120));
+      const cap = 1 + Math.floor(rand() * 60);
+      const bytes = enc.encode(text);
+      const out = new CappedOutput(cap);
+      let live = '';
+      for (let at = 0; at < bytes.length; ) {
+        const size = [1, 2, 3, 5, 8, 40, 200][Math.floor(rand() * 7)]!;
+        live += out.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      live += out.end();
+      const want = model(text, starts, cap);
+      const what = `stream ${i}, cap ${cap}: ${JSON.stringify(text)}`;
+      expect(live, what).toBe(text);
+      expect(out.totalChars, what).toBe(text.length);
+      expect(out.text(), what).toBe(want.text);
+      expect(out.dropped, what).toBe(want.dropped);
+      expect(out.slice(0), what).toEqual(want);
+      expect(sliceOfKept(want.text, want.dropped, 0), what).toEqual({ ...want, total: text.length });
+    }
+  });
+});
