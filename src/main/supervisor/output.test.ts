@@ -142,6 +142,30 @@ describe('CappedOutput', () => {
     expect(out.totalChars).toBe(2);
   });
 
+  it('a partial sequence cut short by an ASCII chunk becomes U+FFFD before that chunk, not after it', () => {
+    for (const partial of [[0xe2, 0x82], [0xe2, 0x80], [0xf0, 0x9f, 0x98]]) {
+      const out = new CappedOutput(100);
+      let live = out.push(Uint8Array.from([0x78, ...partial]));
+      live += out.push(enc.encode('abc'));
+      live += out.end();
+      expect(live, `${partial}`).toBe('x\uFFFDabc');
+      expect(out.text(), `${partial}`).toBe('x\uFFFDabc');
+    }
+  });
+
+  it('strips a BOM that starts the stream, even after an empty chunk, and keeps one that follows text', () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const first = new CappedOutput(100);
+    expect(first.push(new Uint8Array(0))).toBe('');
+    expect(first.push(Uint8Array.from([...bom, 0x78]))).toBe('x');
+    expect(first.text()).toBe('x');
+    const later = new CappedOutput(100);
+    expect(later.push(enc.encode('ab'))).toBe('ab');
+    expect(later.push(Uint8Array.from([...bom, 0x63]))).toBe('\uFEFFc');
+    expect(later.push(Uint8Array.from([...bom]))).toBe('\uFEFF');
+    expect(later.text()).toBe('ab\uFEFFc\uFEFF');
+  });
+
   it('a partial sequence flushed by end() still lands in the tail past the cap', () => {
     const out = new CappedOutput(4);
     out.push(enc.encode('abcdefgh'));
@@ -217,6 +241,16 @@ describe('CappedOutput: an escape sequence the cut splits', () => {
     expect(out.dropped).toBe(text.length - 7);
   });
 
+  it('drops both ends of one sequence the cut falls inside, its ESC in the head and its final byte in the tail', () => {
+    // Head "abc\x1b[", middle "1;2 ", tail "qWORL": the ESC that begins the tail's "q" is in the head, not the middle.
+    const text = 'abc\x1b[1;2 qWORL';
+    for (const size of [1, 4, text.length]) {
+      const out = run(text, 10, size);
+      expect(out.text(), `chunks of ${size}`).toBe(`abc${markerFor(7)}WORL`);
+      expect(out.dropped, `chunks of ${size}`).toBe(7);
+    }
+  });
+
   it('keeps a whole sequence at either edge, and text that only looks like one', () => {
     const text = `\x1b[31mR${'q'.repeat(30)}\x1b[0m`;
     const out = run(text, 12, 5);
@@ -224,6 +258,22 @@ describe('CappedOutput: an escape sequence the cut splits', () => {
     // "[4m" written as text, after a plain character: kept as written.
     const plain = run(`HEAD!${'z'.repeat(40)}x[4mOK`, 10, 3);
     expect(plain.text().endsWith('[4mOK')).toBe(true);
+  });
+
+  it('keeps text after a lone ESC at the tail\'s start as written: only a sequence\'s own rest is dropped', () => {
+    const text = `HEAD!${'z'.repeat(40)}\x1b\nOK!!`;
+    for (const size of [1, 7, text.length]) {
+      const out = run(text, 10, size);
+      expect(out.text(), `chunks of ${size}`).toBe(`HEAD!${markerFor(41)}\nOK!!`);
+      expect(out.dropped).toBe(41);
+    }
+  });
+
+  it('the head never ends in the start of a sequence, even one an emoji cut in half follows', () => {
+    const text = `ab\x1b[\u{1F600}${'y'.repeat(30)}tail!`;
+    const out = run(text, 10, 3);
+    expect(out.text()).toBe(`ab${markerFor(34)}tail!`);
+    expect(out.dropped).toBe(34);
   });
 
   it('slices from any offset in agreement with the count', () => {
@@ -371,6 +421,139 @@ describe('slice(from) at every offset, against a model of head, marker and tail'
       const want = model(stream, cap, from);
       expect(out.slice(from), `CappedOutput from ${from}`).toEqual(want);
       expect(sliceOfKept(kept.text, out.dropped, from), `sliceOfKept from ${from}`).toEqual({ ...want, total: length });
+    }
+  });
+});
+
+describe('a cut never splits a surrogate pair or an escape sequence: random streams against a model', () => {
+  // Streams built of tokens (a character, a surrogate pair, a whole escape sequence): the model knows
+  // where each token starts and ends, so it keeps the head up to the last token that fits whole and the
+  // tail from the first token that starts in it, and counts the rest as dropped. No regex is shared with output.ts.
+  const TOKENS = ['a', 'b', 'é', '\u{1F600}', '\u{1F44D}', '\x1b[31m', '\x1b[0m', '\x1b[38;5;208m', '\x1b[?25l', '\x1b[1;2 q', '\x1bc', '[', '4', 'm', ';', '\u{10000}', '\u{10FFFF}', '\uFFFD', '\uE000'];
+  // U+10000 and U+10FFFF are the first and last pairs (D800 DC00, DBFF DFFF); U+FFFD and U+E000 lie past the low surrogates.
+
+  function random(seed: number): () => number {
+    let x = seed >>> 0 || 1;
+    return () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+  }
+
+  function stream(rand: () => number, n: number): { text: string; starts: Set<number> } {
+    let text = '';
+    const starts = new Set<number>([0]);
+    for (let i = 0; i < n; i++) {
+      text += TOKENS[Math.floor(rand() * TOKENS.length)]!;
+      starts.add(text.length);
+    }
+    return { text, starts };
+  }
+
+  function model(text: string, starts: Set<number>, cap: number): { text: string; dropped: number } {
+    if (text.length <= cap) return { text, dropped: 0 };
+    let headEnd = Math.ceil(cap / 2);
+    while (!starts.has(headEnd)) headEnd--;
+    let tailStart = text.length - (cap - Math.ceil(cap / 2));
+    while (!starts.has(tailStart)) tailStart++;
+    return { text: text.slice(0, headEnd) + markerFor(tailStart - headEnd) + text.slice(tailStart), dropped: tailStart - headEnd };
+  }
+
+  it('text() and dropped for 400 streams, caps and chunkings, bytes split anywhere', () => {
+    const rand = random(20);
+    for (let i = 0; i < 400; i++) {
+      const { text, starts } = stream(rand, 5 + Math.floor(rand() * 120));
+      const cap = 1 + Math.floor(rand() * 60);
+      const bytes = enc.encode(text);
+      const out = new CappedOutput(cap);
+      let live = '';
+      for (let at = 0; at < bytes.length; ) {
+        const size = [1, 2, 3, 5, 8, 40, 200][Math.floor(rand() * 7)]!;
+        live += out.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      live += out.end();
+      const want = model(text, starts, cap);
+      const what = `stream ${i}, cap ${cap}: ${JSON.stringify(text)}`;
+      expect(live, what).toBe(text);
+      expect(out.totalChars, what).toBe(text.length);
+      expect(out.text(), what).toBe(want.text);
+      expect(out.dropped, what).toBe(want.dropped);
+      expect(out.slice(0), what).toEqual(want);
+      expect(sliceOfKept(want.text, want.dropped, 0), what).toEqual({ ...want, total: text.length });
+    }
+  });
+});
+
+describe('sliceOfKept: the marker nearest the middle is Warden\'s, wherever the stream prints its text', () => {
+  // Cap 200: head 100, tail 100, 1,000 dropped between. The stream prints the very marker the cut
+  // makes (markerFor(1000), 41 characters) once in the head and once in the tail, at every place from
+  // the edges of the text to right beside Warden's own: only the middle one may be taken as the cut.
+  const marker = markerFor(1000);
+  const m = marker.length;
+  const places = [0, 1, 2, 29, 100 - m - 1, 100 - m];
+
+  it('every offset slices as the engine did, for printed markers at either end or next to the cut', () => {
+    for (const a of places) {
+      for (const b of places) {
+        const head = 'h'.repeat(a) + marker + 'h'.repeat(100 - m - a);
+        const tail = 't'.repeat(b) + marker + 't'.repeat(100 - m - b);
+        const stream = head + 'x'.repeat(1000) + tail;
+        const out = new CappedOutput(200);
+        out.push(enc.encode(stream));
+        out.end();
+        const kept = out.text();
+        expect(kept).toBe(head + marker + tail);
+        for (let from = 0; from <= stream.length + 1; from++) {
+          const { total, ...slice } = sliceOfKept(kept, 1000, from);
+          const what = `printed at ${a} and ${b}, from ${from}`;
+          expect(slice, what).toEqual(out.slice(from));
+          expect(total, what).toBe(stream.length);
+        }
+      }
+    }
+  });
+
+  it('a head cut short by an escape sequence does not hand the cut to a marker printed at the tail\'s start', () => {
+    // "\x1b[31" ends the 100-character head and goes with the middle: the head keeps 96, the tail 100, so
+    // the marker the stream prints first in its tail lies nearly as close to the middle as Warden's.
+    const tail = marker + 't'.repeat(100 - m);
+    const stream = 'h'.repeat(96) + '\x1b[31m' + 'x'.repeat(995) + tail;
+    const out = new CappedOutput(200);
+    out.push(enc.encode(stream));
+    const kept = out.text();
+    expect(kept).toBe('h'.repeat(96) + marker + tail);
+    for (let from = 0; from <= stream.length; from++) {
+      const { total, ...slice } = sliceOfKept(kept, 1000, from);
+      expect(slice, `from ${from}`).toEqual(out.slice(from));
+      expect(total).toBe(stream.length);
+    }
+  });
+
+  it('a kept text with a count but no marker (not one Warden wrote) is plain text', () => {
+    for (let from = -1; from <= 12; from++) {
+      expect(sliceOfKept('plain text', 5, from), `from ${from}`).toEqual({ text: 'plain text'.slice(Math.max(0, from)), dropped: 0, total: 10 });
+    }
+  });
+
+  it('a stream under the cap that prints a zero marker is plain text', () => {
+    const stream = `ab${markerFor(0)}cd`;
+    for (let from = 0; from <= stream.length; from++) {
+      expect(sliceOfKept(stream, 0, from), `from ${from}`).toEqual({ text: stream.slice(from), dropped: 0, total: stream.length });
+    }
+  });
+
+  it('a negative offset reads from the start, as CappedOutput.slice does', () => {
+    for (const stream of ['short', 'a'.repeat(50) + 'b'.repeat(50)]) {
+      const out = new CappedOutput(20);
+      out.push(enc.encode(stream));
+      const kept = out.slice(0);
+      for (const from of [-1, -7, -1000]) {
+        expect(out.slice(from), `${stream.length} characters, from ${from}`).toEqual(kept);
+        expect(sliceOfKept(kept.text, kept.dropped, from), `${stream.length} characters, from ${from}`).toEqual({ ...kept, total: stream.length });
+      }
     }
   });
 });

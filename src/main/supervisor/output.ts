@@ -128,7 +128,8 @@ export class CappedOutput {
   /** The rest of an escape sequence the kept tail starts in, whose ESC was dropped: its length, else 0. */
   private tailEscapeCut(): number {
     const skip = Math.max(0, this.tailLength - this.tailCap);
-    const before = (this.tailContext + this.tailChars(Math.max(0, skip - CONTEXT), Math.min(CONTEXT, skip))).slice(-CONTEXT);
+    // The head's end comes first: a sequence may begin there and end past the dropped middle.
+    const before = (this.head.slice(-CONTEXT) + this.tailContext + this.tailChars(Math.max(0, skip - CONTEXT), Math.min(CONTEXT, skip))).slice(-CONTEXT);
     if (!UNFINISHED_ESCAPE.test(before)) return 0;
     const start = skip + (this.tailStartsInHalfPair() ? 1 : 0);
     return ESCAPE_REST.exec(this.tailChars(start, CONTEXT))?.[0].length ?? 0;

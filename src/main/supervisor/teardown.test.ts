@@ -8,12 +8,14 @@
 // test checks deadness independently of the engine's own report. PID 1 here
 // does not reap orphans: a killed orphan stays a zombie, which counts as dead.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import { Harness, isDead, printedPids, procsMatching, waitDead } from './proc-testkit';
+import { listScope, type TeardownTarget } from './teardown';
 
 const harnesses: Harness[] = [];
 function harness(options: ConstructorParameters<typeof Harness>[0] = {}): Harness {
@@ -159,5 +161,90 @@ describe('without /proc', () => {
     expect(entry).toMatchObject({ pid: bg, command: '/bin/sleep 317' });
     expect(entry.ppid).toBeGreaterThan(0);
     expect(r.teardown!.survivors.filter((p) => p.command.startsWith('(process group'))).toEqual([]);
+  });
+});
+
+// Teardown's choice of processes (scanScope, through listScope, which signals
+// nothing): what the scope takes and what it leaves. The mutation run
+// (bench/README.md) found these cases untested: a spared process in the run's
+// own group, a process that started in the very clock tick the run began, and
+// a process below the subreaper that carries another run's marker.
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) {
+    // Each test's processes are in groups of their own (detached): end the group, then the leader.
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
+});
+
+const scope = `choice-${process.pid}-${Date.now()}`;
+
+function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn('bash', ['-c', script], { detached: true, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  started.push(child);
+  return child;
+}
+
+/** The pids a script prints, one a line, once it has printed `n` of them. */
+async function printed(child: ChildProcess, n: number): Promise<number[]> {
+  let out = '';
+  for await (const chunk of child.stdout!) {
+    out += String(chunk);
+    const pids = out.split('\n').filter(Boolean).map(Number);
+    if (pids.length >= n) return pids;
+  }
+  throw new Error(`the script ended after printing ${JSON.stringify(out)}`);
+}
+
+function stat(pid: number): string[] {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Waits (bounded) until each pid runs `sleep`: exec'd, so its environ is its own. */
+async function execd(pids: number[]): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (pids.every((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sleep')) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`not all of ${pids.join(' ')} run sleep`);
+}
+
+const base = (more: Partial<TeardownTarget>): TeardownTarget => ({ scope, pgid: null, procRoot: '/proc', budgetMs: 2000, passGapMs: 10, ...more });
+const pids = async (target: TeardownTarget): Promise<number[]> => (await listScope(target)).map((p) => p.pid).sort((a, b) => a - b);
+
+describe('teardown\'s choice: what the scope takes and leaves', () => {
+  it('a spared process in the run\'s own group is left out, the rest of the group is taken', async () => {
+    const leader = start('sleep 30 & echo $!; sleep 30 & echo $!; wait', { PATH: process.env.PATH });
+    const [a, b] = await printed(leader, 2);
+    const pgid = leader.pid!;
+    expect(await pids(base({ pgid, scope: `${scope}-group` }))).toEqual([pgid, a!, b!].sort((x, y) => x - y));
+    expect(await pids(base({ pgid, scope: `${scope}-group`, sparePids: [pgid] }))).toEqual([a!, b!].sort((x, y) => x - y));
+  });
+
+  it('a marked process that began in the very clock tick the run began is taken; one tick earlier is not the run\'s', async () => {
+    // Outside the run's group (pgid null), so only the marker and the start time decide.
+    const child = start('exec sleep 30', { PATH: process.env.PATH, WARDEN_SCOPE: `${scope}-tick` });
+    await execd([child.pid!]);
+    const startTicks = Number(stat(child.pid!)[19]);
+    expect(await pids(base({ scope: `${scope}-tick`, notBeforeTicks: startTicks }))).toEqual([child.pid]);
+    expect(await pids(base({ scope: `${scope}-tick`, notBeforeTicks: startTicks + 1 }))).toEqual([]);
+  });
+
+  it('below the subreaper: an unmarked orphan is taken, one carrying another run\'s marker is left to that run', async () => {
+    const adopter = start(
+      `WARDEN_SCOPE=${scope}-other sleep 30 & echo $!; env -u WARDEN_SCOPE sleep 30 & echo $!; wait`,
+      { PATH: process.env.PATH },
+    );
+    const [other, unmarked] = await printed(adopter, 2);
+    await execd([other!, unmarked!]);
+    expect(await pids(base({ scope: `${scope}-mine`, adopter: adopter.pid! }))).toEqual([unmarked]);
+    // The other run's own scope takes its process (and, by adoption, the unmarked one too).
+    expect(await pids(base({ scope: `${scope}-other`, adopter: adopter.pid! }))).toEqual([other!, unmarked!].sort((x, y) => x - y));
   });
 });
