@@ -29,6 +29,7 @@ const DECISION_TESTS = [
   'src/main/supervisor/output.test.ts',
   'src/main/supervisor/python/stop.test.ts',
   'src/main/supervisor/teardown.test.ts',
+  'src/main/supervisor/teardown-scan.test.ts',
   'src/main/store/recovery.test.ts',
 ];
 

@@ -247,4 +247,14 @@ describe('teardown\'s choice: what the scope takes and leaves', () => {
     // The other run's own scope takes its process (and, by adoption, the unmarked one too).
     expect(await pids(base({ scope: `${scope}-other`, adopter: adopter.pid! }))).toEqual([other!, unmarked!].sort((x, y) => x - y));
   });
+
+  it('without a subreaper, an unmarked child of a spared process is not the run\'s (a Python session in a cgroup)', async () => {
+    // The interpreter is spared and no subreaper adopts anything: only the marker decides.
+    const interpreter = start('env -u WARDEN_SCOPE sleep 30 & echo $!; wait', { PATH: process.env.PATH });
+    const [child] = await printed(interpreter, 1);
+    await execd([child!]);
+    expect(await pids(base({ scope: `${scope}-spared`, sparePids: [interpreter.pid!] }))).toEqual([]);
+    // With a subreaper (here one that is gone), what is below the spared process is the run's.
+    expect(await pids(base({ scope: `${scope}-spared`, sparePids: [interpreter.pid!], adopter: 4_194_399 }))).toEqual([child]);
+  });
 });
