@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SignalSent, StopStep } from '../../shared/result';
-import { checkExtension, MAX_LIMIT_MS, StopSequence, stepsFor, timerDelay, type StopTiming } from './deadline';
+import { checkExtension, extendedLimit, MAX_LIMIT_MS, StopSequence, stepsFor, timerDelay, type StopTiming } from './deadline';
 import { WardenInputError } from './errors';
 
 describe('stepsFor', () => {
@@ -249,6 +249,9 @@ describe('the deadline timer and the longest limit', () => {
     expect(MAX_LIMIT_MS).toBe(315_360_000_000);
     expect(checkExtension(315_360_000_000)).toBe(315_360_000_000);
     expect(() => checkExtension(315_360_000_001)).toThrow(WardenInputError);
+    // An extension may bring the limit to exactly ten years, not past it.
+    expect(extendedLimit(MAX_LIMIT_MS - 1_000, 500, 1_000)).toBe(MAX_LIMIT_MS);
+    expect(() => extendedLimit(MAX_LIMIT_MS - 1_000, 500, 1_001)).toThrow(/over the longest Warden can time/);
   });
 
   it.each([

@@ -550,6 +550,9 @@ describe('judge: invariants', () => {
   it('an elapsed time that rounds to the limit is shown precisely enough to read as before it', () => {
     const j = judge(obs({ exitCode: 137, limitMs: 60_000, elapsedMs: 59_999 }));
     expect(j.notes[0]).toContain('Exit code 137 after 59.999 s, before the 1 min limit.');
+    // Both print as "1 s", though 1,000 ms rounds to two decimals below the 1,001 ms limit.
+    const k = judge(obs({ exitCode: 137, limitMs: 1_001, elapsedMs: 1_000 }));
+    expect(k.notes[0]).toContain('Exit code 137 after 1.000 s, before the 1 s limit.');
   });
 
   it('a stop record always wins over the exit code and the signal', () => {
