@@ -28,9 +28,9 @@ const HEAVY_INPUTS = [
   /^src\/main\/store\/(store|index|writer)\.ts$/,
   /^src\/shared\/schemas\.ts$/,
   /^src\/cli\/setup\/(index|jsonc|diff)\.ts$/,
-  /^src\/cli\/hook\/(hook|rules|shell)\.ts$/,
+  /^src\/cli\/hook\/(hook|rules|shell|match|walk|bash-grammar)\.ts$/,
 ];
-const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk', 'execa'];
+const HEAVY_PACKAGES = ['libsql', 'zod', '@modelcontextprotocol/sdk', 'execa', 'web-tree-sitter'];
 
 let meta: Metafile;
 const dirs: string[] = [];

@@ -10,7 +10,7 @@
 // them, the install part is skipped with the reason printed.
 
 import { execa } from 'execa';
-import { chmodSync, chownSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,16 @@ describe('npm pack + npm install -g', () => {
     const hook = await execa(warden, ['hook', 'gemini'], { input: JSON.stringify({ tool_name: 'run_shell_command', tool_input: { command: 'echo hi' } }), env: { WARDEN_STATE_DIR: state } });
     const rewritten = (JSON.parse(hook.stdout) as { hookSpecificOutput: { tool_input: { command: string } } }).hookSpecificOutput.tool_input.command;
     expect(rewritten).toContain(`${join(pkgDir, 'bin', 'warden.mjs')} run --format shell-results`);
+    // Claude Code's rules make the hook read the line with the bash grammar, loaded from the install's own dependencies.
+    const claudeHome = join(state, 'claude-home');
+    mkdirSync(join(claudeHome, '.claude'), { recursive: true });
+    writeFileSync(join(claudeHome, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(echo:*)'] } }));
+    const claude = async (command: string) => {
+      const answer = await execa(warden, ['hook', 'claude-code'], { input: JSON.stringify({ tool_name: 'Bash', cwd: claudeHome, tool_input: { command } }), env: { WARDEN_STATE_DIR: state, HOME: claudeHome, CLAUDE_CONFIG_DIR: '', CLAUDE_PROJECT_DIR: claudeHome } });
+      return (JSON.parse(answer.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+    };
+    expect(await claude('echo hi | echo there')).toBe('allow');
+    expect(await claude("echo hi # it's\nrm -rf x\n# '")).toBe('ask');
 
     if (process.getuid?.() === 0) {
       // From a directory of theirs: the checkout may sit in a 0700 directory nobody cannot enter.

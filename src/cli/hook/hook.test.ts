@@ -12,8 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WARDEN_BIN } from '../testkit';
-import { decideClaude, emptyRules, specifierMatches } from './rules';
-import { splitCommand } from './shell';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -199,26 +197,46 @@ describe('warden hook codex', () => {
   });
 });
 
-describe('rule matching', () => {
-  it('reads Claude Code\'s rule forms', () => {
-    expect(specifierMatches('npm test:*', 'npm test')).toBe(true);
-    expect(specifierMatches('npm test:*', 'npm test --watch')).toBe(true);
-    expect(specifierMatches('npm test:*', 'npm tests')).toBe(false);
-    expect(specifierMatches('ls *', 'ls')).toBe(true);
-    expect(specifierMatches('ls *', 'lsof')).toBe(false);
-    expect(specifierMatches('git * main', 'git push origin main')).toBe(true);
-    expect(specifierMatches('git status', 'git status -s')).toBe(false);
-    expect(splitCommand(`echo 'a && b' && ls | wc -l; pwd`).parts).toEqual([`echo 'a && b'`, 'ls', 'wc -l', 'pwd']);
-    expect(splitCommand('echo hi >/dev/null 2>&1').opaque).toBe(false);
-    expect(splitCommand('echo hi > f').opaque).toBe(true);
-    expect(decideClaude('ls', emptyRules(), 'plan').decision).toBe('ask');
+// The audit of issue 27 found each of these answered "allow" (Claude Code) or
+// rewritten past the harness's own rules (Gemini CLI, Codex), and running the
+// returned line deleted the directories. Each is now asked, or left to the
+// harness, by the real hook process.
+describe('the hook never widens a permission: the audit\'s cases', () => {
+  const DIR = 'DIR';
+  const hidden = {
+    'a comment with a quote hides a line': `echo hi # it's\nrm -rf ${DIR}/a\n# '`,
+    'an ANSI-C string hides what follows': `echo $'\\''; rm -rf ${DIR}/b; echo \\'`,
+  };
+
+  it('Claude Code with only Bash(echo:*) allowed asks for each, naming the command no rule allows', async () => {
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash(echo:*)'] } } });
+    for (const [name, command] of Object.entries(hidden)) {
+      const answer = (await hook('claude-code', claudeInput(command), dir)).out!.hookSpecificOutput!;
+      expect(answer.permissionDecision, name).toBe('ask');
+      expect(answer.permissionDecisionReason, name).toContain(`rm -rf ${DIR}`);
+    }
+    expect((await hook('claude-code', claudeInput('echo hi # fine'), dir)).out!.hookSpecificOutput!.permissionDecision).toBe('allow');
   });
 
-  it('a bare Bash allow lets an opaque command through unless a deny rule could hide in it', () => {
-    // Found by the real Claude Code: `echo "bad-$((6*7))" >&2` never ran under allow: ['Bash'].
-    const command = 'echo out-line; echo "bad-$((6*7))" >&2; exit $((4+5))';
-    expect(decideClaude(command, { ...emptyRules(), allow: ['Bash'] }, 'default').decision).toBe('allow');
-    expect(decideClaude(command, { ...emptyRules(), allow: ['Bash'], deny: ['Bash(rm:*)'] }, 'default').decision).toBe('ask');
-    expect(decideClaude('echo $(rm -rf /tmp/x)', { ...emptyRules(), allow: ['Bash'], deny: ['Bash(rm:*)'] }, 'default').decision).not.toBe('allow');
+  it('Claude Code with a bare Bash allowed and Bash(rm:*) or Bash(git push:*) denied asks for each disguise', async () => {
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'], deny: ['Bash(rm:*)', 'Bash(git push:*)'] } } });
+    for (const command of [`$'\\x72m' -rf x`, 'X=r; Y=m; $X$Y -rf x', '/bin/r? -rf x', 'eval "r""m -rf x"', 'git -C . push', ...Object.values(hidden)]) {
+      const answer = (await hook('claude-code', claudeInput(command), dir)).out!.hookSpecificOutput!;
+      expect(answer.permissionDecision, command).not.toBe('allow');
+    }
+    expect((await hook('claude-code', claudeInput('ls -la; git status'), dir)).out!.hookSpecificOutput!.permissionDecision).toBe('allow');
+  });
+
+  it('Gemini CLI with a deny policy on rm, and Codex with a forbidden rule on rm, judge each themselves', async () => {
+    const gemini = home({ '.gemini/policies/deny.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "rm"\ndecision = "deny"\npriority = 500\n' });
+    const codex = home({ '.codex/config.toml': 'sandbox_mode = "danger-full-access"\n', '.codex/rules/default.rules': 'prefix_rule(pattern = ["rm"], decision = "forbidden")\n' });
+    for (const command of [...Object.values(hidden), `$'\\x72m' -rf x`, 'eval "r""m -rf x"']) {
+      const geminiInput = { session_id: 's', cwd: gemini, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } };
+      expect((await hook('gemini', geminiInput, gemini)).raw, command).toBe('');
+      const codexInput = { session_id: 's', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } };
+      expect((await hook('codex', codexInput, codex)).raw, command).toBe('');
+    }
+    const plain = { session_id: 's', cwd: gemini, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'echo hi # rm' } };
+    expect((await hook('gemini', plain, gemini)).out?.hookSpecificOutput?.tool_input?.command).toContain(' run --format shell-results ');
   });
 });

@@ -20,8 +20,11 @@ import { basename, dirname, join } from 'node:path';
 import { parseDuration } from '../../shared/duration';
 import { resolveStateDir } from '../../client/state-dir';
 import { parseJsonc, valueOf } from '../setup/jsonc';
-import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, geminiRestriction, type Decision } from './rules';
-import { shQuote, splitCommand, wordsOf } from './shell';
+import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, geminiRestriction, type Decision } from './rules';
+import { ruleWords } from './match';
+import { shQuote } from './shell';
+import { loadBashGrammar } from './bash-grammar';
+import { analyzeCommand, type Analysis } from './walk';
 
 export const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
 export type Harness = (typeof HARNESSES)[number];
@@ -43,6 +46,8 @@ export interface HookEnv {
   bin: string | null;
   /** Why Warden cannot run here, or null. */
   unusable: () => string | null;
+  /** What bash would run for a command line (walk.ts over the bash grammar, loaded on the first call); null when it cannot be read. */
+  analyze: (command: string) => Promise<Analysis | null>;
   /** The agent process: pid and argv. */
   agent: () => { pid: number; argv: string[] } | null;
   home: string;
@@ -116,12 +121,11 @@ export function whyUnusable(bin: string | null, env: NodeJS.ProcessEnv): string 
   return `its state dir ${stateDir} cannot be created`;
 }
 
-/** Whether a command line is Warden's own (warden ..., npx warden ..., NODE .../bin/warden.mjs ...). */
+/** Whether a command line is Warden's own (warden ..., npx warden ..., NODE .../bin/warden.mjs ...): the harness then judges it as it is. */
 export function isWardenCommand(command: string, bin: string | null): boolean {
   if (bin !== null && command.includes(bin)) return true;
-  const first = splitCommand(command).parts[0];
-  if (first === undefined) return false;
-  let words = wordsOf(first);
+  // Only the first line's first command matters, and a wrong answer only leaves the harness to judge the command itself.
+  let words = ruleWords(command.split(/[;&|\n]/)[0] ?? '');
   while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? '')) words = words.slice(1);
   const name = basename(words[0] ?? '');
   if (name === 'warden') return true;
@@ -195,7 +199,7 @@ export function codexSandbox(argv: string[], codexHome: string): 'off' | 'on' | 
   return mode === 'danger-full-access' ? 'off' : 'on';
 }
 
-export function runHook(harness: Harness, args: { limit: string; yieldMs?: number }, raw: string, context: HookEnv): HookAnswer {
+export async function runHook(harness: Harness, args: { limit: string; yieldMs?: number }, raw: string, context: HookEnv): Promise<HookAnswer> {
   let input: HookInput;
   try {
     input = JSON.parse(raw) as HookInput;
@@ -218,7 +222,9 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     const rules = claudeRules({ configDir, projectDir, managedDir: context.env.WARDEN_CLAUDE_MANAGED_DIR || '/etc/claude-code', agentArgv: agent?.argv ?? [] });
     // Claude Code's own sandbox would hold the warden client, not the command the host runs for it: leave sandboxed commands to Claude Code.
     if (rules.sandboxed === true && toolInput.dangerouslyDisableSandbox !== true) return PASS;
-    const verdict = decideClaude(command, rules, typeof input.permission_mode === 'string' ? input.permission_mode : undefined);
+    const mode = typeof input.permission_mode === 'string' ? input.permission_mode : undefined;
+    // Reading the line costs loading the bash grammar: only when the rules could judge its parts differently.
+    const verdict = decideUnread(rules, mode) ?? decideClaude(await context.analyze(command), rules, mode);
     ({ decision, reason } = verdict);
     if (decision === 'deny') {
       return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`, exitCode: 0 };
@@ -230,7 +236,7 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     if (codexSandbox(agent?.argv ?? [], codexHome) !== 'off') return PASS;
     const projectDir = typeof input.cwd === 'string' ? input.cwd : process.cwd();
     const prefixes = codexRulePrefixes([join(codexHome, 'rules'), join(projectDir, '.codex', 'rules')]);
-    if (prefixes === null || codexRulesTouch(command, prefixes)) return PASS;
+    if (prefixes === null || (prefixes.length > 0 && codexRulesTouch(await context.analyze(command), prefixes))) return PASS;
     decision = 'allow';
     reason = 'Codex checks its own approval policy on the rewritten command';
   }
@@ -239,8 +245,8 @@ export function runHook(harness: Harness, args: { limit: string; yieldMs?: numbe
     const projectDir = typeof input.cwd === 'string' ? input.cwd : process.cwd();
     const geminiHome = join(context.env.GEMINI_CLI_HOME || context.home, '.gemini');
     const systemSettings = context.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH || '/etc/gemini-cli/settings.json';
-    const restriction = geminiRestriction(
-      command,
+    const restriction = await geminiRestriction(
+      () => context.analyze(command),
       [join(geminiHome, 'settings.json'), join(projectDir, '.gemini', 'settings.json'), systemSettings],
       [join(geminiHome, 'policies'), join(projectDir, '.gemini', 'policies'), join(dirname(systemSettings), 'policies')],
       (text) => {
@@ -314,6 +320,7 @@ export function defaultHookEnv(moduleDir: string): HookEnv {
     node: process.execPath,
     bin,
     unusable: () => whyUnusable(bin, process.env),
+    analyze: async (command) => analyzeCommand(await loadBashGrammar({ shortLived: true }), command),
     agent: () => (agent === undefined ? (agent = findAgent()) : agent),
     home: process.env.HOME || homedir(),
   };

@@ -18,7 +18,7 @@ function readStdin(): string {
   }
 }
 
-export function hookMain(args: string[]): number {
+export async function hookMain(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${HOOK_HELP}\n`);
     return 0;
@@ -29,7 +29,7 @@ export function hookMain(args: string[]): number {
     return 125;
   }
   try {
-    const answer = runHook(parsed.harness, parsed, readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));
+    const answer = await runHook(parsed.harness, parsed, readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));
     if (answer.stdout) process.stdout.write(answer.stdout);
     return answer.exitCode;
   } catch (error) {

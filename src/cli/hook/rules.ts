@@ -7,16 +7,17 @@
 //
 // Claude Code: permissions.allow / ask / deny from the settings it reads
 // (managed, user, project, local) and --allowedTools / --disallowedTools on
-// its command line; deny, then ask, then allow, the first match wins. Rules
-// are Bash, Bash(*), Bash(prefix:*), Bash(exact) and Bash(glob with *). A
-// compound command is allowed only when every simple command in it is.
-// Deny and ask are matched generously (leading VAR=value words and wrappers
-// such as sudo, env, timeout or nice stripped; a rule's literal text anywhere
-// in the line counts as "cannot tell"), allow strictly.
+// its command line; deny, then ask, then allow. Rules are Bash, Bash(*),
+// Bash(prefix:*), Bash(exact) and Bash(glob with *), matched (match.ts)
+// against every simple command bash would run, as the grammar reads the line
+// (walk.ts): a command is allowed only when each of them is proven to match
+// an allow rule and nothing bash might run is in doubt. Deny and ask are
+// matched generously, allow strictly.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { splitCommand, wordsOf } from './shell';
+import { allowForms, certainMatch, denyForms, indirection, parseRule, possibleMatch, ruleWords, type Spec } from './match';
+import type { Analysis, SimpleCommand } from './walk';
 
 export type Decision = 'allow' | 'ask' | 'deny';
 
@@ -125,107 +126,82 @@ export function claudeRules(context: ClaudeContext): RuleSet {
   return rules;
 }
 
-/** The specifier of a Bash rule: '' matches every command; null when the rule is about another tool. */
-function bashSpecifier(rule: string): string | null {
-  const trimmed = rule.trim();
-  if (trimmed === 'Bash') return '';
-  const match = /^Bash\(([\s\S]*)\)$/.exec(trimmed);
-  if (!match) return null;
-  const spec = (match[1] ?? '').trim();
-  return spec === '*' ? '' : spec;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Whether a simple command matches a Bash rule's specifier, as Claude Code reads it. */
-export function specifierMatches(spec: string, command: string): boolean {
-  if (spec === '') return true;
-  if (spec.endsWith(':*')) {
-    const prefix = spec.slice(0, -2);
-    return command === prefix || command.startsWith(`${prefix} `);
-  }
-  if (!spec.includes('*')) return command === spec;
-  // A single trailing " *" also matches the bare command ("ls *" matches "ls").
-  const stars = spec.split('*').length - 1;
-  if (stars === 1 && spec.endsWith(' *') && command === spec.slice(0, -2)) return true;
-  const pattern = spec.split('*').map(escapeRegExp).join('[\\s\\S]*');
-  return new RegExp(`^${pattern}$`).test(command);
-}
-
-const WRAPPERS = new Set(['sudo', 'env', 'command', 'exec', 'nohup', 'nice', 'timeout', 'time', 'xargs', 'stdbuf', 'ionice', 'setsid', 'builtin']);
-
-/** The simple command as written, and again with leading assignments and wrappers (with their options) taken off. */
-function variants(part: string): string[] {
-  const out = new Set<string>([part.replace(/\s+/g, ' ')]);
-  let words = wordsOf(part);
-  out.add(words.join(' '));
-  for (let guard = 0; guard < 8 && words.length > 0; guard++) {
-    const first = words[0] ?? '';
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) words = words.slice(1);
-    else if (WRAPPERS.has(first.split('/').pop() ?? first)) {
-      words = words.slice(1);
-      while (words.length > 1 && ((words[0] ?? '').startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? '') || /^\d+(\.\d+)?[smhd]?$/.test(words[0] ?? ''))) words = words.slice(1);
-    } else break;
-    out.add(words.join(' '));
-  }
-  // And the command by its name alone (/bin/rm as rm).
-  for (const v of [...out]) {
-    const w = wordsOf(v);
-    if (w[0]?.includes('/')) out.add([w[0].split('/').pop() ?? '', ...w.slice(1)].join(' '));
-  }
-  return [...out].filter((v) => v !== '');
-}
-
-/** The literal text of a rule before its first wildcard ("rm -rf" of "Bash(rm -rf:*)"). */
-function literalOf(spec: string): string {
-  return spec.replace(/:\*$/, '').split('*')[0]!.trim();
-}
-
-/** Whether text holds literal as whole words somewhere. */
-function mentions(text: string, literal: string): boolean {
-  if (literal === '') return false;
-  return new RegExp(`(^|[^A-Za-z0-9_./-])${escapeRegExp(literal)}($|[^A-Za-z0-9_-])`).test(text);
-}
-
 export interface Verdict {
   decision: Decision;
   reason: string;
 }
 
+function bashRules(list: string[]): { rule: string; spec: Spec }[] {
+  return list.map((rule) => ({ rule, spec: parseRule(rule) })).filter((r): r is { rule: string; spec: Spec } => r.spec !== null);
+}
+
+function shown(command: SimpleCommand): string {
+  const text = command.text.replace(/\s+/g, ' ').trim();
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
 /**
  * Claude Code's decision for a Bash command, from the user's rules and the
- * session's permission mode: deny, then ask, then allow; bypassPermissions
- * allows what no deny or ask rule caught; dontAsk denies what no allow rule
- * allowed; anything else the rules do not settle is "ask".
+ * session's permission mode, over every simple command bash would run
+ * (analysis, from walk.ts; null when the command is too large to read):
+ * deny, then ask, then allow. A deny or ask rule that could apply, and
+ * anything in doubt while such rules exist, asks; bypassPermissions allows
+ * what no deny or ask rule caught; a command is allowed only when each of
+ * its simple commands is proven to match an allow rule and nothing is in
+ * doubt (a bare Bash rule allows what no deny or ask rule could be about);
+ * dontAsk denies what is not allowed; anything else is "ask".
  */
-export function decideClaude(command: string, rules: RuleSet, permissionMode: string | undefined): Verdict {
-  const { parts, opaque } = splitCommand(command);
-  const all = [command.trim(), ...parts];
-  const specs = (list: string[]) => list.map((rule) => ({ rule, spec: bashSpecifier(rule) })).filter((r): r is { rule: string; spec: string } => r.spec !== null);
-  const deny = specs(rules.deny);
-  const ask = specs(rules.ask);
-  const allow = specs(rules.allow);
+export function decideClaude(analysis: Analysis | null, rules: RuleSet, permissionMode: string | undefined): Verdict {
+  const deny = bashRules(rules.deny);
+  const ask = bashRules(rules.ask);
+  const allow = bashRules(rules.allow);
+  if (analysis === null) return { decision: 'ask', reason: 'the command is too long for Warden to read' };
+  const { commands, doubts } = analysis;
   for (const { rule, spec } of deny) {
-    if (all.some((part) => variants(part).some((v) => specifierMatches(spec, v)))) return { decision: 'deny', reason: `denied by your Claude Code rule ${rule}` };
+    const hit = commands.find((c) => denyForms(c.words).some((form) => certainMatch(spec, form)));
+    if (hit) return { decision: 'deny', reason: `denied by your Claude Code rule ${rule} (${shown(hit)})` };
   }
   if (rules.unreadable.length > 0) return { decision: 'ask', reason: `Warden could not read ${rules.unreadable[0]}, so it cannot tell what your rules say` };
   for (const { rule, spec } of deny) {
-    if (mentions(command, literalOf(spec))) return { decision: 'ask', reason: `your Claude Code deny rule ${rule} may apply to part of this command` };
+    const hit = commands.find((c) => denyForms(c.words).some((form) => possibleMatch(spec, form)));
+    if (hit) return { decision: 'ask', reason: `your Claude Code deny rule ${rule} may apply to ${shown(hit)}` };
   }
   for (const { rule, spec } of ask) {
-    if (all.some((part) => variants(part).some((v) => specifierMatches(spec, v))) || mentions(command, literalOf(spec)) || spec === '') return { decision: 'ask', reason: `your Claude Code rule ${rule} asks first` };
+    if (spec.kind === 'any' || commands.some((c) => denyForms(c.words).some((form) => possibleMatch(spec, form)))) return { decision: 'ask', reason: `your Claude Code rule ${rule} asks first` };
+  }
+  if (deny.length + ask.length > 0) {
+    for (const c of commands) {
+      const why = indirection(c.words);
+      if (why !== null) return { decision: 'ask', reason: `${why} (${shown(c)}), so Warden cannot check your deny and ask rules against it` };
+    }
+    if (doubts.length > 0) return { decision: 'ask', reason: `${doubts[0]}, so Warden cannot check your deny and ask rules against it` };
   }
   const mode = permissionMode ?? rules.defaultMode ?? 'default';
   if (mode === 'bypassPermissions') return { decision: 'allow', reason: 'permissions are bypassed in this session' };
-  const allowed = !opaque && parts.length > 0 && parts.every((part) => allow.some(({ spec }) => specifierMatches(spec, part.replace(/\s+/g, ' '))));
-  if (allowed) return { decision: 'allow', reason: 'allowed by your Claude Code rules' };
-  // A bare Bash rule allows every command no deny or ask rule caught. An opaque one
-  // (an expansion, a substitution) could hide a denied command only where deny rules exist.
-  if (allow.some(({ spec }) => spec === '') && (!opaque || deny.length === 0)) return { decision: 'allow', reason: 'allowed by your Claude Code rule Bash' };
+  if (allow.some(({ spec }) => spec.kind === 'any')) return { decision: 'allow', reason: 'allowed by your Claude Code rule Bash' };
+  const unproven = commands.find((c) => indirection(c.words) !== null || !allowForms(c.words, c.assignments).some((form) => allow.some(({ spec }) => certainMatch(spec, form))));
+  if (doubts.length === 0 && !analysis.writesFiles && commands.length > 0 && unproven === undefined) return { decision: 'allow', reason: 'allowed by your Claude Code rules' };
   if (mode === 'dontAsk') return { decision: 'deny', reason: 'no Claude Code rule allows this command, and this session does not ask' };
+  if (unproven) return { decision: 'ask', reason: `no Claude Code rule allows ${shown(unproven)} as written` };
+  if (doubts.length > 0) return { decision: 'ask', reason: `${doubts[0]}, so no rule can vouch for it` };
+  if (analysis.writesFiles) return { decision: 'ask', reason: 'it writes to a file, which only a bare Bash rule allows' };
   return { decision: 'ask', reason: 'no Claude Code rule allows this command as written' };
+}
+
+/** The decision when no part of the command line can change it (no deny or ask rule, and the session allows every command), without reading the line. */
+export function decideUnread(rules: RuleSet, permissionMode: string | undefined): Verdict | null {
+  if (rules.unreadable.length > 0 || bashRules(rules.deny).length + bashRules(rules.ask).length > 0) return null;
+  if ((permissionMode ?? rules.defaultMode) === 'bypassPermissions') return { decision: 'allow', reason: 'permissions are bypassed in this session' };
+  if (bashRules(rules.allow).some(({ spec }) => spec.kind === 'any')) return { decision: 'allow', reason: 'allowed by your Claude Code rule Bash' };
+  return null;
+}
+
+/** Whether a harness's rule about a command starting with prefix could be about part of this command line: some simple command could start with it, or one runs what Warden cannot see. */
+export function touches(analysis: Analysis | null, prefix: readonly string[]): boolean {
+  if (analysis === null || analysis.doubts.length > 0) return true;
+  if (prefix.length === 0) return true;
+  const spec: Spec = { kind: 'prefix', words: [...prefix] };
+  return analysis.commands.some((c) => indirection(c.words) !== null || denyForms(c.words).some((form) => possibleMatch(spec, form)));
 }
 
 /** Codex's exec-policy rules (prefix_rule(pattern = [...])): the first tokens of each pattern, or null when a file cannot be read. */
@@ -254,20 +230,9 @@ export function codexRulePrefixes(dirs: string[]): string[][] | null {
   return prefixes;
 }
 
-/** Whether any simple command of command starts with a word a Codex rule is about. */
-export function codexRulesTouch(command: string, prefixes: string[][]): boolean {
-  const { parts } = splitCommand(command);
-  const firsts = new Set<string>();
-  for (const part of [command, ...parts]) for (const v of variants(part)) firsts.add(wordsOf(v)[0] ?? '');
-  return prefixes.some((p) => firsts.has(p[0] ?? '') || firsts.has((p[0] ?? '').split('/').pop() ?? ''));
-}
-
-/** Whether one of the original command's simple commands (as written, or with assignments and wrappers taken off) starts with prefix as whole words. */
-function startsWithWords(command: string, prefix: string): boolean {
-  const { parts } = splitCommand(command);
-  const want = wordsOf(prefix).join(' ');
-  if (want === '') return true;
-  return [command, ...parts].some((part) => variants(part).some((v) => v === want || v.startsWith(`${want} `)));
+/** Whether a Codex exec-policy rule (by its first token) could be about part of the command: then Codex must judge the original. */
+export function codexRulesTouch(analysis: Analysis | null, prefixes: string[][]): boolean {
+  return prefixes.some((p) => touches(analysis, p.slice(0, 1)));
 }
 
 function readLoose(path: string): string | null {
@@ -293,7 +258,7 @@ function tomlStrings(value: string | undefined): string[] {
  * policy files' [[rule]]s with decision deny or ask_user (user, project,
  * system policies directories).
  */
-export function geminiRestriction(command: string, settingsFiles: string[], policyDirs: string[], parseSettings: (text: string) => unknown): string | null {
+export async function geminiRestriction(read: () => Promise<Analysis | null>, settingsFiles: string[], policyDirs: string[], parseSettings: (text: string) => unknown): Promise<string | null> {
   for (const file of settingsFiles) {
     const text = readLoose(file);
     if (text === null) continue;
@@ -306,7 +271,7 @@ export function geminiRestriction(command: string, settingsFiles: string[], poli
     const list = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
     for (const entry of list(settings?.tools?.exclude)) {
       const m = /^(run_shell_command|ShellTool)\s*(?:\((.*)\))?$/.exec(entry.trim());
-      if (m && (m[2] === undefined || startsWithWords(command, m[2]))) return `tools.exclude ${entry} in ${file}`;
+      if (m && (m[2] === undefined || touches(await read(), ruleWords(m[2])))) return `tools.exclude ${entry} in ${file}`;
     }
     if (list(settings?.tools?.core).some((entry) => /^(run_shell_command|ShellTool)\s*\(/.test(entry.trim()))) return `tools.core limits shell commands in ${file}`;
   }
@@ -327,7 +292,8 @@ export function geminiRestriction(command: string, settingsFiles: string[], poli
         const tools = tomlStrings(field('toolName'));
         if (tools.length > 0 && !tools.some((t) => t === 'run_shell_command' || t === '*')) continue;
         const prefixes = tomlStrings(field('commandPrefix'));
-        if (prefixes.length > 0 ? prefixes.some((p) => startsWithWords(command, p)) : true) return `a ${decision} rule in ${join(dir, name)}`;
+        const analysis = prefixes.length > 0 ? await read() : null;
+        if (prefixes.length > 0 ? prefixes.some((p) => touches(analysis, ruleWords(p))) : true) return `a ${decision} rule in ${join(dir, name)}`;
       }
     }
   }
