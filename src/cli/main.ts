@@ -14,7 +14,8 @@ import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type Py
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
 import { parseDuration } from '../shared/duration';
-import { processName, processStartTime } from '../main/host/owner-pids';
+import { processStartTime } from '../main/host/owner-pids';
+import { agentLabel } from './agent-label';
 import { connectToHost, HostUnreachableError } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
@@ -271,7 +272,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
   if (command.ownerPid !== undefined) {
     const startTime = processStartTime(command.ownerPid);
     if (startTime === null) throw new UsageError(`--owner-pid ${command.ownerPid}: no such process is running.`);
-    const name = processName(command.ownerPid);
+    const name = agentLabel(command.ownerPid);
     ownerPid = { pid: command.ownerPid, startTime, label: name ?? `process ${command.ownerPid}` };
     // An agent's run is never unbounded by accident: WARDEN_DEFAULT_LIMIT (10m) unless --limit says otherwise.
     if (request.limitMs === undefined) {

@@ -45,9 +45,10 @@ export function owner(uid: number): string {
  * one only when it is this user's own, with its own group). Otherwise
  * whoever owns or can write it can swap the files Warden trusts (the
  * socket, the token, the history) for links or listeners of theirs. null
- * when safe, and where ownership means nothing (no getuid).
+ * when safe, and where ownership means nothing (no getuid). With below, dir
+ * is the existing directory the state dir below is still to be created in.
  */
-export function unsafeDirReason(dir: string): string | null {
+export function unsafeDirReason(dir: string, below?: string): string | null {
   const user = userIds();
   if (user === null) return null;
   let real: string;
@@ -56,14 +57,16 @@ export function unsafeDirReason(dir: string): string | null {
   } catch {
     return null; // not there: whoever creates it says why it cannot be
   }
-  for (let path = real, leaf = true; ; leaf = false) {
+  // With below: dir is where the state dir `below` is still to be made, so dir itself is one above it.
+  const stateDir = below ?? dir;
+  for (let path = real, leaf = below === undefined; ; leaf = false) {
     let stat: Stats;
     try {
       stat = lstatSync(path);
     } catch {
       return null;
     }
-    const what = leaf ? `Warden's state directory ${dir}` : `${path}, above Warden's state directory ${dir},`;
+    const what = leaf ? `Warden's state directory ${stateDir}` : `${path}, above Warden's state directory ${stateDir},`;
     if (stat.uid !== user.uid && stat.uid !== 0) {
       return `${what} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root, so its owner could put their own files in Warden's place; Warden will not use it. Set WARDEN_STATE_DIR to a directory of yours.`;
     }

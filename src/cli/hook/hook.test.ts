@@ -7,7 +7,7 @@
 // test's process (the "agent" above the shell) as the run's owner.
 
 import { execa } from 'execa';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,45 @@ describe('warden hook claude-code', () => {
     expect(exitCode).toBe(0);
     expect(out!.hookSpecificOutput).toBeUndefined();
     expect(out!.systemMessage).toMatch(/^warden: Warden cannot run here \(its state dir .*file\/state cannot be made: a file stands in its path\); the command runs as it was, without Warden\.$/);
+  });
+
+  it('lets the command run untouched, and says why, when its state dir is one warden run would refuse (others may write it, or another user owns it)', async () => {
+    // Before, the hook rewrote the call and `warden run` then refused the state dir: the command failed with 125.
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'] } } });
+    const open = join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const first = await hook('claude-code', claudeInput('ls'), dir, { WARDEN_STATE_DIR: join(open, 'state') });
+    expect(first.out!.hookSpecificOutput).toBeUndefined();
+    expect(first.out!.systemMessage).toMatch(/^warden: Warden cannot run here \(.*open, above Warden's state directory .* is writable by every user \(mode 0777\).*\); the command runs as it was, without Warden\.$/);
+    if (process.getuid?.() !== 0) return;
+    const theirs = join(dir, 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    chownSync(theirs, 65534, 65534);
+    const second = await hook('claude-code', claudeInput('ls'), dir, { WARDEN_STATE_DIR: theirs });
+    expect(second.out!.hookSpecificOutput).toBeUndefined();
+    expect(second.out!.systemMessage).toMatch(/Warden's state directory .*theirs belongs to uid 65534, not to you \(uid 0\) or root/);
+  });
+
+  it('caps a timeout past Claude Code\'s own maximum at that maximum, and says so', async () => {
+    // Before, `timeout: 1e20` became `--limit 100000000000000000000ms`, which warden run refuses.
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'] } } });
+    const { out } = await hook('claude-code', claudeInput('make', { timeout: 1e20 }), dir);
+    expect(out!.hookSpecificOutput!.updatedInput!.command).toContain(' --limit 600000ms -- ');
+    expect(out!.hookSpecificOutput!.updatedInput!.timeout).toBe(600_000);
+    expect(out!.systemMessage).toBe("warden: the call's timeout (100000000000000000000 ms) is past Claude Code's own maximum, so the run's limit is 10 min.");
+    const raised = await hook('claude-code', claudeInput('make', { timeout: 7_200_000 }), dir, { BASH_MAX_TIMEOUT_MS: '3600000' });
+    expect(raised.out!.hookSpecificOutput!.updatedInput!.command).toContain(' --limit 3600000ms -- ');
+    expect(raised.out!.systemMessage).toContain('so the run\'s limit is 1 h');
+    const fine = await hook('claude-code', claudeInput('make', { timeout: 5000 }), dir);
+    expect(fine.out!.systemMessage).toBeUndefined();
+    expect(fine.out!.hookSpecificOutput!.updatedInput!.command).toContain(' --limit 5000ms -- ');
+  });
+
+  it('asks about the user\'s own command, not Warden\'s line around it, so the prompt and permission_denials name it', async () => {
+    const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash(ls:*)'] } } });
+    const { out } = await hook('claude-code', claudeInput('npm publish', { description: 'publish' }), dir);
+    expect(out!.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'warden: no Claude Code rule allows npm publish as written; approved, it runs as written, outside Warden' });
   });
 });
 

@@ -18,7 +18,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseDuration } from '../../shared/duration';
-import { resolveStateDir } from '../../client/state-dir';
+import { resolveStateDir, unsafeDirReason } from '../../client/state-dir';
 import { parseJsonc, valueOf } from '../setup/jsonc';
 import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, geminiRestriction, type Decision } from './rules';
 import { ruleWords } from './match';
@@ -102,11 +102,14 @@ export function whyUnusable(bin: string | null, env: NodeJS.ProcessEnv): string 
   const cli = [join(root, 'out', 'cli', 'dist', 'warden.mjs'), join(root, 'out', 'cli', 'current', 'warden.mjs'), join(root, 'src', 'cli', 'main.ts')];
   if (!cli.some((path) => existsSync(path))) return `its CLI is not built in ${root} (npm run build:cli)`;
   const stateDir = resolveStateDir(env);
-  // The nearest existing directory must let this user create or use the state dir.
+  // The nearest existing directory must let this user create or use the state dir, and be one Warden trusts
+  // (`warden run` refuses one another user owns or may write, as ssh refuses such a ~/.ssh).
   let dir = stateDir;
   for (let i = 0; i < 32; i++) {
     try {
       if (!statSync(dir).isDirectory()) return `its state dir ${stateDir} is not a directory`;
+      const unsafe = dir === stateDir ? unsafeDirReason(dir) : unsafeDirReason(dir, stateDir);
+      if (unsafe !== null) return unsafe.replace(/; Warden will not use it\..*$/s, '');
       accessSync(dir, constants.W_OK | constants.X_OK);
       return null;
     } catch (error) {
@@ -163,6 +166,21 @@ const DEFAULT_YIELD_MS: Record<Harness, number> = { 'claude-code': 50_000, codex
 /** Claude Code stops a Bash call at its timeout; the client must outlast the yield, the stop sequence and the answer. */
 const CLAUDE_MIN_TIMEOUT_MS = 90_000;
 const CLAUDE_MAX_TIMEOUT_MS = 600_000;
+/** The longest limit `warden run` takes (shared/schemas.ts MAX_RUN_LIMIT_MS, not imported: it would bring zod into the hook). */
+export const WARDEN_MAX_LIMIT_MS = 10 * 365 * 24 * 3_600_000;
+
+/** The longest timeout the harness itself gives a shell call: Claude Code's BASH_MAX_TIMEOUT_MS (10 min unless set); Warden's own longest limit elsewhere. */
+export function harnessMaxTimeoutMs(harness: Harness, env: NodeJS.ProcessEnv): number {
+  if (harness !== 'claude-code') return WARDEN_MAX_LIMIT_MS;
+  const set = Number(env.BASH_MAX_TIMEOUT_MS);
+  return Number.isFinite(set) && set > 0 ? Math.min(set, WARDEN_MAX_LIMIT_MS) : CLAUDE_MAX_TIMEOUT_MS;
+}
+
+function formatMs(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
 
 function notice(harness: Harness, message: string): HookAnswer {
   // Every harness shows systemMessage to the user; the command itself goes on unchanged.
@@ -229,6 +247,11 @@ export async function runHook(harness: Harness, args: { limit: string; yieldMs?:
     if (decision === 'deny') {
       return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } })}\n`, exitCode: 0 };
     }
+    // What a person is asked about, and what a refusal records (permission_denials), is their own command, not
+    // Warden's line around it: asked, the command goes unchanged and, once approved, runs as written.
+    if (decision === 'ask') {
+      return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: `warden: ${reason}; approved, it runs as written, outside Warden` } })}\n`, exitCode: 0 };
+    }
   }
   if (harness === 'codex') {
     const codexHome = context.env.CODEX_HOME || join(context.home, '.codex');
@@ -262,19 +285,23 @@ export async function runHook(harness: Harness, args: { limit: string; yieldMs?:
   if (why !== null || context.bin === null) return notice(harness, `Warden cannot run here (${why ?? 'no package'}); the command runs as it was, without Warden.`);
   const agent = context.agent();
   const background = toolInput.run_in_background === true || toolInput.is_background === true;
-  const timeout = typeof toolInput.timeout === 'number' && toolInput.timeout > 0 ? toolInput.timeout : undefined;
+  const asked = typeof toolInput.timeout === 'number' && Number.isFinite(toolInput.timeout) && toolInput.timeout > 0 ? toolInput.timeout : undefined;
+  // A timeout past what the harness itself allows (a model's 1e20) is the harness's maximum, said to the user.
+  const maxTimeout = harnessMaxTimeoutMs(harness, context.env);
+  const timeout = asked === undefined ? undefined : Math.min(asked, maxTimeout);
+  const capped = asked !== undefined && asked > maxTimeout ? `the call's timeout (${asked} ms) is past ${harness === 'claude-code' ? "Claude Code's own maximum" : "Warden's longest limit"}, so the run's limit is ${formatMs(maxTimeout)}` : null;
   const yieldMs = background ? undefined : (args.yieldMs ?? DEFAULT_YIELD_MS[harness]);
   const line = wardenLine({ node: context.node, bin: context.bin, command, ...(timeout !== undefined ? { limitMs: timeout } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(agent ? { ownerPid: agent.pid } : {}), defaultLimit: args.limit });
   const updated: Record<string, unknown> = { ...toolInput, command: line };
 
   if (harness === 'claude-code') {
     if (!background) updated.timeout = Math.min(CLAUDE_MAX_TIMEOUT_MS, Math.max(timeout ?? 0, CLAUDE_MIN_TIMEOUT_MS, (yieldMs ?? 0) + 40_000));
-    return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `warden: ${reason}`, updatedInput: updated } })}\n`, exitCode: 0 };
+    return { stdout: `${JSON.stringify({ ...(capped ? { systemMessage: `warden: ${capped}.` } : {}), hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `warden: ${reason}`, updatedInput: updated } })}\n`, exitCode: 0 };
   }
   if (harness === 'codex') {
-    return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: updated } })}\n`, exitCode: 0 };
+    return { stdout: `${JSON.stringify({ ...(capped ? { systemMessage: `warden: ${capped}.` } : {}), hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: updated } })}\n`, exitCode: 0 };
   }
-  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updated } })}\n`, exitCode: 0 };
+  return { stdout: `${JSON.stringify({ ...(capped ? { systemMessage: `warden: ${capped}.` } : {}), hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updated } })}\n`, exitCode: 0 };
 }
 
 /** Parses `warden hook` arguments; a usage problem is a string. */
