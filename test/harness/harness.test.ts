@@ -361,6 +361,17 @@ for (const { name, pinned, cases } of TARGETS) {
       expect((await showRun(box, runs[0]!.id)).stdout).toBe('first-part\nsecond-part\n');
     }, CASE_MS);
 
+    // Codex's exec_command returns to the model after the call's yield_time_ms (here 2 s, below the hook's 6 s);
+    // its hook input lacks it, so the hook reads the call from Codex's transcript and yields before it.
+    it.runIf(has('hook-yield') && name === 'codex')("the shell hook: a yield shorter than the hook's answers within the call's yield_time_ms", async (context) => {
+      const { box, results, info } = await play(context, [{ shell: 'echo first-part; sleep 9; echo second-part', timeoutMs: 2000 }, { text: 'Yielded.' }], { shell: true });
+      const first = mcpResult(results, 0).text;
+      // Before: "Process running with session ID ..." and an empty chunk, nothing of Warden.
+      sees(first, 'first-part', info);
+      sees(first, /<next>"[^"]+" "[^"]+warden\.mjs" wait [0-9a-f]{12} --format shell-results/, info);
+      expect((await history(box)).length, info).toBe(1);
+    }, CASE_MS);
+
     // Only Claude Code's shell tool takes a timeout (Bash's timeout, in ms); Codex's exec_command and Gemini's run_shell_command have none.
     it.runIf(has('hook-timeout') && name === 'claude-code')("the shell hook: the harness's own 2 s timeout becomes Warden's limit", async (context) => {
       const { box, results, info } = await play(context, [{ shell: 'echo begun; sleep 30', timeoutMs: 2000 }, { text: 'It timed out.' }], { shell: true });

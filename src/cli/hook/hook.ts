@@ -21,6 +21,7 @@ import { parseDuration } from '../../shared/duration';
 import { resolveStateDir, unsafeDirReason } from '../../client/state-dir';
 import { parseJsonc, valueOf } from '../setup/jsonc';
 import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, geminiRestriction, type Decision } from './rules';
+import { askedYieldMs, codexYieldMs, readTail } from './codex-yield';
 import { ruleWords } from './match';
 import { shQuote } from './shell';
 import { loadBashGrammar } from './bash-grammar';
@@ -290,7 +291,12 @@ export async function runHook(harness: Harness, args: { limit: string; yieldMs?:
   const maxTimeout = harnessMaxTimeoutMs(harness, context.env);
   const timeout = asked === undefined ? undefined : Math.min(asked, maxTimeout);
   const capped = asked !== undefined && asked > maxTimeout ? `the call's timeout (${asked} ms) is past ${harness === 'claude-code' ? "Claude Code's own maximum" : "Warden's longest limit"}, so the run's limit is ${formatMs(maxTimeout)}` : null;
-  const yieldMs = background ? undefined : (args.yieldMs ?? DEFAULT_YIELD_MS[harness]);
+  let yieldMs = background ? undefined : (args.yieldMs ?? DEFAULT_YIELD_MS[harness]);
+  if (harness === 'codex' && yieldMs !== undefined && typeof input.transcript_path === 'string' && typeof input.tool_use_id === 'string') {
+    // The call's own yield_time_ms, from Codex's transcript; a --yield given to the hook stays the longest.
+    const fitted = codexYieldMs(askedYieldMs(readTail(input.transcript_path), input.tool_use_id), DEFAULT_YIELD_MS.codex);
+    yieldMs = args.yieldMs === undefined ? fitted : Math.min(args.yieldMs, fitted);
+  }
   const line = wardenLine({ node: context.node, bin: context.bin, command, ...(timeout !== undefined ? { limitMs: timeout } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(agent ? { ownerPid: agent.pid } : {}), defaultLimit: args.limit });
   const updated: Record<string, unknown> = { ...toolInput, command: line };
 

@@ -1,0 +1,56 @@
+// Codex's yield_time_ms, read back from its session transcript, and the
+// yield Warden answers with so Codex's model sees Warden's answer.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { askedYieldMs, codexYieldMs, readTail } from './codex-yield';
+
+const call = (callId: string, args: unknown, type = 'function_call') => JSON.stringify({ timestamp: 't', type: 'response_item', payload: { type, name: 'exec_command', arguments: typeof args === 'string' ? args : JSON.stringify(args), call_id: callId } });
+
+describe('askedYieldMs', () => {
+  it.each<[string, string, number | undefined]>([
+    [call('call_1', { cmd: 'x', yield_time_ms: 2000 }), 'call_1', 2000],
+    [call('call_1', { cmd: 'x' }), 'call_1', undefined],
+    [call('call_1', { cmd: 'x', yield_time_ms: 2000 }), 'call_2', undefined],
+    [[call('call_1', { yield_time_ms: 1000 }), call('call_2', { yield_time_ms: 3000 })].join('\n'), 'call_1', 1000],
+    [[call('call_1', { yield_time_ms: 1000 }), call('call_1', { yield_time_ms: 5000 })].join('\n'), 'call_1', 5000],
+    [call('call_1', { yield_time_ms: 2000 }, 'function_call_output'), 'call_1', undefined],
+    [call('call_1', { yield_time_ms: '2000' }), 'call_1', undefined],
+    [call('call_1', { yield_time_ms: -1 }), 'call_1', undefined],
+    [call('call_1', { yield_time_ms: 0 }), 'call_1', 0],
+    [call('call_1', '{not json'), 'call_1', undefined],
+    [`{"cut line "call_id":"call_1" "function_call"\n${call('call_1', { yield_time_ms: 700 })}`, 'call_1', 700],
+    ['', 'call_1', undefined],
+  ])('%#', (text, callId, expected) => expect(askedYieldMs(text, callId)).toBe(expected));
+});
+
+describe('codexYieldMs', () => {
+  it.each<[number | undefined, number]>([
+    [undefined, 6000],
+    [10_000, 6000],
+    [12_000, 7200],
+    [30_000, 18_000],
+    [300_000, 50_000],
+    [8000, 4000],
+    [5000, 1000],
+    [2000, 250],
+    [0, 250],
+  ])('asked %s', (asked, expected) => expect(codexYieldMs(asked, 6000)).toBe(expected));
+});
+
+describe('readTail', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wtail-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it('reads a small file whole, the end of a large one, and nothing of a missing one', () => {
+    writeFileSync(join(dir, 'small'), 'abc\n');
+    expect(readTail(join(dir, 'small'))).toBe('abc\n');
+    writeFileSync(join(dir, 'large'), `${'x'.repeat(300 * 1024)}END`);
+    const tail = readTail(join(dir, 'large'));
+    expect(tail.length).toBe(256 * 1024);
+    expect(tail.endsWith('END')).toBe(true);
+    expect(readTail(join(dir, 'missing'))).toBe('');
+    expect(readTail(dir)).toBe('');
+  });
+});
