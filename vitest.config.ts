@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Marks the suite's processes, and fails the run on any a test left running (test/kit/leftovers.ts).
+    globalSetup: ['test/kit/vitest-global.ts'],
     // A safety net: a background host a test's warden command started exits soon by itself
     // (tests stop theirs; see src/cli/testkit.ts).
     env: { WARDEN_HOST_IDLE: '30s' },
