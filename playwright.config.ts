@@ -17,6 +17,9 @@ export default defineConfig({
   retries: 0,
   timeout: 120_000,
   outputDir: 'test-results/playwright',
+  // Marks the suite's processes, and fails the run on any a spec left running (test/kit/leftovers.ts).
+  globalSetup: './test/kit/playwright-setup.ts',
+  globalTeardown: './test/kit/playwright-teardown.ts',
   reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     browserName: 'chromium',

@@ -4,10 +4,14 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'runtime/**/*.test.ts'],
     // e2e/ is Playwright Test's (playwright.config.ts, `npm run test:e2e`).
-    // Real processes and real signals: give slow machines room, never assert speed here.
-    testTimeout: 60_000,
-    hookTimeout: 30_000,
+    // Real processes and real signals: give slow machines room, never assert speed here. A hang
+    // guard only: a test waits on events or progress (test/kit/until.ts), and a loaded 2-core
+    // machine can run one ten times slower than a quiet one.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
     pool: 'forks',
+    // Marks the suite's processes, and fails the run on any a test left running (test/kit/leftovers.ts).
+    globalSetup: ['test/kit/vitest-global.ts'],
     // A safety net: a background host a test's warden command started exits soon by itself
     // (tests stop theirs; see src/cli/testkit.ts).
     env: { WARDEN_HOST_IDLE: '30s' },

@@ -34,4 +34,5 @@ const DECISION_TESTS = [
 ];
 
 // Not mergeConfig: it would append this include to the base's (every test).
-export default defineConfig({ ...base, test: { ...base.test, include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : DECISION_TESTS } });
+// No leftover check (test/kit/vitest-global.ts): a mutant may leave processes, and the namespace ends them all with Stryker.
+export default defineConfig({ ...base, test: { ...base.test, globalSetup: [], include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : DECISION_TESTS } });

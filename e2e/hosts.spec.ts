@@ -12,7 +12,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { controlPath } from '../src/client/remotes';
 import { masterPid, startSshd, type Sshd } from '../src/cli/sshd-testkit';
 import { stopBackgroundHosts } from '../src/cli/testkit';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, choose, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForText, type Harness } from './harness';
 
 const skip = skipReason('hosts');
@@ -57,11 +57,22 @@ test.describe('Runs across hosts (web mode)', () => {
     await h?.onTestEnd(testInfo);
   });
   test.afterAll(async () => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
+    // The ssh session (ControlMaster) the host shares with box persists after the host, and its
+    // control socket lies in the state dir that close() removes: its pid is read first, and it is
+    // ended once the host is gone (before that, the host would open another), so that it closes
+    // its sshd session too.
+    const master = sshd && h ? masterPid(sshd.ssh, controlPath(h.stateDir, 'box')!) : null;
     await h?.close();
     if (!sshd) return;
-    const master = masterPid(sshd.ssh, controlPath(h.stateDir, 'box')!);
-    if (master !== null) process.kill(master, 'SIGTERM');
+    if (master !== null) {
+      try {
+        process.kill(master, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+      await waitFor('the ssh ControlMaster to exit', () => !existsSync(`/proc/${master}`) || /\) Z/.test(readFileSync(`/proc/${master}/stat`, 'latin1')), WAIT_MS);
+    }
     await sshd.stop();
     await stopBackgroundHosts([sshd.remoteStateDir]);
     for (const dir of [sshd.dir, sshd.remoteStateDir]) rmSync(dir, { recursive: true, force: true });

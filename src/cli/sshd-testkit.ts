@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { noteSuitePort } from '../../test/kit/leftovers';
 import { WARDEN_BIN } from './testkit';
 
 export const SSHD = '/usr/sbin/sshd';
@@ -76,6 +77,8 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
   keygen(join(dir, 'user_key'));
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'user_key.pub')), { mode: 0o600 });
   const port = await freePort();
+  // Its sessions rewrite their command lines over the suite's marker: the port tells them apart after the suite.
+  noteSuitePort(port);
   const config = join(dir, 'sshd_config');
   writeFileSync(
     config,

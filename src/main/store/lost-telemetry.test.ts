@@ -14,7 +14,8 @@ import { attachRecorder } from './recorder';
 import { insertEvent, upsertRun } from './rows';
 import { all, run, transaction, value } from './sql';
 import { openStore, type HistoryStore } from './store';
-import { fakeResult, removeTempDirs, startChild, tempStateDir, until, type Child } from './store-testkit';
+import { fakeResult, removeTempDirs, startChild, tempStateDir, type Child } from './store-testkit';
+import { until } from '../../../test/kit/until';
 
 const children: Child[] = [];
 const cleanups: (() => unknown)[] = [];
@@ -45,19 +46,33 @@ function expectOrdered(points: TelemetryPoint[]): void {
   for (let i = 1; i < points.length; i++) expect(points[i]![0], `point ${i} of ${JSON.stringify(points.map((p) => p[0]))}`).toBeGreaterThan(points[i - 1]![0]);
 }
 
-// About 16 MiB more every 0.4 s, twelve times, then idle: a ramp the sampler (2 Hz) sees step by step.
-const RAMP = 'import time\nprint("ready", flush=True)\nb = []\nfor i in range(12):\n    b.append(bytearray(16 << 20))\n    time.sleep(0.4)\ntime.sleep(300)';
+// About 16 MiB more every 0.4 s, twelve times, then idle: a ramp the sampler (2 Hz) sees step by
+// step. It begins when the test creates the file `gate`: once the history holds the run small.
+const ramp = (gate: string) =>
+  `import os, time\nprint("ready", flush=True)\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.02)\nb = []\nfor i in range(12):\n    b.append(bytearray(16 << 20))\n    time.sleep(0.4)\ntime.sleep(300)`;
+
+const rssOf = (points: TelemetryPoint[]) => points.map((p) => p[2]);
 
 describe.skipIf(DEFAULT_PROC_ROOT === null)('a live run\'s telemetry in the history', () => {
   it('keeps the series of a run whose host was killed with SIGKILL, up to the peak it stored, as the lost run\'s telemetry', async () => {
     const dir = tempStateDir();
-    const host = startChild(['host', dir, JSON.stringify({ code: RAMP })]);
+    const gate = join(dir, 'ramp-now');
+    const host = startChild(['host', dir, JSON.stringify({ code: ramp(gate) })]);
     children.push(host);
     const { runs } = await host.nextJson<{ runs: string[] }>();
     const id = runs[0]!;
     const reader = open(dir);
-    // Mid-ramp: past five steps (80 MiB and the interpreter), a few seconds in.
-    await until(() => (reader.get(id)?.peak?.rssBytes ?? 0) > 90 * 2 ** 20, 20_000, 'the run to pass 90 MiB');
+    // Waited on, not timed: two seconds of the run small in the history (its first second is
+    // over), then the ramp, until the history holds a third point and the run past 90 MiB (five
+    // steps and the interpreter), at least two steps above the first point.
+    const live = () => readLiveSeries(reader.db, id)?.points ?? [];
+    await until('two points of the run before its ramp', () => live().length >= 2);
+    writeFileSync(gate, '');
+    await until(
+      'the ramp past 90 MiB in the history',
+      () => live().length >= 3 && (reader.get(id)?.peak?.rssBytes ?? 0) > 90 * 2 ** 20 && Math.max(...rssOf(live())) >= live()[0]![2] + 32 * 2 ** 20,
+      { progress: () => [live().length, reader.get(id)?.peak?.rssBytes] },
+    );
     host.proc.kill('SIGKILL');
     await host.exited;
     children.splice(children.indexOf(host), 1);
@@ -97,8 +112,10 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('a live run\'s telemetry in the hist
     const gate = join(dir, 'end-now');
     const script = `import os, time\nb = []\nfor i in range(4):\n    b.append(bytearray(8 << 20))\n    time.sleep(0.4)\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.05)`;
     const snapshot = supervisor.start({ argv: ['python3', '-c', script] });
-    // Live: the chunks are in the history, and its readers see none of them.
-    await until(() => (readLiveSeries(store.db, snapshot.id)?.points.length ?? 0) >= 3, 20_000, 'three points stored live');
+    // Live: the chunks are in the history, and its readers see none of them. Waited on (the run
+    // goes on until the gate): three points, the ramp's top among them.
+    const live = () => readLiveSeries(store.db, snapshot.id)?.points ?? [];
+    await until('three points stored live, the ramp among them', () => live().length >= 3 && Math.max(...rssOf(live())) > 32 * 2 ** 20, { progress: () => live().length });
     expect(chunkRows(store, snapshot.id)).toBeGreaterThan(0);
     expect(store.events(snapshot.id).some((e) => e.kind === LIVE_TELEMETRY_EVENT)).toBe(false);
     writeFileSync(gate, '');

@@ -9,8 +9,11 @@ import type { StoreWriteError } from './errors';
 import { attachRecorder } from './recorder';
 import { all, value } from './sql';
 import { openStore, type HistoryStore } from './store';
-import { removeTempDirs, tempStateDir, until } from './store-testkit';
+import { removeTempDirs, tempStateDir } from './store-testkit';
 import Libsql from 'libsql';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { until } from '../../../test/kit/until';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -49,8 +52,14 @@ describe('recording runs', () => {
   });
 
   it('keeps when each piece of output came, so both streams can be read in the order they were written', async () => {
-    const { store, supervisor } = setup();
-    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in 1 2 3; do echo out$i; sleep 0.15; echo err$i >&2; sleep 0.15; done'] });
+    const { dir, store, supervisor } = setup();
+    // Each piece waits until the engine has read the one before (the test opens its gate then),
+    // so no two are ever read as one chunk, however late a loaded machine reads them.
+    const script = 'for i in 1 2 3; do sleep 0.15; echo out$i; until [ -e "$1/out$i" ]; do sleep 0.01; done; sleep 0.15; echo err$i >&2; until [ -e "$1/err$i" ]; do sleep 0.01; done; done';
+    const snapshot = supervisor.start({ argv: ['bash', '-c', script, 'pieces', dir] });
+    supervisor.subscribe((e) => {
+      if (e.type === 'output' && e.runId === snapshot.id) writeFileSync(join(dir, e.text.trim()), '');
+    });
     await supervisor.wait(snapshot.id);
     const event = store.events(snapshot.id).find((e) => e.kind === 'output-times')!;
     const marks = (event.detail as { marks: [number, number, number][] }).marks;
@@ -62,9 +71,22 @@ describe('recording runs', () => {
   });
 
   it("keeps the sampler's CPU, memory and process count over the run as its telemetry", async () => {
-    const { store, supervisor } = setup();
-    // Grows by about 20 MB every 0.3 s, in a child, for about 2 s: several samples at 2 Hz.
-    const snapshot = supervisor.start({ argv: ['bash', '-c', `python3 -c 'import time\nb = []\nfor i in range(7):\n    b.append(bytearray(20_000_000)); time.sleep(0.3)'; true`] });
+    const { dir, store, supervisor } = setup();
+    // Grows by about 20 MB every 0.3 s, in a child, for about 2 s, once the sampler has seen it
+    // small, and ends once the sampler has seen it grown: the series holds both, however late a
+    // loaded machine takes its samples.
+    const grow = join(dir, 'grow');
+    const end = join(dir, 'end');
+    const script = `import os, time\ndef wait(path):\n    while not os.path.exists(path): time.sleep(0.02)\nwait(${JSON.stringify(grow)})\nb = []\nfor i in range(7):\n    b.append(bytearray(20_000_000)); time.sleep(0.3)\nwait(${JSON.stringify(end)})`;
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'python3 -c "$1"; true', 'ramp', script] });
+    const sampled: number[] = [];
+    supervisor.subscribe((e) => {
+      if (e.type === 'tree' && e.runId === snapshot.id && e.snapshot.processes >= 2) sampled.push(e.snapshot.rssBytes);
+    });
+    await until('a sample of the run before it grows', () => sampled.length > 0);
+    writeFileSync(grow, '');
+    await until('a sample of the run grown by 140 MB', () => Math.max(...sampled) > sampled[0]! + 140_000_000, { progress: () => sampled.length });
+    writeFileSync(end, '');
     await supervisor.wait(snapshot.id);
     const events = store.events(snapshot.id).filter((e) => e.kind === 'telemetry');
     expect(events).toHaveLength(1);
@@ -81,7 +103,7 @@ describe('recording runs', () => {
     const { store, supervisor } = setup();
     const snapshot = supervisor.start({ argv: ['python3', '-c', 'import time\nb = bytearray(60_000_000)\ntime.sleep(30)'] });
     // Live: the stored row (the list's figure, and the snapshot recovery makes a lost run from) has the sampler's peak.
-    await until(() => (store.get(snapshot.id)?.peak?.rssBytes ?? 0) > 60_000_000, 10_000, 'the peak so far to be stored');
+    await until('the peak so far to be stored', () => (store.get(snapshot.id)?.peak?.rssBytes ?? 0) > 60_000_000);
     expect(store.get(snapshot.id)?.state).toBe('running');
     expect(store.get(snapshot.id)?.peak?.processes).toBeGreaterThanOrEqual(1);
     expect(store.list({ state: 'live' }).runs.find((r) => r.id === snapshot.id)?.peakRssBytes).toBeGreaterThan(60_000_000);
@@ -92,15 +114,18 @@ describe('recording runs', () => {
   });
 
   it('stores output as it comes, in batches: few rows for many chunks', async () => {
-    const { store, supervisor } = setup({ flushIntervalMs: 100 });
-    // 400 lines, each written and flushed apart: hundreds of chunks.
+    const { dir, store, supervisor } = setup({ flushIntervalMs: 100 });
+    // 400 lines, each written and flushed apart: hundreds of chunks. Then it waits for the test
+    // (not for a time): the run is live for as long as the test looks at it.
+    const gate = join(dir, 'end-now');
     const began = performance.now();
-    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in $(seq 1 400); do echo "line $i"; sleep 0.002; done; sleep 1'] });
+    const snapshot = supervisor.start({ argv: ['bash', '-c', 'for i in $(seq 1 400); do echo "line $i"; sleep 0.002; done; until [ -e "$1" ]; do sleep 0.05; done', 'loop', gate] });
     let chunks = 0;
     const off = supervisor.subscribe((e) => {
       if (e.type === 'output' && e.runId === snapshot.id) chunks++;
     });
-    await until(() => (store.get(snapshot.id)?.stdout ?? '').includes('line 400'), 10_000, 'the last line to be stored');
+    // However slowly a loaded machine runs the loop: the wait goes on while lines come.
+    await until('the last line to be stored', () => (store.get(snapshot.id)?.stdout ?? '').includes('line 400'), { progress: () => chunks });
     off();
     // At most one batch per flush interval, however slowly a loaded machine runs
     // the loop (the loop's own pace decides how many intervals it spans).
@@ -109,6 +134,7 @@ describe('recording runs', () => {
     expect(chunks).toBeGreaterThan(rows.length);
     expect(rows.length).toBeLessThanOrEqual(intervals);
     expect(store.get(snapshot.id)?.state).toBe('running');
+    writeFileSync(gate, '');
     const result = await supervisor.wait(snapshot.id);
     // A read through the store finds the end (written after the answer, writer row 4): one final row.
     expect(store.get(snapshot.id)?.stdout).toBe(result.stdout);
@@ -116,12 +142,13 @@ describe('recording runs', () => {
   });
 
   it('stores output over the cap capped with its marker, live and at the end', async () => {
-    const { store, supervisor } = setup({ liveCapChars: 1000, flushIntervalMs: 50 });
-    // 16,010 characters, then wait: live storage keeps the first 500 and a moving tail.
+    const { dir, store, supervisor } = setup({ liveCapChars: 1000, flushIntervalMs: 50 });
+    // 16,010 characters, then wait for the test: live storage keeps the first 500 and a moving tail.
     // seq writes in 4 KiB blocks: chunks far bigger than the 500-character tail.
-    const script = 'seq -f "x%06g" 1000 2999; echo tail-mark; sleep 0.6';
-    const snapshot = supervisor.start({ argv: ['bash', '-c', script], outputCapChars: 2000 });
-    await until(() => (store.get(snapshot.id)?.stdout ?? '').includes('tail-mark'), 10_000, 'the tail to be stored');
+    const gate = join(dir, 'end-now');
+    const script = 'seq -f "x%06g" 1000 2999; echo tail-mark; until [ -e "$1" ]; do sleep 0.05; done';
+    const snapshot = supervisor.start({ argv: ['bash', '-c', script, 'cap', gate], outputCapChars: 2000 });
+    await until('the tail to be stored', () => (store.get(snapshot.id)?.stdout ?? '').includes('tail-mark'));
     const live = store.get(snapshot.id)!;
     expect(live.stdout.startsWith('x001000\nx001001\n')).toBe(true);
     expect(live.stdout).toMatch(/\n\[warden: [\d,]+ characters dropped here\]\n/);
@@ -131,6 +158,8 @@ describe('recording runs', () => {
     expect(stored).toBeGreaterThanOrEqual(1000);
     expect(live.stdoutTruncated + stored).toBe(2000 * 8 + 'tail-mark\n'.length);
     expect(live.stdout.endsWith('x002999\ntail-mark\n')).toBe(true);
+    expect(live.state).toBe('running');
+    writeFileSync(gate, '');
     const result = await supervisor.wait(snapshot.id);
     expect(result.stdoutTruncated).toBeGreaterThan(0);
     const ended = store.get(snapshot.id)!;
@@ -153,12 +182,15 @@ describe('recording runs', () => {
   });
 
   it('records a limit extension in the timeline; the live row and the ended run show the new limit', async () => {
-    const { store, supervisor } = setup();
+    const { store, supervisor, recorder } = setup();
     const snapshot = supervisor.start({ argv: ['sleep', '30'], limitMs: 1000 });
     expect(store.get(snapshot.id)?.limitMs).toBe(1000);
     supervisor.extend(snapshot.id, 500);
-    // Live: the timeline entry, and the row's limit (in the list and the stored snapshot).
-    await until(() => store.events(snapshot.id).some((e) => e.kind === 'limit-extended'), 5000, 'the extension to be stored');
+    // Live: the timeline entry, and the row's limit (in the list and the stored snapshot). Written
+    // now, in the same turn as the extension, so the run is live whatever the machine's pace (the
+    // deadline cannot fire in between); the batch's timing is the next tests'.
+    expect(recorder.flush()).toBe(true);
+    expect(store.events(snapshot.id).some((e) => e.kind === 'limit-extended')).toBe(true);
     expect(store.get(snapshot.id)).toMatchObject({ state: 'running', limitMs: 1500 });
     expect(store.list({ state: 'live' }).runs.find((r) => r.id === snapshot.id)?.limitMs).toBe(1500);
     const result = await supervisor.wait(snapshot.id);
@@ -211,7 +243,7 @@ describe('failing storage', () => {
     expect(result.verdict).toBe('completed');
     expect(result.stdout.length).toBe(300_006);
     // Whole it does not fit; cut (its first and last 16,384 characters, or none) it does, with a note saying so.
-    await until(() => store.get(snapshot.id)?.state === 'ended', 5000, 'the cut result');
+    await until('the cut result', () => store.get(snapshot.id)?.state === 'ended');
     const stored = store.get(snapshot.id)!;
     expect(stored.verdict).toBe('completed');
     expect(stored.stdout).toContain(droppedMarker(stored.stdoutTruncated));
@@ -273,7 +305,7 @@ describe('failing storage', () => {
     // A run started after the failure is supervised as usual.
     const second = await supervisor.wait(supervisor.start({ argv: ['true'] }).id);
     expect(second.verdict).toBe('completed');
-    await until(() => errors.length >= 2, 5000, 'reported errors');
+    await until('reported errors', () => errors.length >= 2);
     expect(errors.every((e) => e.code === 'CLOSED' && e.retryInMs !== null)).toBe(true);
     expect(errors[0]!.message).toContain('Supervision goes on.');
     const left = await recorder.close(100);

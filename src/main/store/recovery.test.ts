@@ -10,7 +10,8 @@ import { DEFAULT_PROC_ROOT } from '../supervisor/options';
 import { listScope } from '../supervisor/teardown';
 import { all, run } from './sql';
 import { openStore, type HistoryStore } from './store';
-import { alive, fakeResult, removeTempDirs, startChild, tempStateDir, until, type Child } from './store-testkit';
+import { alive, fakeResult, removeTempDirs, startChild, tempStateDir, type Child } from './store-testkit';
+import { until } from '../../../test/kit/until';
 
 const children: Child[] = [];
 const stray: number[] = [];
@@ -92,7 +93,7 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
     const report = await store.recoverLostRuns({ tearDown: true });
     expect(report.recovered.map((r) => r.id)).toEqual(info.runs);
     expect(report.recovered[0]!.found.map((p) => p.pid).sort()).toEqual(procs.map((p) => p.pid).sort());
-    await until(() => procs.every((p) => !alive(p.pid)), 10_000, "the interpreter and its child to end");
+    await until('the interpreter and its child to end', () => procs.every((p) => !alive(p.pid)));
     expect(store.get(info.runs[0]!)!.advice).toMatch(/torn down/);
   });
 
@@ -111,7 +112,7 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('recoverLostRuns', () => {
     expect(store.get(outputRun)?.state).toBe('running');
     const report = await store.recoverLostRuns({ tearDown: true });
     expect(report.recovered.map((r) => r.id).sort()).toEqual([...dead.runs].sort());
-    await until(() => !everyPid.some(alive), 5000, 'the marked processes to end');
+    await until('the marked processes to end', () => !everyPid.some(alive));
 
     const lost = store.get(outputRun)!;
     expect(lost).toMatchObject({ state: 'ended', verdict: 'lost', exitCode: null, signal: null });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../shared/result';
+import { PATIENCE_MS } from '../../../test/kit/until';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const TEST_HOST = join(here, 'test-host.ts');
@@ -102,10 +103,12 @@ export function startChild(args: string[], options: { uid?: number; env?: Record
   });
   proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  // After 'close' every line the child printed has been read: no line can still come.
+  const closed = new Promise<void>((resolve) => proc.on('close', () => resolve()));
   return {
     proc,
     exited,
-    nextJson<T>(timeoutMs = 30_000): Promise<T> {
+    nextJson<T>(timeoutMs = PATIENCE_MS): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`child printed nothing in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
         const take = (line: string) => {
@@ -120,7 +123,7 @@ export function startChild(args: string[], options: { uid?: number; env?: Record
         if (line !== undefined) take(line);
         else {
           waiters.push(take);
-          void exited.then(() => setTimeout(() => reject(new Error(`child exited; stderr: ${stderr}`)), 50));
+          void closed.then(() => reject(new Error(`child exited; stderr: ${stderr}`)));
         }
       });
     },
@@ -139,13 +142,5 @@ export function alive(pid: number): boolean {
     return !/^\d+ \(.*\) Z/.test(stat);
   } catch {
     return false;
-  }
-}
-
-export async function until(condition: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

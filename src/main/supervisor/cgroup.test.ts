@@ -14,6 +14,7 @@ import { killAdvice } from './advice';
 import { WardenInputError } from './options';
 import { detectMemoryBackend, flatKeyed, memoryBackendOnce, MemoryLimitUnavailable, oomReport, ownCgroupPath, parseMemory, requireMemoryBackend, type RunCgroup } from './cgroup';
 import { isDead, killLeftovers, waitDead } from './proc-testkit';
+import { until } from '../../../test/kit/until';
 import { judge } from './verdict';
 
 const MiB = 1024 * 1024;
@@ -206,14 +207,15 @@ afterEach(async () => {
     } catch {
       // not a cgroup any more
     }
-    for (const pid of procs.split('\n').filter(Boolean)) {
+    const pids = procs.split('\n').filter(Boolean).map(Number);
+    for (const pid of pids) {
       try {
-        process.kill(Number(pid), 'SIGKILL');
+        process.kill(pid, 'SIGKILL');
       } catch {
         // gone
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitDead(pids);
     try {
       for (const sub of readdirSync(path, { withFileTypes: true }).filter((d) => d.isDirectory())) rmdirSync(join(path, sub.name));
       rmdirSync(path);
@@ -351,9 +353,9 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     const child = spawn(cg.wrap(['bash', '-c', script, 'x', cg.path])[0]!, cg.wrap(['bash', '-c', script, 'x', cg.path]).slice(1), { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env });
     started.push(child.pid!);
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-    // Wait (bounded) until all 8 are in: bash, 5 sleeps, the escapee, the one in sub.
+    // Wait until all 8 are in: bash, 5 sleeps, the escapee, the one in sub.
     const inSub = () => readFileSync(join(cg.path, 'sub', 'cgroup.procs'), 'utf8').trim();
-    for (let i = 0; i < 300 && (cg.pids().length < 8 || inSub() === ''); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('all 8 processes in the cgroup', () => cg.pids().length >= 8 && inSub() !== '');
     const pids = cg.pids();
     expect(pids.length).toBe(8);
     expect(inSub()).not.toBe('');
@@ -370,7 +372,7 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     const cg = make('busy');
     const child = spawn(cg.wrap(['sleep', '300'])[0]!, cg.wrap(['sleep', '300']).slice(1), { detached: true, stdio: 'ignore', env });
     started.push(child.pid!);
-    for (let i = 0; i < 200 && cg.pids().length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('the sleep in the cgroup', () => cg.pids().length >= 1);
     expect(await cg.remove({ retryMs: 100 })).toBe(false);
     expect(existsSync(cg.path)).toBe(true);
     await cg.killAll();
@@ -389,7 +391,7 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     created.push(busyDir);
     const child = spawn('/bin/sh', ['-c', 'echo $$ > "$1/cgroup.procs" && exec sleep 300', 'x', busyDir], { detached: true, stdio: 'ignore', env });
     started.push(child.pid!);
-    for (let i = 0; i < 200 && readFileSync(join(busyDir, 'cgroup.procs'), 'utf8').trim() === ''; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('the sleep in the busy cgroup', () => readFileSync(join(busyDir, 'cgroup.procs'), 'utf8').trim() !== '');
 
     const sweep = await backend!.removeStaleCgroups();
     expect(sweep.removed).toEqual([stale]);

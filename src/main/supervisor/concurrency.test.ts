@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../shared/events';
 import { Harness } from './proc-testkit';
+import { PATIENCE_MS, within } from '../../../test/kit/until';
 
 let h: Harness;
 beforeEach(() => {
@@ -15,8 +16,8 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-/** Resolves at the first event matching `match`, or rejects after `guardMs`. */
-function nextEvent(match: (e: RunEvent) => boolean, guardMs = 10_000): Promise<RunEvent> {
+/** Resolves at the first event matching `match`, or rejects after `guardMs` (a hang guard). */
+function nextEvent(match: (e: RunEvent) => boolean, guardMs = PATIENCE_MS): Promise<RunEvent> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();
@@ -39,12 +40,12 @@ describe('many runs at once', () => {
       token,
       id: h.supervisor.start({
         // Both streams, from two writers, through real pipes, at the same time as 49 other runs.
+        // No time limit: on a loaded machine 50 runs at once take as long as they take.
         argv: ['bash', '-c', `yes ${token} | head -n ${lines} & yes err-${token} | head -n ${lines} >&2; wait`],
-        limitMs: 50_000,
       }).id,
     }));
     expect(new Set(started.map((s) => s.id)).size).toBe(50);
-    const results = await Promise.all(started.map((s) => h.result(s.id, 50_000)));
+    const results = await Promise.all(started.map((s) => h.result(s.id)));
     results.forEach((r, i) => {
       const { token, id } = started[i]!;
       expect(r.id).toBe(id);
@@ -69,7 +70,7 @@ describe('client stop, wait and events', () => {
     await nextEvent((e) => e.runId === id && e.type === 'output');
     const snapshot = h.supervisor.stop(id);
     expect(snapshot.id).toBe(id);
-    const r = await h.result(id, 15_000);
+    const r = await h.result(id);
     expect(r.verdict).toBe('stopped');
     expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'interrupt' });
     // SIGCONT follows at once; it is not recorded when the interrupt already ended the whole group (nothing left to receive it).
@@ -85,16 +86,17 @@ describe('client stop, wait and events', () => {
   });
 
   it('a forced stop goes straight to SIGKILL and is still stopped', async () => {
-    const { id } = h.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo up; sleep 30'] });
+    // A grace far longer than the test's patience: an interrupt first would show as a hang.
+    const { id } = h.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo up; sleep 30'], graceMs: 600_000 });
     await nextEvent((e) => e.runId === id && e.type === 'output');
     h.supervisor.stop(id, { force: true });
-    const r = await h.result(id, 15_000);
+    const r = await h.result(id);
     expect(r.verdict).toBe('stopped');
     expect(r.stop).toMatchObject({ reason: 'user', endedBy: 'kill' });
+    // At once, not after the grace (which the test could not have waited out), with no terminate step.
     const kill = r.stop!.signals.find((s) => s.signal === 'SIGKILL');
     expect(kill, JSON.stringify(r.stop)).toBeDefined();
-    // At once, not at the 5 s default grace (recorded times, loose bound).
-    expect(kill!.atMs - r.stop!.requestedAtMs).toBeLessThan(1_000);
+    expect(r.stop!.signals.map((s) => s.signal)).not.toContain('SIGTERM');
     expect(r.signal).toBe('SIGKILL');
     // Recorded as a force kill, at the time it was asked for.
     expect(r.stop!.forcedAtMs).toBe(kill!.atMs);
@@ -102,12 +104,7 @@ describe('client stop, wait and events', () => {
 
   it('wait(id, { timeoutMs: 100 }) on a running run returns its running snapshot; wait(id) the final result', async () => {
     const { id } = h.supervisor.start({ argv: ['sleep', '30'] });
-    const t0 = performance.now();
-    const snap = await Promise.race([
-      h.supervisor.wait(id, { timeoutMs: 100 }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('wait(id, { timeoutMs: 100 }) did not yield')), 5_000)),
-    ]);
-    expect(performance.now() - t0).toBeLessThan(5_000); // a hang guard only
+    const snap = await within('wait(id, { timeoutMs: 100 }) to yield', h.supervisor.wait(id, { timeoutMs: 100 }));
     expect(snap.id).toBe(id);
     expect(snap.state).toBe('running');
     expect(snap.verdict).toBeUndefined();
@@ -115,7 +112,7 @@ describe('client stop, wait and events', () => {
     expect(snap.exitCode).toBeNull();
     expect(h.supervisor.get(id)?.state).toBe('running');
     h.supervisor.stop(id);
-    const r = await h.result(id, 15_000);
+    const r = await h.result(id);
     expect(r.state).toBe('ended');
     expect(r.verdict).toBe('stopped');
   });
@@ -125,7 +122,7 @@ describe('client stop, wait and events', () => {
     const off = h.supervisor.subscribe((e) => events.push(e));
     const other = h.supervisor.start({ argv: ['bash', '-c', 'echo other run'] });
     const { id } = h.supervisor.start({ argv: ['bash', '-c', 'echo hello; echo oops >&2; sleep 30'], limitMs: 500, graceMs: 3_000 });
-    const r = await h.result(id, 15_000);
+    const r = await h.result(id);
     await h.result(other.id);
     off();
     // Tree samples come between started and ended whenever the sampler ticks; checked apart.
@@ -152,13 +149,11 @@ describe('client stop, wait and events', () => {
   });
 
   it('shutdown stops live runs with reason shutdown and returns their results', async () => {
-    const a = h.supervisor.start({ argv: ['sleep', '30'] });
-    const b = h.supervisor.start({ argv: ['bash', '-c', 'sleep 30'] });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const results = await Promise.race([
-      h.supervisor.shutdown(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('shutdown hung')), 15_000)),
-    ]);
+    const a = h.supervisor.start({ argv: ['bash', '-c', 'echo up; exec sleep 30'] });
+    const b = h.supervisor.start({ argv: ['bash', '-c', 'echo up; sleep 30'] });
+    // Both running their commands (each printed), not a fixed time after the start.
+    await Promise.all([a, b].map((run) => nextEvent((e) => e.runId === run.id && e.type === 'output')));
+    const results = await within('shutdown', h.supervisor.shutdown());
     expect(results.map((r) => r.id).sort()).toEqual([a.id, b.id].sort());
     for (const r of results) {
       expect(r.verdict).toBe('stopped');

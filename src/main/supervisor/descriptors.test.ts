@@ -121,9 +121,10 @@ describe('a teardown with no descriptor left', () => {
     const code = [
       `import { teardown } from ${JSON.stringify(join(__dirname, 'teardown.ts'))};`,
       "import { spawn } from 'node:child_process';",
-      "import { closeSync, openSync } from 'node:fs';",
+      "import { closeSync, openSync, readFileSync } from 'node:fs';",
       `const child = spawn('sleep', ['60'], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH, WARDEN_SCOPE: ${JSON.stringify(scope)} } });`,
-      'await new Promise((r) => setTimeout(r, 200));',
+      // Until the sleep runs (its environ, with the marker, is sleep's own), not a fixed time.
+      "while (readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim() !== 'sleep') await new Promise((r) => setTimeout(r, 10));",
       'const held = [];',
       "try { for (;;) held.push(openSync('/dev/null', 'r')); } catch {}",
       `const report = await teardown({ scope: ${JSON.stringify(scope)}, pgid: null, procRoot: '/proc', budgetMs: 1500, passGapMs: 100 });`,

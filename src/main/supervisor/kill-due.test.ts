@@ -18,7 +18,8 @@ describe('signal-sent carries when SIGKILL is due', () => {
     const supervisor = new Supervisor({ sampleRateHz: 0 });
     let id = '';
     const events = collect(supervisor, () => id);
-    id = supervisor.start({ argv: ['bash', '-c', "trap '' INT TERM; sleep 30"], limitMs: 300, graceMs: 1500, terminateAfterMs: 700 }).id;
+    // The limit leaves bash ample time to set its trap before the deadline's SIGINT.
+    id = supervisor.start({ argv: ['bash', '-c', "trap '' INT TERM; sleep 30"], limitMs: 1_000, graceMs: 1500, terminateAfterMs: 700 }).id;
     const result = await supervisor.wait(id);
     expect(result.stop?.endedBy).toBe('kill');
     const began = result.stop!.requestedAtMs;

@@ -3,13 +3,14 @@
 // nothing of the run's cgroup is left behind, and a limit that cannot be set
 // is refused rather than silently dropped.
 
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectMemoryBackend, memoryBackendOnce } from './cgroup';
 import type { RunResult } from '../../shared/result';
 import { Harness } from './proc-testkit';
+import { until } from '../../../test/kit/until';
 
 const detection = detectMemoryBackend();
 const available = detection.ok;
@@ -84,16 +85,18 @@ describe.skipIf(!available)('the peak of a run without a memory limit', () => {
   it("takes the cgroup's counter: a spike between two samples is in the peak, live and at the end", async () => {
     harness = new Harness();
     // 320 MiB held for 0.1 s: the sampler (twice a second) rarely sees it; the cgroup's counter always does.
-    const { id } = harness.supervisor.start({ argv: ['python3', '-c', 'import time\nb = bytearray(320 * 1024 * 1024)\ntime.sleep(0.1)\ndel b\nprint("freed", flush=True)\ntime.sleep(1.5)'] });
+    // Then it stays until the test has looked (a gate file), however slow the machine.
+    const gate = join(mkdtempSync(join(tmpdir(), 'warden-spike-')), 'end-now');
+    const code = `import os, time\nb = bytearray(320 * 1024 * 1024)\ntime.sleep(0.1)\ndel b\nprint("freed", flush=True)\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.02)`;
+    const { id } = harness.supervisor.start({ argv: ['python3', '-c', code] });
     // Live, once it freed the spike: its snapshot's peak so far.
-    let live: RunResult | null | undefined = null;
-    for (let i = 0; i < 200; i++) {
-      live = harness.supervisor.get(id);
-      if (live?.stdout.includes('freed')) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(live?.state).toBe('running');
-    expect(live?.peak?.rssBytes ?? 0).toBeGreaterThanOrEqual(320 * 1024 ** 2);
+    const live: RunResult = await until('the spike to be freed', () => {
+      const now = harness.supervisor.get(id);
+      return now?.stdout.includes('freed') ? now : undefined;
+    });
+    expect(live.state).toBe('running');
+    expect(live.peak?.rssBytes ?? 0).toBeGreaterThanOrEqual(320 * 1024 ** 2);
+    writeFileSync(gate, '');
     const r = await harness.result(id);
     expect(r.verdict).toBe('completed');
     expect(r.oom).toBeUndefined();
@@ -131,8 +134,7 @@ describe.skipIf(!available)('Python sessions with a memory limit', () => {
     const backend = memoryBackendOnce();
     const mine = () => (backend.ok ? readdirSync(backend.backend.parent).filter((name) => name.includes(`-session-${session}-`)) : []);
     // The cgroup goes once the interpreter's last process has left it: waited for, not guessed at.
-    for (let i = 0; i < 200 && mine().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(mine()).toEqual([]);
+    await until('the session\'s cgroup to go', () => mine().length === 0);
   });
 });
 

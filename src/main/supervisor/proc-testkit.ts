@@ -7,9 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { RunRequest } from '../../shared/request';
 import type { Proc, RunResult } from '../../shared/result';
 import { Supervisor, type SupervisorOptions } from './supervisor';
+import { PATIENCE_MS } from '../../../test/kit/until';
 
-/** Generous bound that only guards against a hang; never a speed assertion. */
-export const HANG_GUARD_MS = 20_000;
+/** Generous bound that only guards against a hang; never a speed assertion (test/kit/until.ts). */
+export const HANG_GUARD_MS = PATIENCE_MS;
 
 /**
  * State letter from /proc/PID/stat, or undefined when the process is gone.
@@ -36,8 +37,11 @@ export function isDead(pid: number): boolean {
   return state === undefined || state === 'Z' || state === 'X';
 }
 
-/** Waits (bounded) until every pid is dead; returns the ones still alive. */
-export async function waitDead(pids: number[], boundMs = 3_000): Promise<number[]> {
+/**
+ * Waits until every pid is dead; returns the ones still alive after `boundMs`
+ * (a hang guard: a process killed on a loaded machine may take a while to go).
+ */
+export async function waitDead(pids: number[], boundMs = HANG_GUARD_MS): Promise<number[]> {
   const end = performance.now() + boundMs;
   let alive = pids.filter((pid) => !isDead(pid));
   while (alive.length > 0 && performance.now() < end) {

@@ -2,6 +2,9 @@
 // (parent links, commands, RSS, an escaped setsid child marked), and the
 // peak figures in its result.
 
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcNode, ProcTreeSnapshot } from '../../shared/proc-tree';
 import { Harness } from './proc-testkit';
@@ -69,7 +72,14 @@ describe.skipIf(process.platform !== 'linux')('a run\'s process tree', () => {
       if (event.type === 'tree') snapshots.push(event.snapshot);
     });
     const session = `tree${process.pid}`;
-    const r = await harness.run({ code: 'import subprocess, time\nps = [subprocess.Popen(["sleep", "3"]) for _ in range(2)]\ntime.sleep(1)\n[p.kill() for p in ps]\n[p.wait() for p in ps]', session });
+    // The sleeps stay until the sampler has shown both (the test then opens the gate), not for a time a loaded machine's sampler might miss.
+    const gate = join(mkdtempSync(join(tmpdir(), 'warden-tree-')), 'seen');
+    const shown = (s: ProcTreeSnapshot) => walk(s.roots).filter((n) => n.command === 'sleep 3').length === 2;
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree' && shown(event.snapshot)) writeFileSync(gate, '');
+    });
+    const code = `import os, subprocess, time\nps = [subprocess.Popen(["sleep", "3"]) for _ in range(2)]\nwhile not os.path.exists(${JSON.stringify(gate)}):\n    time.sleep(0.02)\n[p.kill() for p in ps]\n[p.wait() for p in ps]`;
+    const r = await harness.run({ code, session });
     expect(r.verdict).toBe('completed');
     const interpreterPid = harness.supervisor.sessions().find((s) => s.name === session)!.pid;
     const full = snapshots.filter((s) => s.runId === r.id).find((s) => walk(s.roots).filter((n) => n.command === 'sleep 3').length === 2);

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listMarked, listScope, teardown, type TeardownTarget } from './teardown';
+import { until } from '../../../test/kit/until';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -26,18 +27,15 @@ afterEach(async () => {
  * moment later, which must not happen under the next case's held ones.
  */
 async function closedHere(path: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const holding = readdirSync('/proc/self/fd').some((fd) => {
+  await until(`${path} to be closed in this process`, () =>
+    !readdirSync('/proc/self/fd').some((fd) => {
       try {
         return readlinkSync(`/proc/self/fd/${fd}`) === path;
       } catch {
         return false; // closed meanwhile
       }
-    });
-    if (!holding) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${path} is still open in this process`);
+    }),
+  );
 }
 
 /** A /proc of its own: ns_last_pid, and processes added with `proc`. */

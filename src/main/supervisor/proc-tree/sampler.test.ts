@@ -17,6 +17,7 @@ import { ProcessSampler } from './sampler';
 import { readAllBounded } from '../procfs';
 import { cannotRunAs } from '../../store/store-testkit';
 import { all, newSampler, only } from './testkit';
+import { PATIENCE_MS, until } from '../../../../test/kit/until';
 
 // The real readAllBounded, watched: which environ and cmdline files a tick reads.
 vi.mock('../procfs', async (importOriginal) => {
@@ -37,7 +38,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const HAS_PROC = existsSync('/proc/self/stat');
 const HAS_PS = spawnSync('ps', ['-o', 'pid=', '-p', String(process.pid)]).status === 0;
 /** Bound on waiting for a test tree to report ready: guards a hang, never a speed assertion. */
-const READY_GUARD_MS = 20_000;
+const READY_GUARD_MS = PATIENCE_MS;
 /** Why the sampling-as-nobody test is skipped here (it needs root, setpriv, and a checkout nobody can read), or null. */
 const asNobody = existsSync('/usr/bin/setpriv') ? cannotRunAs(65534, join(HERE, 'sampler.ts')) : 'setpriv is not installed';
 if (asNobody) console.warn(`proc-tree/sampler.test.ts: sampling as nobody is skipped: ${asNobody}.`);
@@ -65,6 +66,16 @@ function ppidOf(pid: number): number | undefined {
   }
 }
 
+/** CPU time (utime + stime, stat's 14th and 15th fields) in clock ticks. */
+function cpuTicks(pid: number): number {
+  const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Clock ticks per second (getconf CLK_TCK): what /proc counts CPU time in. */
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
 function commOf(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'latin1').trim();
@@ -78,13 +89,6 @@ const isGone = (pid: number) => {
   return state === undefined || state === 'Z' || state === 'X';
 };
 
-async function until(what: string, condition: () => boolean, guardMs = 5_000): Promise<void> {
-  const end = performance.now() + guardMs;
-  while (!condition()) {
-    if (performance.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Every live process carrying a marker of this file's host id. */
 function pidsOfThisFile(): number[] {
@@ -390,18 +394,33 @@ describe.runIf(HAS_PROC)('ProcessSampler on real processes (/proc)', () => {
 
   it('measures CPU per process from tick to tick', async () => {
     const tree = await startTree('"$PYTHON" -c "$1" & echo "busy $!"; sleep 60 & echo "idle $!"; echo ready; wait', ['while True: pass']);
-    const sampler = newSampler();
+    const busyPid = tree.printed.busy![0]!;
+    const sampler = newSampler({ rateHz: 0.001 }); // no timer tick in between: only the ticks asked for
     sampler.track('r1', { rootPid: tree.pid, scope: tree.scope });
+    // The figure is checked against the loop's own CPU time (/proc), read around each of the two
+    // ticks: the ticks lie between those reads, so the figure lies between what the reads allow,
+    // whatever share of a core a loaded machine gives the loop.
+    const t0 = performance.now();
+    const c0 = cpuTicks(busyPid);
     await sampler.sample();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const t1 = performance.now();
+    const c1 = cpuTicks(busyPid);
+    // On, until the loop has run 40 ticks (0.4 s of CPU), not for a time.
+    await until('the loop to use 0.4 s of CPU', () => cpuTicks(busyPid) >= c1 + 40);
+    const t2 = performance.now();
+    const c2 = cpuTicks(busyPid);
     const snapshot = only(await sampler.sample(), 'r1');
+    const t3 = performance.now();
+    const c3 = cpuTicks(busyPid);
     const nodes = all(snapshot.roots);
-    const busy = nodes.find((n) => n.pid === tree.printed.busy![0])!;
+    const busy = nodes.find((n) => n.pid === busyPid)!;
     const idle = nodes.find((n) => n.pid === tree.printed.idle![0])!;
-    // Loose bounds: a shared machine gives the loop only part of a core.
-    expect(busy.cpuPercent).toBeGreaterThan(20);
-    expect(busy.cpuPercent).toBeLessThan(150);
-    expect(idle.cpuPercent).toBeLessThan(5);
+    // Percent of one core: ticks of 10 ms (CLK_TCK 100) over the window; one tick either side for the counters' rounding.
+    const tickMs = 1000 / CLK_TCK;
+    expect(busy.cpuPercent).toBeGreaterThanOrEqual((((c2 - c1 - 1) * tickMs) / (t3 - t0)) * 100);
+    expect(busy.cpuPercent).toBeLessThanOrEqual((((c3 - c0 + 1) * tickMs) / (t2 - t1)) * 100);
+    // The sleep used no CPU: at most a tick's rounding over a window of at least 0.4 s.
+    expect(idle.cpuPercent).toBeLessThanOrEqual(((1 * tickMs) / (t2 - t1)) * 100);
     expect(snapshot.cpuPercent).toBeCloseTo(nodes.reduce((sum, n) => sum + n.cpuPercent, 0), 6);
   });
 

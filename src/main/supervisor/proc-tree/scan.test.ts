@@ -287,9 +287,9 @@ describe('the sampler\'s small parts', () => {
       const big = Buffer.alloc(100_000, 7);
       writeFileSync(join(dir, 'big'), big);
       execFileSync('mkfifo', [fifo]); // opening it for reading waits for a writer that never comes
-      const started = performance.now();
-      const [small, whole, missing, hung] = await readAllBounded([join(dir, 'small'), join(dir, 'big'), join(dir, 'nothing'), fifo], 300);
-      expect(performance.now() - started).toBeLessThan(5_000); // bounded (guard only)
+      // A bound far above what the two files take even on a loaded machine; the FIFO never
+      // answers, so the call returns only by the bound (without it the test would hang).
+      const [small, whole, missing, hung] = await readAllBounded([join(dir, 'small'), join(dir, 'big'), join(dir, 'nothing'), fifo], 2_000);
       expect(small).toEqual(Buffer.from('a\0b\0'));
       expect(Buffer.isBuffer(whole) && whole.equals(big)).toBe(true);
       expect(missing).toBeUndefined();

@@ -13,6 +13,7 @@ import { startHost } from '../../host/host';
 import { LOST_UNSEEN } from '../../store/recovery';
 import { reaperOnce } from '../reaper';
 import { pythonHarness } from './testkit';
+import { until } from '../../../../test/kit/until';
 
 // Read as each interpreter starts: this file's sessions get no cgroup.
 const before = process.env.WARDEN_CGROUPS;
@@ -68,16 +69,16 @@ describe.skipIf(reaperOnce() === null)('a session without a cgroup', () => {
     host.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     let pids: number[] = [];
     try {
-      for (let i = 0; i < 400 && pids.length < 3; i++) {
-        await new Promise((r) => setTimeout(r, 50));
+      await until('the script to print its three escapees', () => {
         const lines = printed.split('\n').filter((l) => l.startsWith('out: '));
         pids = lines.length > 0 ? pidsOf(JSON.parse(lines[lines.length - 1]!.slice(5)) as string).map((p) => p.pid) : [];
-      }
+        return pids.length >= 3;
+      });
       expect(pids).toHaveLength(3);
       expect(pids.filter(isDead)).toEqual([]);
       host.kill('SIGKILL');
       await host.catch(() => undefined);
-      expect(await waitDead(pids, 1000)).toEqual([]);
+      expect(await waitDead(pids)).toEqual([]);
       // The next host records it lost, and says what its look could not see rather than "nothing left".
       const id = /id: (\w+)/.exec(printed)![1]!;
       const next = await startHost({ stateDir: dir, webRoot: null });

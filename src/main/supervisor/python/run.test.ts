@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Harness, isDead, waitDead } from '../proc-testkit';
-import { pythonHarness, sleep } from './testkit';
+import { until } from '../../../../test/kit/until';
+import { pythonHarness } from './testkit';
 import { readCoreSettings } from '../core-dump';
 
 const t = pythonHarness();
@@ -44,9 +45,14 @@ describe('ordinary endings', () => {
   });
 
   it('output a thread writes after its script ended goes to the next script, with a note (PROTOCOL.md)', async () => {
-    const r = await py({ code: 'import threading\nthreading.Timer(0.2, lambda: print("late", flush=True)).start()\nprint("on time")' });
+    // The thread prints once the test saw the script end (a gate), then says it did (another).
+    const ended = t.gate();
+    const printed = t.gate();
+    const late = `def late():\n    ${ended.waitPy.replace(/\n/g, '\n    ')}\n    print("late", flush=True)\n    ${printed.openPy}\n`;
+    const r = await py({ code: `import threading\n${late}threading.Thread(target=late).start()\nprint("on time")` });
     expect(r.stdout).toBe('on time\n');
-    await sleep(600);
+    ended.open();
+    await until('the thread to print', () => printed.isOpen);
     const next = await py({ code: 'print("next")' });
     expect(next.stdout).toBe('late\nnext\n');
     expect(next.notes.some((n) => n.includes("between the previous script's end and this script's start"))).toBe(true);

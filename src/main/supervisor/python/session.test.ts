@@ -12,18 +12,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../shared/result';
 import { Harness, isDead, waitDead } from '../proc-testkit';
-import { pythonHarness, sleep } from './testkit';
+import { until } from '../../../../test/kit/until';
+import { pythonHarness } from './testkit';
 
 const t = pythonHarness();
 const { py, pidOf } = t;
 
 describe('when the interpreter dies between scripts', () => {
   it('records it on the session and tells the next script, with the first step phrased "If it happens again"', async () => {
-    const r = await py({ code: 'import os, signal, threading\nx = 1\nthreading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGSEGV)).start()\nprint("done")' });
+    // The crash waits for the test's gate, opened once the script's result is in: between scripts, however slow the machine.
+    const gate = t.gate();
+    const crash = `def crash():\n    ${gate.waitPy.replace(/\n/g, '\n    ')}\n    os.kill(os.getpid(), signal.SIGSEGV)\n`;
+    const r = await py({ code: `import os, signal, threading\nx = 1\n${crash}threading.Thread(target=crash).start()\nprint("done")` });
     expect(r).toMatchObject({ verdict: 'completed', stdout: 'done\n' });
     const pid = r.stdout ? pidOf()! : 0;
+    gate.open();
     expect(await waitDead([pid])).toEqual([]);
-    for (let i = 0; i < 100 && t.h.supervisor.sessions()[0]!.state !== 'dead'; i++) await sleep(20);
+    await until('the session to see its interpreter dead', () => t.h.supervisor.sessions()[0]!.state === 'dead');
     expect(t.h.supervisor.sessions()[0]).toMatchObject({ state: 'dead', pid: null });
     const next = await py({ code: 'print(x)' });
     expect(next.verdict).toBe('failed');
@@ -38,10 +43,12 @@ describe('when the interpreter dies between scripts', () => {
   });
 
   it('an os._exit between scripts gets the os._exit() advice as "If it happens again"', async () => {
-    await py({ code: 'import os, threading\nthreading.Timer(0.2, lambda: os._exit(4)).start()' });
+    const gate = t.gate();
+    await py({ code: `import os, threading\ndef leave():\n    ${gate.waitPy.replace(/\n/g, '\n    ')}\n    os._exit(4)\nthreading.Thread(target=leave).start()` });
     const pid = pidOf()!;
+    gate.open();
     expect(await waitDead([pid])).toEqual([]);
-    await sleep(100);
+    await until('the session to see its interpreter dead', () => t.h.supervisor.sessions()[0]!.state === 'dead');
     const next = await py({ code: 'print("fresh")' });
     expect(next.stdout).toBe('fresh\n');
     expect(next.notes.join(' ')).toMatch(/it exited with code 4\. If it happens again, check whether the script ends its interpreter itself, for example with os\._exit\(\)/);
@@ -50,7 +57,9 @@ describe('when the interpreter dies between scripts', () => {
 
 describe('the queue, refusal and sessions', () => {
   it('a second script waits in the queue with a visible position, or is refused at once', async () => {
-    const first = t.h.supervisor.start({ code: 'import time\ntime.sleep(1.5)\nprint("first")', session: 'q' });
+    // The first holds the session until the test's gate opens, not for a time the checks below might outlast.
+    const gate = t.gate();
+    const first = t.h.supervisor.start({ code: `${gate.waitPy}\nprint("first")`, session: 'q' });
     const second = t.h.supervisor.start({ code: 'print("second")', session: 'q' });
     const third = t.h.supervisor.start({ code: 'print("third")', session: 'q' });
     expect(second).toMatchObject({ state: 'queued', queuePosition: 1, elapsedMs: 0 });
@@ -58,7 +67,7 @@ describe('the queue, refusal and sessions', () => {
     expect(() => t.h.supervisor.start({ code: 'print("refused")', session: 'q', onBusy: 'refuse' })).toThrow(/session "q" is busy with run [0-9a-f]+ and 2 queued; the script was refused/);
     // Its interpreter cannot have said ready yet: it was spawned by this very start().
     expect(t.h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'starting', queued: 2, running: first.id });
-    for (let i = 0; i < 200 && t.h.supervisor.sessions().find((s) => s.name === 'q')!.state === 'starting'; i++) await sleep(20);
+    await until('the interpreter to be ready', () => t.h.supervisor.sessions().find((s) => s.name === 'q')!.state !== 'starting');
     expect(t.h.supervisor.sessions().find((s) => s.name === 'q')).toMatchObject({ state: 'busy', queued: 2, running: first.id });
     // Stopping a queued script removes it: it never runs, and the next moves up.
     t.h.supervisor.stop(second.id);
@@ -66,6 +75,7 @@ describe('the queue, refusal and sessions', () => {
     expect(stopped).toMatchObject({ verdict: 'stopped', exitCode: null, signal: null, stdout: '' });
     expect(stopped.notes[0]).toMatch(/queue \(position 1\): it never ran/);
     expect(t.h.supervisor.get(third.id)).toMatchObject({ state: 'queued', queuePosition: 1 });
+    gate.open();
     const results = [await t.h.result(first.id), await t.h.result(third.id)];
     expect(results.map((r) => [r.verdict, r.stdout])).toEqual([['completed', 'first\n'], ['completed', 'third\n']]);
     expect(Date.parse(results[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(results[0]!.endedAt!));
@@ -113,9 +123,9 @@ describe('the queue, refusal and sessions', () => {
     expect(pidOf('one')).not.toBe(onePid);
 
     const twoPid = pidOf('two')!;
-    const running = t.h.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'two' });
+    const running = t.h.supervisor.start({ code: 'import time\nprint("running", flush=True)\ntime.sleep(30)', session: 'two' });
     const queued = t.h.supervisor.start({ code: 'print("never")', session: 'two' });
-    await sleep(200);
+    await until('the script to run', () => t.h.supervisor.get(running.id)!.stdout.includes('running'));
     const closed = await t.h.supervisor.closeSession('two');
     expect(closed).toMatchObject({ name: 'two', state: 'closed' });
     expect(await t.h.result(running.id)).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', stop: { reason: 'user', endedBy: 'interrupt' } });
@@ -128,7 +138,7 @@ describe('the queue, refusal and sessions', () => {
 
   it('restarting a session while a script runs kills it; shutdown closes every session', async () => {
     const { id } = t.h.supervisor.start({ code: 'import time\nprint("run", flush=True)\ntime.sleep(30)', session: 'r' });
-    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('run'); i++) await sleep(20);
+    await until('the script to run', () => t.h.supervisor.get(id)!.stdout.includes('run'));
     const pid = pidOf('r')!;
     await t.h.supervisor.restartSession('r');
     const r = await t.h.result(id);
@@ -158,15 +168,15 @@ describe('interleavings (the table in session.ts)', () => {
 
   it('row 8: a client stop during the deadline sequence changes nothing; a forced one kills at once', async () => {
     const code = 'import time\nwhile True:\n    try:\n        time.sleep(30)\n    except KeyboardInterrupt:\n        pass';
-    const { id } = t.h.supervisor.start({ code, limitMs: 300, graceMs: 10_000 });
-    for (let i = 0; i < 200 && t.h.supervisor.get(id)!.state !== 'stopping'; i++) await sleep(20);
+    // A grace the test could not wait out: a forced stop that waited for it would show as a hang.
+    const { id } = t.h.supervisor.start({ code, limitMs: 300, graceMs: 600_000 });
+    await until('the deadline to fire', () => t.h.supervisor.get(id)!.state === 'stopping');
     t.h.supervisor.stop(id);
     expect(t.h.supervisor.get(id)!.stop?.reason).toBe('deadline');
     t.h.supervisor.stop(id, { force: true });
     const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'timed-out', signal: 'SIGKILL', stop: { reason: 'deadline', endedBy: 'kill' } });
-    const kill = r.stop!.signals.find((s) => s.signal === 'SIGKILL')!;
-    expect(kill.atMs - r.stop!.requestedAtMs).toBeLessThan(10_000);
+    expect(r.stop!.signals.map((s) => s.signal)).toContain('SIGKILL');
   });
 
   it('row 10: an interpreter that never says ready is killed at the bound; the script is spawn-failed', async () => {

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../shared/events';
 import type { RunResult } from '../../../shared/result';
 import { waitDead } from '../proc-testkit';
-import { pythonHarness, sleep } from './testkit';
+import { until } from '../../../../test/kit/until';
+import { pythonHarness, signalPending, sleep } from './testkit';
 
 const t = pythonHarness();
 const { py, pidOf } = t;
@@ -96,7 +97,8 @@ describe('stopping a script at its limit', () => {
     const pid = pidOf()!;
     process.kill(pid, 'SIGINT');
     process.kill(pid, 'SIGINT');
-    await sleep(300);
+    // Delivered (and so handled by the runtime) before the next script is sent.
+    await until('the SIGINT to be delivered', () => !signalPending(pid));
     const r = await py({ code: 'print(kept)' });
     expect(r).toMatchObject({ verdict: 'completed', stdout: 'yes\n', notes: [] });
     expect(pidOf()).toBe(pid);
@@ -163,7 +165,7 @@ describe('stopping a script at its limit', () => {
   it('a client stop runs the same sequence at once: stopped, SIGINT, line kept', async () => {
     const { id } = t.h.supervisor.start({ code: 'import time\nprint("working", flush=True)\ntime.sleep(30)' });
     // Wait for its output so the script is surely running.
-    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('working'); i++) await sleep(20);
+    await until('the script to run', () => t.h.supervisor.get(id)!.stdout.includes('working'));
     t.h.supervisor.stop(id);
     const r = await t.h.result(id);
     expect(r).toMatchObject({ verdict: 'stopped', signal: 'SIGINT', exitCode: null, stdout: 'working\n' });
@@ -175,7 +177,7 @@ describe('stopping a script at its limit', () => {
     await py({ code: 'x = 1' });
     const pid = pidOf()!;
     const { id } = t.h.supervisor.start({ code: 'import time\nprint("busy", flush=True)\ntime.sleep(30)' });
-    for (let i = 0; i < 200 && !t.h.supervisor.get(id)!.stdout.includes('busy'); i++) await sleep(20);
+    await until('the script to run', () => t.h.supervisor.get(id)!.stdout.includes('busy'));
     const events = signalEvents();
     t.h.supervisor.stop(id, { force: true });
     const r = await t.h.result(id);
@@ -220,7 +222,8 @@ describe('stopping a script at its limit', () => {
     expect(r).toMatchObject({ verdict: 'completed', exitCode: 0, stdout: 'left a child\n' });
     expect(r.stop).toBeUndefined();
     expect(r.teardown?.killed.some((p) => p.command.includes('sleep 30'))).toBe(true);
-    // No SIGINT or SIGKILL follows for the interpreter: the next script runs in it, with x.
+    // No SIGINT or SIGKILL follows for the interpreter (looked for past the 300 ms grace, when a
+    // SIGKILL would have come): the next script runs in it, with x.
     await sleep(600);
     expect((await py({ code: 'print(x)' })).stdout).toBe('42\n');
     expect(pidOf()).toBe(pid);
