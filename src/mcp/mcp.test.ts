@@ -116,6 +116,15 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     expect(text).not.toContain('<next>');
   });
 
+  it('okExit: an exit code named as success is completed, with a note; one not named still fails', async () => {
+    const ok = await call('run', { argv: ['grep', 'no-such-text', '/dev/null'], okExit: 1 });
+    expect(ok.run).toMatchObject({ verdict: 'completed', exitCode: 1, advice: null });
+    expect(ok.run.notes.join('\n')).toContain('which this run was told means success (ok-exit 1)');
+    expect(ok.text).toContain('<verdict>completed</verdict>');
+    const other = await call('run', { shell: 'exit 3', okExit: [1, 2] });
+    expect(other.run).toMatchObject({ verdict: 'failed', exitCode: 3 });
+  });
+
   it("runs in the agent's directory (where warden mcp started), a relative cwd taken from there", async () => {
     const here = await call('run', { argv: ['pwd'] });
     expect(here.run.stdout).toBe(`${workDir}\n`);
@@ -338,6 +347,9 @@ describe("the run tool's arguments as a run request (the CLI's parser underneath
     // Values that look like options stay values.
     expect(request({ argv: ['echo', '--', '-n'], stdin: '--' })).toMatchObject({ argv: ['echo', '--', '-n'], stdin: '--' });
     expect(request({ python: '-1' })).toMatchObject({ code: '-1' });
+    // okExit: one code or a list, each once, as --ok-exit gives them.
+    expect(request({ argv: ['grep', 'x', 'f'], okExit: 1 })).toMatchObject({ okExitCodes: [1] });
+    expect(request({ shell: 'diff a b', okExit: [2, 1, 2] })).toMatchObject({ okExitCodes: [2, 1] });
   });
 
   it('refuses what the CLI refuses, in one line naming the argument', () => {
@@ -359,6 +371,11 @@ describe("the run tool's arguments as a run request (the CLI's parser underneath
     expect(message({ python: 'x', stdin: 'y' })).toBe('stdin is for commands (argv or shell), not python scripts.');
     expect(message({ python: 'x', session: 'no spaces' })).toMatch(/^session: must be 1 to 64 letters/);
     expect(message({ argv: [] })).toMatch(/^argv: needs at least the command/);
+    expect(message({ python: 'x', okExit: 1 })).toBe('okExit is for commands (argv or shell), not python scripts.');
+    expect(message({ argv: ['true'], okExit: 0 })).toBe('okExit lists exit codes besides 0, which always means success.');
+    expect(message({ argv: ['true'], okExit: [1, 256] })).toBe('okExit takes exit codes from 1 to 255 (one, or a list), not 256.');
+    expect(message({ argv: ['true'], okExit: 1.5 })).toBe('okExit takes exit codes from 1 to 255 (one, or a list), not 1.5.');
+    expect(message({ argv: ['true'], okExit: 'one' })).toMatch(/^okExit: must be an exit code or a list of them/);
   });
 });
 

@@ -135,6 +135,10 @@ export const runInput = strict('run', {
     .optional()
     .describe('Extra environment variables: {"NAME": "value"}. With python, used when the session\'s interpreter starts.'),
   stdin: z.string({ error: 'must be a string' }).optional().describe('Text given to the command on stdin (default: none, /dev/null). Commands only.'),
+  okExit: z
+    .union([z.number({ error: 'must be an exit code or a list of them' }), z.array(z.number({ error: 'must be exit codes (1 to 255)' }))], { error: 'must be an exit code or a list of them' })
+    .optional()
+    .describe('Exit codes besides 0 that mean success for this command, e.g. 1 for grep (no match) or diff (files differ): the verdict is then completed, with a note. Commands only.'),
   limit: duration(
     'Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. E.g. "30s", "10m"; "0" for none. Default: WARDEN_DEFAULT_LIMIT, else "10m". (A shell tool\'s timeout, a number of milliseconds, is taken as the limit too.)',
   ).optional(),

@@ -141,7 +141,7 @@ function parseYieldArg(text: string | undefined): number {
 
 /** The CLI's messages name flags (--limit); the tool's arguments have the same names without the dashes. */
 function asToolMessage(message: string): string {
-  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2');
+  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2').replace(/(^|[\s(])--ok-exit\b/g, '$1okExit');
 }
 
 /**
@@ -157,6 +157,7 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
   if (given.length > 1) throw new InputError(`run takes exactly one of argv, shell or python, not ${given.join(' and ')}.`);
   if (args.session !== undefined && args.python === undefined) throw new InputError('session goes with python: the session a script runs in.');
   if (args.stdin !== undefined && args.python !== undefined) throw new InputError('stdin is for commands (argv or shell), not python scripts.');
+  if (args.okExit !== undefined && args.python !== undefined) throw new InputError('okExit is for commands (argv or shell), not python scripts.');
   if (args.shell !== undefined && args.shell.trim() === '') throw new InputError('shell is empty: give the command line to run.');
   const words: string[] = [];
   if (args.python !== undefined) words.push('--python');
@@ -170,6 +171,11 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
     words.push('--env', `${name}=${value}`);
   }
   if (args.stdin !== undefined) words.push('--stdin', args.stdin);
+  for (const code of args.okExit === undefined ? [] : [args.okExit].flat()) {
+    if (code === 0) throw new InputError('okExit lists exit codes besides 0, which always means success.');
+    if (!Number.isInteger(code) || code < 1 || code > 255) throw new InputError(`okExit takes exit codes from 1 to 255 (one, or a list), not ${JSON.stringify(code)}.`);
+    words.push('--ok-exit', String(code));
+  }
   if (args.python !== undefined) {
     words.push('-c', args.python);
     if (args.session !== undefined) words.push('--session', args.session);

@@ -497,6 +497,7 @@ export class CommandRun {
       ...(this.oom ? { oom: this.oom } : {}),
       outputKept: `${stdout}\n${stderr}`,
       viaShell: isShell(this.argv),
+      okExitCodes: this.options.okExitCodes,
     });
     // Until the subreaper says the command's pid, the group is its own: no pid to name.
     const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, this.shim && this.pgid === this.shim.pid ? undefined : this.pgid);
