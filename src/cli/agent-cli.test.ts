@@ -79,6 +79,21 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
     expect(page.stderr).toContain(`show ${idOf(marker[5]!)} --stream stdout --offset ${n(2) + 8000}`);
   });
 
+  it('--ok-exit 1: grep finding nothing is completed with a note; warden run still exits with grep\'s 1', async () => {
+    const ran = await warden(['run', '--ok-exit', '1', '--format', 'shell-results', '--', 'grep', 'no-such-text', '/dev/null']);
+    expect(ran.exitCode).toBe(1);
+    expect(ran.stdout).toContain('<verdict>completed</verdict>');
+    expect(ran.stdout).toContain('<exit_code>1</exit_code>');
+    expect(ran.stdout).toMatch(/<note>Exit code 1 after [^<]*which this run was told means success \(ok-exit 1\)\.<\/note>/);
+    expect(ran.stdout).not.toContain('<advice>');
+    const json = await warden(['run', '--ok-exit=1,2', '--json', '--', 'bash', '-c', 'exit 2']);
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'completed', exitCode: 2, advice: null });
+    const bad = await warden(['run', '--ok-exit', '0', '--', 'true']);
+    expect(bad.exitCode).toBe(125);
+    expect(bad.stderr).toBe('warden: --ok-exit lists exit codes besides 0, which always means success.\n');
+  });
+
   it('a yield exits 0 and its <next> line is the exact command (absolute paths, same --format and --yield) that continues it', async () => {
     const first = await warden(['run', '--format', 'shell-results', '--yield', '1s', '--', 'bash', '-c', 'echo one; sleep 2; echo two; exit 3']);
     expect(first.exitCode).toBe(0);

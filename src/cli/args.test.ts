@@ -48,6 +48,27 @@ describe('warden run arguments', () => {
     expect(parseRunArgs(['--output-cap', '10000000', 'true']).request.outputCapChars).toBe(10_000_000);
     expect(() => parseRunArgs(['--output-cap', '10000001', 'true'])).toThrow('--output-cap takes a number of characters from 2 to 10000000 (what one run may keep in memory per stream), not "10000001".');
   });
+  it.each([
+    [['--ok-exit', '1'], [1]],
+    [['--ok-exit', '1,2'], [1, 2]],
+    [['--ok-exit', '2', '--ok-exit=1', '--ok-exit', '2'], [2, 1]],
+    [['--ok-exit', ' 3 , 255'], [3, 255]],
+  ])('--ok-exit %j gives okExitCodes %j', (flags, codes) => {
+    expect(parseRunArgs([...flags, '--', 'grep', 'x', 'f']).request.okExitCodes).toEqual(codes);
+  });
+  it.each([
+    ['0', '--ok-exit lists exit codes besides 0, which always means success.'],
+    ['256', '--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not "256".'],
+    ['1,,2', '--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not "1,,2".'],
+    ['-1', '--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not "-1".'],
+    ['1.0', '--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not "1.0".'],
+    ['0001', '--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not "0001".'],
+  ])('--ok-exit %j is refused in one line', (value, message) => {
+    expect(() => parseRunArgs([`--ok-exit=${value}`, 'true'])).toThrow(message);
+  });
+  it('refuses --ok-exit with --python: a script has no exit code of its own to excuse', () => {
+    expect(() => parseAnyRunArgs(['--python', '--ok-exit', '1', '-c', 'x'])).toThrow('--ok-exit is for commands, not with --python.');
+  });
   it('joins words into one shell string with --shell', () => {
     expect(parseRunArgs(['--shell', '--', 'echo', 'a', '|', 'cat']).request).toMatchObject({ argv: ['echo a | cat'], shell: true });
   });

@@ -74,6 +74,7 @@ const SHARED: Record<string, OptionSpec> = {
 };
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
+  'ok-exit': { type: 'string' },
   stdin: { type: 'string' },
   'terminate-after': { type: 'string' },
   drain: { type: 'string' },
@@ -316,6 +317,17 @@ const DURATION_OPTIONS: Record<string, keyof CommandRunRequest> = {
   'teardown-budget': 'teardownBudgetMs',
 };
 
+/** An --ok-exit value: exit codes 1 to 255, one or a comma list ("1" or "1,2"). */
+export function okExitCodes(text: string): number[] {
+  const words = text.split(',').map((w) => w.trim());
+  return words.map((word) => {
+    const n = Number(word);
+    if (word === '0') throw new UsageError('--ok-exit lists exit codes besides 0, which always means success.');
+    if (!/^\d{1,3}$/.test(word) || n < 1 || n > 255) throw new UsageError(`--ok-exit takes exit codes from 1 to 255 (repeat it, or give 1,2), not ${JSON.stringify(text)}.`);
+    return n;
+  });
+}
+
 export function parseRunArgs(args: string[]): RunCommand {
   const request: CommandRunRequest = { argv: [] };
   const out: { format: OutputFormat } & ClientChoices = { format: 'human' };
@@ -330,6 +342,8 @@ export function parseRunArgs(args: string[]): RunCommand {
       request.shell = true;
     } else if (token.name === 'stdin') {
       request.stdin = token.value ?? '';
+    } else if (token.name === 'ok-exit') {
+      request.okExitCodes = [...new Set([...(request.okExitCodes ?? []), ...okExitCodes(token.value ?? '')])];
     } else if (Object.hasOwn(PYTHON_ONLY, token.name)) {
       throw new UsageError(`${token.rawName} is for Python scripts: add --python.`);
     }
@@ -361,6 +375,9 @@ Options:
   --teardown-budget DUR   bound on ending leftover processes (default 10s)
   --keep-descendants      leave processes it started running after it exits
   --shell                 run COMMAND as one string through /bin/sh -c
+  --ok-exit CODE          an exit code besides 0 that means success, such as grep's 1 (no match) or
+                          diff's 1 (they differ): verdict completed with a note; repeatable, or 1,2.
+                          warden run still exits with the command's own status
   --cwd DIR               working directory
   --env NAME=VALUE        extra environment variable (repeatable); --env NAME takes its value
                           from this environment, so a secret need not be in the command line

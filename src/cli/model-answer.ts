@@ -200,9 +200,15 @@ export function escapeText(text: string): string {
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/** The answer as a <shell_results> block; `extra` lines (a page line) go before the streams. */
-export function answerText(answer: ModelAnswer, extra: string[] = []): string {
-  const lines = ['<shell_results>'];
+/**
+ * The answer as a <shell_results> block; `extra` lines go before the
+ * streams, `lead` lines first of all (a page says it is one before anything
+ * else), and only the `streams` named are written (a page of one stream
+ * leaves the other out rather than show it empty).
+ */
+export function answerText(answer: ModelAnswer, extra: string[] = [], options: { lead?: string[]; streams?: readonly Stream[] } = {}): string {
+  const lines = ['<shell_results>', ...(options.lead ?? [])];
+  const streams = options.streams ?? ['stdout', 'stderr'];
   const tag = (name: string, text: string) => lines.push(`<${name}>${escapeText(text)}</${name}>`);
   tag('verdict', answer.verdict);
   if (answer.exitCode !== null) tag('exit_code', String(answer.exitCode));
@@ -212,8 +218,7 @@ export function answerText(answer: ModelAnswer, extra: string[] = []): string {
   for (const note of answer.notes) tag('note', note);
   if (answer.next !== null) tag('next', answer.next);
   lines.push(...extra);
-  tag('stdout', answer.stdout.text);
-  tag('stderr', answer.stderr.text);
+  for (const stream of streams) tag(stream, answer[stream].text);
   lines.push('</shell_results>');
   return lines.join('\n');
 }

@@ -116,6 +116,15 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     expect(text).not.toContain('<next>');
   });
 
+  it('okExit: an exit code named as success is completed, with a note; one not named still fails', async () => {
+    const ok = await call('run', { argv: ['grep', 'no-such-text', '/dev/null'], okExit: 1 });
+    expect(ok.run).toMatchObject({ verdict: 'completed', exitCode: 1, advice: null });
+    expect(ok.run.notes.join('\n')).toContain('which this run was told means success (ok-exit 1)');
+    expect(ok.text).toContain('<verdict>completed</verdict>');
+    const other = await call('run', { shell: 'exit 3', okExit: [1, 2] });
+    expect(other.run).toMatchObject({ verdict: 'failed', exitCode: 3 });
+  });
+
   it("runs in the agent's directory (where warden mcp started), a relative cwd taken from there", async () => {
     const here = await call('run', { argv: ['pwd'] });
     expect(here.run.stdout).toBe(`${workDir}\n`);
@@ -228,17 +237,47 @@ describe('warden mcp', { timeout: 60_000 }, () => {
 
     const page = await call('show', { id: run.id, stream: 'stdout', maxChars: 1000 });
     expect(page.run.stdout).toBe('x'.repeat(1000));
-    expect(page.run.stderr).toBe('');
-    expect(page.text).toMatch(/<page>stdout: characters 0 to 1,000 of 30,001, 29,001 more; next page: show with \{"id": "[0-9a-f]+", "offset": 1000, "maxChars": 1000\}<\/page>/);
+    expect(page.run).not.toHaveProperty('stderr');
+    expect(page.text).toContain(`<page>A page of run ${run.id}'s output, not all of it: stdout: characters 0 to 1,000 of 30,001, 29,001 more; next page: show {"id": "${run.id}", "stream": "stdout", "offset": 1000, "maxChars": 1000}</page>`);
     const last = await call('show', { id: run.id, offset: 29_500, maxChars: 20_000 });
     expect(last.run.stdout).toBe(`${'x'.repeat(500)}\n`);
     expect(last.text).not.toContain('next page');
+    expect(last.text).toContain('stdout: characters 29,500 to 30,001 of 30,001, its end; stderr: empty');
 
     // A long output: both forms keep its head and tail and name the show call for the rest.
     const big = await call('run', { argv: ['python3', '-c', "print('y' * 120000)"] });
     expect((big.run as unknown as { stdoutChars: number }).stdoutChars).toBe(120_001);
     expect(big.text).toMatch(/\[warden: [\d,]+ characters of stdout cut here/);
     expect(big.text.length).toBeLessThan(20_000);
+  });
+
+  it("a page of one stream says it is a page, keeps the run's own verdict and advice, and each next call names its stream", async () => {
+    const { run } = await call('run', { shell: 'seq 1 3000; echo big-err-line >&2; exit 1' });
+    expect(run).toMatchObject({ verdict: 'failed', advice: 'Read stderr for the error the command reported.' });
+    const page = await call('show', { id: run.id, stream: 'stdout', offset: 2000 });
+    const json = page.result.structuredContent as Record<string, unknown> & { page: { stream: string; stdout: { from: number; to: number; total: number }; next: string[] } };
+    // The run's own verdict and advice: it did write on stderr, though this page holds none of it.
+    expect(json).toMatchObject({ verdict: 'failed', exitCode: 1, advice: 'Read stderr for the error the command reported.' });
+    expect(json).not.toHaveProperty('stderr');
+    expect(page.text).not.toContain('<stderr>');
+    expect(page.text).toContain('<advice>Read stderr for the error the command reported.</advice>');
+    // It says it is a page before anything else, in both forms.
+    expect(page.text.split('\n')[1]).toMatch(/^<page>A page of run [0-9a-f]+'s output, not all of it: stdout: characters 2,000 to 10,000 of 13,893, 3,893 more; next page: show \{"id": "[0-9a-f]+", "stream": "stdout", "offset": 10000\}<\/page>$/);
+    expect(Object.keys(json)[0]).toBe('page');
+    expect(json.page).toEqual({ stream: 'stdout', stdout: { from: 2000, to: 10_000, total: 13_893 }, next: [`show {"id": "${run.id}", "stream": "stdout", "offset": 10000}`] });
+    // Following the next call as written returns the rest of stdout alone.
+    const next = JSON.parse(json.page.next[0]!.replace(/^show /, '')) as Record<string, unknown>;
+    const rest = await call('show', next);
+    const restJson = rest.result.structuredContent as Record<string, unknown>;
+    expect(restJson.stdout).toBe(Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join('').slice(10_000));
+    expect(restJson).not.toHaveProperty('stderr');
+    expect(restJson).not.toHaveProperty('page.next');
+    // Both streams: one next call per stream that has more.
+    const both = await call('show', { id: run.id, maxChars: 5 });
+    expect((both.result.structuredContent as { page: { next: string[] } }).page.next).toEqual([
+      `show {"id": "${run.id}", "stream": "stdout", "offset": 5, "maxChars": 5}`,
+      `show {"id": "${run.id}", "stream": "stderr", "offset": 5, "maxChars": 5}`,
+    ]);
   });
 
   it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {
@@ -338,6 +377,9 @@ describe("the run tool's arguments as a run request (the CLI's parser underneath
     // Values that look like options stay values.
     expect(request({ argv: ['echo', '--', '-n'], stdin: '--' })).toMatchObject({ argv: ['echo', '--', '-n'], stdin: '--' });
     expect(request({ python: '-1' })).toMatchObject({ code: '-1' });
+    // okExit: one code or a list, each once, as --ok-exit gives them.
+    expect(request({ argv: ['grep', 'x', 'f'], okExit: 1 })).toMatchObject({ okExitCodes: [1] });
+    expect(request({ shell: 'diff a b', okExit: [2, 1, 2] })).toMatchObject({ okExitCodes: [2, 1] });
   });
 
   it('refuses what the CLI refuses, in one line naming the argument', () => {
@@ -359,6 +401,11 @@ describe("the run tool's arguments as a run request (the CLI's parser underneath
     expect(message({ python: 'x', stdin: 'y' })).toBe('stdin is for commands (argv or shell), not python scripts.');
     expect(message({ python: 'x', session: 'no spaces' })).toMatch(/^session: must be 1 to 64 letters/);
     expect(message({ argv: [] })).toMatch(/^argv: needs at least the command/);
+    expect(message({ python: 'x', okExit: 1 })).toBe('okExit is for commands (argv or shell), not python scripts.');
+    expect(message({ argv: ['true'], okExit: 0 })).toBe('okExit lists exit codes besides 0, which always means success.');
+    expect(message({ argv: ['true'], okExit: [1, 256] })).toBe('okExit takes exit codes from 1 to 255 (one, or a list), not 256.');
+    expect(message({ argv: ['true'], okExit: 1.5 })).toBe('okExit takes exit codes from 1 to 255 (one, or a list), not 1.5.');
+    expect(message({ argv: ['true'], okExit: 'one' })).toMatch(/^okExit: must be an exit code or a list of them/);
   });
 });
 
@@ -443,7 +490,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
         expect(page.result.isError).toBeFalsy();
         expect(page.json.stdout).toBe(expectedStdout.slice(from, from + page.json.stdout.length));
         expect(page.json.stdout.length).toBeGreaterThan(1000);
-        expect(page.text).toMatch(/next page: show with \{"id": "[0-9a-f]+", "offset": \d+\}/);
+        expect(page.text).toMatch(/next page: show \{"id": "[0-9a-f]+", "stream": "stdout", "offset": \d+\}/);
         // The whole output stays in the history.
         expect((await hostRun(dir, json.id))!.stdout).toBe(expectedStdout);
       } finally {

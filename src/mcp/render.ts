@@ -6,7 +6,7 @@
 import type { RunSummary } from '../shared/history';
 import type { RunResult, SessionInfo } from '../shared/result';
 import { count, seconds } from '../main/supervisor/format';
-import { answerJson, answerText, escapeText, modelAnswerWithin, type ModelAnswerOptions, type Pager, type Stream } from '../cli/model-answer';
+import { answerJson, answerText, escapeText, modelAnswer, modelAnswerWithin, type ModelAnswer, type ModelAnswerOptions, type Pager, type Stream } from '../cli/model-answer';
 
 /** The calls an MCP answer names: tool calls with their JSON arguments. */
 export const MCP_PAGER: Pager = {
@@ -91,22 +91,45 @@ export interface StreamPage {
   total: number;
 }
 
-/** The <page> lines of a show answer: what each stream's part is, and the offset to ask for next. */
-export function pageLines(id: string, pages: Partial<Record<'stdout' | 'stderr', StreamPage>>, maxChars: number): string[] {
-  const lines: string[] = [];
-  const nextFrom: number[] = [];
-  for (const stream of ['stdout', 'stderr'] as const) {
-    const page = pages[stream];
-    if (!page) continue;
-    const rest = page.total - page.to;
-    if (page.total === 0) lines.push(`${stream}: empty`);
-    else if (page.from === 0 && rest === 0) lines.push(`${stream}: all ${count(page.total)} characters`);
-    else {
-      lines.push(`${stream}: characters ${count(page.from)} to ${count(page.to)} of ${count(page.total)}, ${count(rest)} more`);
-      if (rest > 0) nextFrom.push(page.to);
-    }
-  }
-  const text = lines.join('; ');
-  const next = nextFrom.length > 0 ? `; next page: show with {"id": "${id}", "offset": ${Math.min(...nextFrom)}${maxChars !== DEFAULT_MAX_CHARS ? `, "maxChars": ${maxChars}` : ''}}` : '';
-  return [`<page>${escapeText(text + next)}</page>`];
+/** The exact show call for the page of `stream` after this one. */
+export function nextPageCall(id: string, stream: Stream, offset: number, maxChars: number): string {
+  return `show {"id": "${id}", "stream": "${stream}", "offset": ${offset}${maxChars !== DEFAULT_MAX_CHARS ? `, "maxChars": ${maxChars}` : ''}}`;
+}
+
+/** One stream's part of a page in words: where it lies, and the call for the next page when there is more. */
+function pageWords(id: string, stream: Stream, page: StreamPage, maxChars: number): string {
+  if (page.total === 0) return `${stream}: empty`;
+  if (page.from === 0 && page.to === page.total) return `${stream}: all ${count(page.total)} characters`;
+  const rest = page.total - page.to;
+  const where = `${stream}: characters ${count(page.from)} to ${count(page.to)} of ${count(page.total)}`;
+  return rest > 0 ? `${where}, ${count(rest)} more; next page: ${nextPageCall(id, stream, page.to, maxChars)}` : `${where}, its end`;
+}
+
+/**
+ * show's answer: a page of one stream or both, saying first that it is a
+ * page (which characters of which stream, and the exact call for each next
+ * page, stream named), then the run's own verdict, exit, advice and notes
+ * (advice fitted to the whole run, never to the page: a page of stdout does
+ * not mean the run wrote nothing on stderr), then the streams asked for only.
+ */
+export function pageAnswerParts(result: RunResult, pages: Partial<Record<Stream, StreamPage>>, maxChars: number) {
+  const streams = (['stdout', 'stderr'] as const).filter((s) => pages[s] !== undefined);
+  // The whole run decides the advice: its streams as kept, nothing cut.
+  const whole = modelAnswer(result, { streamChars: Number.POSITIVE_INFINITY, pager: MCP_PAGER, base: { stdout: 0, stderr: 0 } });
+  const text = (s: Stream) => result[s].slice(pages[s]!.from, pages[s]!.to);
+  const answer: ModelAnswer = { ...whole, stdout: { text: streams.includes('stdout') ? text('stdout') : '', cut: 0, chars: 0 }, stderr: { text: streams.includes('stderr') ? text('stderr') : '', cut: 0, chars: 0 } };
+  const words = streams.map((s) => pageWords(result.id, s, pages[s]!, maxChars));
+  const next = streams.filter((s) => pages[s]!.to < pages[s]!.total).map((s) => nextPageCall(result.id, s, pages[s]!.to, maxChars));
+  const lead = `<page>${escapeText(`A page of run ${result.id}'s output, not all of it: ${words.join('; ')}`)}</page>`;
+  const json = answerJson(answer);
+  for (const key of ['stdout', 'stderr', 'stdoutCut', 'stderrCut', 'stdoutChars', 'stderrChars'] as const) delete json[key];
+  const page = {
+    stream: streams.length === 2 ? 'both' : streams[0],
+    ...Object.fromEntries(streams.map((s) => [s, pages[s]])),
+    ...(next.length > 0 ? { next } : {}),
+  };
+  return {
+    text: answerText(answer, [], { lead: [lead], streams }),
+    json: { page, ...json, ...Object.fromEntries(streams.map((s) => [s, answer[s].text])) },
+  };
 }

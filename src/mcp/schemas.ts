@@ -51,12 +51,26 @@ const streamPage = z.looseObject({
   total: z.number().describe('Characters of the stream kept.'),
 });
 
-/** show: the result contract with stdout and stderr cut to the page asked for, and where the page lies. */
-export const showResultSchema = runResultSchema.extend({
-  page: z
-    .looseObject({ stream: z.string(), stdout: streamPage.optional(), stderr: streamPage.optional() })
-    .describe('Which part of the output stdout and stderr hold here.'),
-});
+/**
+ * show: a page of the run's output, saying first that it is one (page), then
+ * the run's own verdict, advice and notes (of the whole run), then only the
+ * streams asked for.
+ */
+export const showResultSchema = runResultSchema
+  .omit({ stdout: true, stderr: true, stdoutCut: true, stderrCut: true, stdoutChars: true, stderrChars: true })
+  .extend({
+    page: z
+      .looseObject({
+        stream: z.string().describe('"stdout", "stderr" or "both": the streams this page holds.'),
+        stdout: streamPage.optional(),
+        stderr: streamPage.optional(),
+        next: z.array(z.string()).optional().describe('The exact show call for the next page of each stream with more (absent at the end).'),
+      })
+      .describe('This answer is a page of the output, not all of it: which characters of which stream it holds.'),
+    stdout: z.string().optional().describe("This page's characters of stdout (absent when only stderr was asked for)."),
+    stderr: z.string().optional().describe("This page's characters of stderr (absent when only stdout was asked for)."),
+  })
+  .describe("A page of a run's output with the run's own verdict, advice and notes.");
 
 const runSummary = z.looseObject({
   id: z.string(),
@@ -135,6 +149,10 @@ export const runInput = strict('run', {
     .optional()
     .describe('Extra environment variables: {"NAME": "value"}. With python, used when the session\'s interpreter starts.'),
   stdin: z.string({ error: 'must be a string' }).optional().describe('Text given to the command on stdin (default: none, /dev/null). Commands only.'),
+  okExit: z
+    .union([z.number({ error: 'must be an exit code or a list of them' }), z.array(z.number({ error: 'must be exit codes (1 to 255)' }))], { error: 'must be an exit code or a list of them' })
+    .optional()
+    .describe('Exit codes besides 0 that mean success for this command, e.g. 1 for grep (no match) or diff (files differ): the verdict is then completed, with a note. Commands only.'),
   limit: duration(
     'Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. E.g. "30s", "10m"; "0" for none. Default: WARDEN_DEFAULT_LIMIT, else "10m". (A shell tool\'s timeout, a number of milliseconds, is taken as the limit too.)',
   ).optional(),

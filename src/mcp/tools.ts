@@ -18,7 +18,7 @@ import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
 import { asThisProcess } from '../client/as-this-process';
 import { LOCAL_HOST_NAME } from '../client/remotes';
 import type { HostLink } from './host-link';
-import { budgetFor, DEFAULT_MAX_CHARS, listText, pageLines, runAnswerParts, sessionsText, type StreamPage } from './render';
+import { budgetFor, DEFAULT_MAX_CHARS, listText, pageAnswerParts, runAnswerParts, sessionsText, type StreamPage } from './render';
 import { locate, type Stream } from '../cli/model-answer';
 import {
   extendInput,
@@ -141,7 +141,7 @@ function parseYieldArg(text: string | undefined): number {
 
 /** The CLI's messages name flags (--limit); the tool's arguments have the same names without the dashes. */
 function asToolMessage(message: string): string {
-  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2');
+  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2').replace(/(^|[\s(])--ok-exit\b/g, '$1okExit');
 }
 
 /**
@@ -157,6 +157,7 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
   if (given.length > 1) throw new InputError(`run takes exactly one of argv, shell or python, not ${given.join(' and ')}.`);
   if (args.session !== undefined && args.python === undefined) throw new InputError('session goes with python: the session a script runs in.');
   if (args.stdin !== undefined && args.python !== undefined) throw new InputError('stdin is for commands (argv or shell), not python scripts.');
+  if (args.okExit !== undefined && args.python !== undefined) throw new InputError('okExit is for commands (argv or shell), not python scripts.');
   if (args.shell !== undefined && args.shell.trim() === '') throw new InputError('shell is empty: give the command line to run.');
   const words: string[] = [];
   if (args.python !== undefined) words.push('--python');
@@ -170,6 +171,11 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
     words.push('--env', `${name}=${value}`);
   }
   if (args.stdin !== undefined) words.push('--stdin', args.stdin);
+  for (const code of args.okExit === undefined ? [] : [args.okExit].flat()) {
+    if (code === 0) throw new InputError('okExit lists exit codes besides 0, which always means success.');
+    if (!Number.isInteger(code) || code < 1 || code > 255) throw new InputError(`okExit takes exit codes from 1 to 255 (one, or a list), not ${JSON.stringify(code)}.`);
+    words.push('--ok-exit', String(code));
+  }
   if (args.python !== undefined) {
     words.push('-c', args.python);
     if (args.session !== undefined) words.push('--session', args.session);
@@ -321,7 +327,7 @@ async function listAllHosts(context: ToolContext, query: HistoryQuery): Promise<
   return { content: [{ type: 'text', text: parts.join('\n\n') }], structuredContent: { runs, more, ...(unreachable.length > 0 ? { unreachable } : {}) } };
 }
 
-const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: its <shell_results> block (verdict, exit code, advice, notes) with up to maxChars characters (default 8000) of each stream from offset (default 0): the call a [warden: ... cut here ...] marker names returns the characters that were cut. A <page> line says how much of each stream is left and which offset to ask for next; a stream not asked for comes back empty. Use it to read a long output in parts, or a past run's result from list. It does not wait and marks no output as seen.`;
+const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: up to maxChars characters (default 8000) of each stream asked for (stream: "stdout", "stderr" or "both") from offset (default 0); the call a [warden: ... cut here ...] marker names returns the characters that were cut. The answer says first that it is a page (<page>, and page in the JSON): which characters of which stream it holds and the exact show call for each next page. Then the run's own verdict, exit code, advice and notes, then the streams asked for (a stream not asked for is left out). Use it to read a long output in parts, or a past run's result from list; search finds lines in it. It does not wait and marks no output as seen.`;
 
 const SESSIONS_DESCRIPTION = `List the Python interpreter sessions of the Warden host (used by run with python): name, state (idle, busy, starting, dead), interpreter pid and Python version, scripts run and queued, and the run id of the script running now.`;
 
@@ -466,22 +472,17 @@ export const TOOLS: ToolDef[] = [
       const stream = args.stream ?? 'both';
       const offset = args.offset ?? 0;
       const maxChars = args.maxChars ?? DEFAULT_MAX_CHARS;
-      const pages: Partial<Record<'stdout' | 'stderr', StreamPage>> = {};
-      const text: Record<'stdout' | 'stderr', string> = { stdout: '', stderr: '' };
+      const pages: Partial<Record<Stream, StreamPage>> = {};
       for (const s of ['stdout', 'stderr'] as const) {
         if (stream !== 'both' && stream !== s) continue;
         const all = result[s];
         const from = Math.min(offset, all.length);
-        const to = Math.min(from + maxChars, all.length);
-        pages[s] = { from, to, total: all.length };
-        text[s] = all.slice(from, to);
+        pages[s] = { from, to: Math.min(from + maxChars, all.length), total: all.length };
       }
-      const paged: RunResult = { ...result, stdout: text.stdout, stderr: text.stderr };
-      // A page is not cut again: maxChars is its size (at most 50,000 per stream).
-      const { text: block, json } = runAnswerParts(paged, { streamChars: Math.max(maxChars, 200_000), base: { stdout: null, stderr: null }, budget: null, extra: pageLines(result.id, pages, maxChars) });
+      const { text, json } = pageAnswerParts(result, pages, maxChars);
       return {
-        content: [{ type: 'text', text: block }],
-        structuredContent: { ...json, page: { stream, ...pages } },
+        content: [{ type: 'text', text }],
+        structuredContent: json,
         _meta: { 'anthropic/maxResultSizeChars': MAX_RESULT_SIZE_CHARS },
       };
     },

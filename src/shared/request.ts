@@ -30,6 +30,8 @@ export interface CommandRunRequest {
   memory?: string | number;
   /** Characters kept per stream (head and tail). */
   outputCapChars?: number;
+  /** Exit codes besides 0 that mean success (grep's 1 "no match", diff's 1 "they differ"): verdict completed, with a note. 1 to 255. */
+  okExitCodes?: number[];
 }
 
 /** What a caller asks for when it runs a Python script in an interpreter session. */

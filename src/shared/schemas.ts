@@ -43,6 +43,7 @@ export const commandRunSchema = z.strictObject(
     keepDescendants: z.boolean().optional(),
     memory: memorySchema.optional(),
     outputCapChars: outputCap().optional(),
+    okExitCodes: z.array(z.number({ error: 'must be exit codes (whole numbers 1 to 255)' }), { error: 'must be an array of exit codes' }).max(32, { error: 'holds at most 32 exit codes' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a run request is an object') },
 );

@@ -75,7 +75,14 @@ describe('interleavings (run.ts table)', () => {
     harness = new Harness();
     // The leftover holds stdout, so the run sits in its drain after the exit, until the test ends the leftover.
     const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'sleep 300 & echo "bg $!"; exit 3'], drainMs: 600_000 });
-    await until('the main process to exit', () => harness.supervisor.get(id)!.exitCode !== null);
+    // A live snapshot has no exit code (row 13), but its elapsed time stops at the main process's exit.
+    let last = -1;
+    await until('the main process to exit', () => {
+      const now = harness.supervisor.get(id)!.elapsedMs;
+      const still = now === last;
+      last = now;
+      return still;
+    }, { everyMs: 30 });
     expect(harness.supervisor.get(id)!.state).not.toBe('ended');
     harness.supervisor.stop(id, { force: true });
     process.kill(printedPids(harness.supervisor.get(id)!.stdout).bg!, 'SIGKILL');
@@ -146,6 +153,28 @@ describe('interleavings (run.ts table)', () => {
     rmSync(dir, { recursive: true, force: true });
     expect(late.state).toBe('ended');
     expect(late.stdout).toBe('started\ndone\n');
+  });
+
+  it('13: between the main exit and the end (drain, teardown) a snapshot is still running, with no exit code or signal', async () => {
+    harness = new Harness();
+    // A background child keeps stdout open: the run drains for 1.5 s after bash exits 3.
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', '(sleep 30) & echo out; exit 3'], drainMs: 1500 });
+    const printed = nextEvent(harness, id, (e) => e.type === 'output');
+    await printed;
+    const mixed: string[] = [];
+    let live = 0;
+    for (;;) {
+      const r = await harness.supervisor.wait(id, { timeoutMs: 0 });
+      if (r.state === 'ended') {
+        expect(r.exitCode).toBe(3);
+        break;
+      }
+      live += 1;
+      if (r.exitCode !== null || r.signal !== null || r.verdict !== undefined) mixed.push(`${r.state} exitCode=${r.exitCode} signal=${r.signal} verdict=${r.verdict}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(live).toBeGreaterThan(0);
+    expect(mixed).toEqual([]);
   });
 
   it('12: an extension before the deadline fires re-arms it at the new limit; one after it fired is refused', async () => {

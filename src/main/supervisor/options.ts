@@ -45,6 +45,19 @@ export interface RunOptions extends CheckedRun {
   shell: boolean;
   stdin?: string;
   terminateAfterMs: number;
+  /** Exit codes besides 0 that mean success, ascending, each once. */
+  okExitCodes: number[];
+}
+
+/** okExitCodes as given: whole numbers 1 to 255 (0 is success already), each kept once, ascending. */
+export function checkOkExitCodes(given: unknown): number[] {
+  if (given === undefined || given === null) return [];
+  if (!Array.isArray(given)) throw new WardenInputError(`okExitCodes must be an array of exit codes (1 to 255), not ${JSON.stringify(given)}.`);
+  for (const code of given) {
+    if (code === 0) throw new WardenInputError('okExitCodes lists exit codes besides 0, which always means success.');
+    if (typeof code !== 'number' || !Number.isInteger(code) || code < 1 || code > 255) throw new WardenInputError(`okExitCodes takes exit codes from 1 to 255, not ${JSON.stringify(code)}.`);
+  }
+  return [...new Set(given as number[])].sort((a, b) => a - b);
 }
 
 export interface EngineSettings {
@@ -105,6 +118,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     outputCapChars: cap,
     procRoot: settings.procRoot,
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
+    okExitCodes: checkOkExitCodes(request.okExitCodes),
   };
 }
 

@@ -18,6 +18,7 @@
 // |12 | an extension races the deadline timer                  | before it fires: re-armed at the new limit; after: refused     |
 // |10 | shutdown with live runs                                | each is stopped (reason shutdown); new runs are refused        |
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
+// |13 | a snapshot after the main exit, before the end         | still running (or stopping), no exit code or signal yet        |
 
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -313,12 +314,9 @@ export class CommandRun {
 
   snapshot(): RunResult {
     if (this.result) return this.result;
-    return this.build({
-      state: this.state,
-      elapsedMs: this.exit?.atMs ?? this.elapsedMs(),
-      exitCode: this.exit?.exitCode ?? null,
-      signal: this.exit?.signal ?? null,
-    });
+    // Between the main exit and the end (drain, teardown) the run is not over: its exit status is
+    // the end's to give, with the verdict, so no snapshot reads "running" with an exit code (row 13).
+    return this.build({ state: this.state, elapsedMs: this.exit?.atMs ?? this.elapsedMs(), exitCode: null, signal: null });
   }
 
   private elapsedMs(): number {
@@ -499,6 +497,7 @@ export class CommandRun {
       ...(this.oom ? { oom: this.oom } : {}),
       outputKept: `${stdout}\n${stderr}`,
       viaShell: isShell(this.argv),
+      okExitCodes: this.options.okExitCodes,
     });
     // Until the subreaper says the command's pid, the group is its own: no pid to name.
     const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, this.shim && this.pgid === this.shim.pid ? undefined : this.pgid);

@@ -62,6 +62,37 @@ const rows: Row[] = [
   { name: 'completed: exit 0', o: obs({ exitCode: 0 }), verdict: 'completed', advice: null, notes: [] },
   { name: 'completed: exit 0 with no limit', o: obs({ exitCode: 0, limitMs: null }), verdict: 'completed', advice: null, notes: [] },
 
+  // completed by an exit code the run was told means success (okExitCodes)
+  {
+    name: 'completed: exit 1 that ok-exit names',
+    o: obs({ exitCode: 1, okExitCodes: [1] }),
+    verdict: 'completed',
+    advice: null,
+    notes: ['Exit code 1 after 0.33 s, before the 1 min limit, which this run was told means success (ok-exit 1).'],
+  },
+  {
+    name: 'completed: exit 2 among several ok-exit codes, no limit',
+    o: obs({ exitCode: 2, okExitCodes: [1, 2], limitMs: null }),
+    verdict: 'completed',
+    advice: null,
+    notes: ['Exit code 2 after 0.33 s, which this run was told means success (ok-exit 1, 2).'],
+  },
+  {
+    name: 'completed: an ok exit with the OOM counter risen keeps the OOM note',
+    o: obs({ exitCode: 1, okExitCodes: [1], oom: { confirmed: true, peakBytes: 300 * MiB, limitBytes: 256 * MiB } }),
+    verdict: 'completed',
+    advice: null,
+    notesHave: ['means success (ok-exit 1)', 'out-of-memory'],
+  },
+  { name: 'failed: an exit code ok-exit does not name', o: obs({ exitCode: 3, okExitCodes: [1] }), verdict: 'failed', advice: ADVICE.stderr, notes: [] },
+  { name: 'failed: no exit status, whatever ok-exit names', o: obs({ exitCode: null, okExitCodes: [1] }), verdict: 'failed', notesHave: ['without an exit status'] },
+  { name: 'killed: a signal wins over ok-exit', o: obs({ exitCode: null, signal: 'SIGKILL', okExitCodes: [137] }), verdict: 'killed' },
+  {
+    name: 'timed-out: the deadline wins over ok-exit',
+    o: obs({ exitCode: 1, okExitCodes: [1], stop: { reason: 'deadline', requestedAtMs: 60_000, endedBy: 'interrupt' } }),
+    verdict: 'timed-out',
+  },
+
   // failed by exit code
   { name: 'failed: exit 1', o: obs({ exitCode: 1 }), verdict: 'failed', advice: ADVICE.stderr, notes: [] },
   { name: 'failed: exit 2 gets usage advice', o: obs({ exitCode: 2 }), verdict: 'failed', advice: ADVICE.usage, notes: [] },

@@ -25,6 +25,8 @@ export interface Observations {
   viaShell: boolean;
   /** The supervisor went away while it ran; text says what was recovered. */
   lost?: string;
+  /** Exit codes besides 0 the run was told mean success (okExitCodes). */
+  okExitCodes?: readonly number[];
 }
 
 export interface Judgement {
@@ -47,6 +49,10 @@ export function judge(o: Observations): Judgement {
   if (o.signal !== null) return judgeSignal(o, o.signal);
   // A shell's child killed by the OOM killer while the shell went on to exit 0.
   if (o.exitCode === 0) return { verdict: 'completed', advice: null, notes: o.oom?.confirmed ? [oomNote(o.oom)] : [] };
+  if (o.exitCode !== null && o.okExitCodes?.includes(o.exitCode)) {
+    const notes = [`Exit code ${o.exitCode} ${whenEnded(o)}, which this run was told means success (ok-exit ${o.okExitCodes.join(', ')}).`];
+    return { verdict: 'completed', advice: null, notes: o.oom?.confirmed ? [...notes, oomNote(o.oom)] : notes };
+  }
   if (o.exitCode === null) {
     return {
       verdict: 'failed',
