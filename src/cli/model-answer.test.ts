@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
-import { answerJson, cutMarker, cutStream, escapeText, fitAdvice, locate, modelAnswerWithin, type Pager } from './model-answer';
+import { answerJson, answerText, cutMarker, cutStream, escapeText, fitAdvice, locate, modelAnswer, modelAnswerWithin, modelCrash, type Pager } from './model-answer';
 
 const pager: Pager = {
   page: (id, stream, offset) => `show ${id} ${stream} ${offset}`,
@@ -99,5 +99,37 @@ describe('the answer', () => {
     expect(locate('abcdef', '')).toBe(6);
     expect(locate('abXabY', 'ab')).toBeNull();
     expect(locate('abcdef', 'zz')).toBeNull();
+  });
+});
+
+describe('the crash a model is told of', () => {
+  const traceback = 'Traceback (most recent call last):\n  File "/app/crash_keyerror.py", line 5, in load\n    return config["database_url"]\nKeyError: \'database_url\'\n';
+  const failed = { ...result('', traceback), cwd: '/app' };
+
+  it('is read from the end of stderr, relative to the run\'s directory, with its function', () => {
+    expect(modelCrash(failed)).toEqual({ text: "raised KeyError: 'database_url' at crash_keyerror.py:5 (in load)", error: "KeyError: 'database_url'", at: 'crash_keyerror.py:5', function: 'load', stream: 'stderr' });
+  });
+
+  it('leads the text answer before the advice, and is a field of the JSON one', () => {
+    const answer = modelAnswer(failed, { streamChars: 8000, pager });
+    const text = answerText(answer);
+    expect(text).toContain("<crash>raised KeyError: 'database_url' at crash_keyerror.py:5 (in load)</crash>\n<advice>");
+    expect(answerJson(answer).crash).toEqual({ error: "KeyError: 'database_url'", at: 'crash_keyerror.py:5', function: 'load', stream: 'stderr' });
+  });
+
+  it('is none for a run that completed, one still running, or one without a report', () => {
+    expect(modelCrash({ ...failed, verdict: 'completed' })).toBeNull();
+    expect(modelCrash({ ...failed, state: 'running', verdict: undefined })).toBeNull();
+    expect(modelCrash(result('', 'error: no config\n'))).toBeNull();
+    const answer = modelAnswer(result('', 'error: no config\n'), { streamChars: 8000, pager });
+    expect(answerText(answer)).not.toContain('<crash>');
+    expect(answerJson(answer)).not.toHaveProperty('crash');
+  });
+
+  it('names no place when no frame is of its own files, and no function at module level', () => {
+    const lib = { ...result('', 'Traceback (most recent call last):\n  File "/usr/lib/python3.11/runpy.py", line 1, in run\nImportError: x\n'), cwd: '/app' };
+    expect(modelCrash(lib)).toEqual({ text: 'raised ImportError: x', error: 'ImportError: x', at: null, stream: 'stderr' });
+    const top = { ...result('', 'Traceback (most recent call last):\n  File "/app/a.py", line 2, in <module>\nValueError: v\n'), cwd: '/app' };
+    expect(modelCrash(top)).toEqual({ text: 'raised ValueError: v at a.py:2', error: 'ValueError: v', at: 'a.py:2', stream: 'stderr' });
   });
 });

@@ -10,6 +10,8 @@
 // calls named differ (a tool call, or an absolute command line).
 
 import type { RunResult } from '../shared/result';
+import { crashPhrase, placeOf } from '../shared/crash/phrase';
+import { findCrash } from '../shared/crash/traceback';
 import { InputError } from '../shared/errors';
 import { count, seconds } from '../main/supervisor/format';
 
@@ -148,9 +150,38 @@ export interface ModelAnswer {
   advice: string | null;
   notes: string[];
   next: string | null;
+  /** The crash report that ends an ended run's output, in one line and by its parts (null: none). */
+  crash: ModelCrash | null;
   stdout: CutStream;
   stderr: CutStream;
   result: RunResult;
+}
+
+/** Where a run that did not complete died, read from the report at the end of its output (src/shared/crash). */
+export interface ModelCrash {
+  /** "raised KeyError: 'database_url' at crash_keyerror.py:5 (in load)" */
+  text: string;
+  error: string;
+  /** The innermost place in its own files ("crash_keyerror.py:5", relative to the run's directory), null when none. */
+  at: string | null;
+  function?: string;
+  stream: 'stdout' | 'stderr';
+}
+
+/** The crash an ended run that did not complete printed as it died, or null. */
+export function modelCrash(result: RunResult): ModelCrash | null {
+  if (result.state !== 'ended' || result.verdict === 'completed') return null;
+  const found = findCrash(result);
+  if (!found) return null;
+  const tb = found.traceback;
+  const fn = tb.frame?.fn !== undefined && tb.frame.fn !== '<module>' ? tb.frame.fn : undefined;
+  return {
+    text: `${crashPhrase(tb, result.cwd)}${fn !== undefined ? ` (in ${fn})` : ''}`,
+    error: tb.error,
+    at: tb.frame ? placeOf(tb.frame, result.cwd) : null,
+    ...(fn !== undefined ? { function: fn } : {}),
+    stream: found.stream,
+  };
 }
 
 export function modelAnswer(result: RunResult, options: ModelAnswerOptions): ModelAnswer {
@@ -182,6 +213,7 @@ export function modelAnswer(result: RunResult, options: ModelAnswerOptions): Mod
     advice,
     notes,
     next: ended ? null : pager.next(result.id),
+    crash: modelCrash(result),
     stdout,
     stderr,
     result,
@@ -214,6 +246,7 @@ export function answerText(answer: ModelAnswer, extra: string[] = [], options: {
   if (answer.exitCode !== null) tag('exit_code', String(answer.exitCode));
   if (answer.signal !== null) tag('signal', answer.signal);
   tag('elapsed', answer.elapsed);
+  if (answer.crash !== null) tag('crash', answer.crash.text);
   if (answer.advice !== null) tag('advice', answer.advice);
   for (const note of answer.notes) tag('note', note);
   if (answer.next !== null) tag('next', answer.next);
@@ -237,6 +270,7 @@ export function answerJson(answer: ModelAnswer): Record<string, unknown> {
     exitCode: answer.exitCode,
     signal: answer.signal,
     elapsed: answer.elapsed,
+    ...(answer.crash !== null ? { crash: { error: answer.crash.error, at: answer.crash.at, ...(answer.crash.function !== undefined ? { function: answer.crash.function } : {}), stream: answer.crash.stream } } : {}),
     advice: answer.advice,
     notes: answer.notes,
     ...(answer.next !== null ? { next: answer.next } : {}),

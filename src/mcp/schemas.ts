@@ -28,6 +28,10 @@ export const runResultSchema = z
     exitCode: z.number().nullable(),
     signal: z.string().nullable(),
     elapsed: z.string().describe('Time it ran, against its limit.'),
+    crash: z
+      .looseObject({ error: z.string(), at: z.string().nullable(), function: z.string().optional(), stream: z.string() })
+      .optional()
+      .describe('When it did not complete and a traceback or panic ends its output: the error, and the innermost place in its own files (file:line) to look at first.'),
     advice: z.string().nullable().describe('What to do next.'),
     notes: z.array(z.string()),
     next: z.string().optional().describe('While the run goes on: the exact call that continues it.'),

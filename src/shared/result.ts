@@ -79,6 +79,24 @@ export interface CoreReport {
   limitBytes: number | null;
 }
 
+/**
+ * The process that died of a crash signal or SIGKILL nobody at Warden sent:
+ * the main process (from its last sample, else its command), or a command a
+ * shell ran, as the shell reported it in stderr ("bash: 812 Segmentation
+ * fault  ./prog"). Kept in the result, so a page opened after the end names it.
+ */
+export interface Culprit {
+  /** Null when nobody said it (dash prints no pid). */
+  pid: number | null;
+  /** Its command line, when known. */
+  command: string | null;
+  signal: string;
+  /** 'exit': the main process's own ending; 'shell': a shell's report of a command it ran. */
+  source: 'exit' | 'shell';
+  /** For 'shell': the line of stderr that says it (1-based). */
+  stderrLine?: number;
+}
+
 export interface PeakFigures {
   rssBytes: number;
   processes: number;
@@ -107,6 +125,8 @@ export interface RunResult {
   oom?: OomReport;
   /** After a crash (a crash signal, or a shell's 128 + n for one): whether a core was dumped, and where. */
   core?: CoreReport;
+  /** After a crash or a SIGKILL Warden did not send: the process it was. */
+  culprit?: Culprit;
   advice: string | null;
   notes: string[];
   stdout: string;

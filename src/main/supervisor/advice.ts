@@ -2,6 +2,9 @@
 // the evidence is indirect: an exit code does not prove who sent a signal.
 
 import { CRASH_SIGNALS, type OomReport, type RunKind, type StopStep } from '../../shared/result';
+import { placeOf, whatHappened } from '../../shared/crash/phrase';
+import type { ShellCrash } from '../../shared/crash/shell';
+import type { Traceback } from '../../shared/crash/traceback';
 import { bytes, seconds } from './format';
 
 /** faulthandler's first words; it does not start a line, so look anywhere. */
@@ -15,8 +18,14 @@ export function isCrashSignal(signal: string): boolean {
  * After a crash's signal. faulthandler's report may follow output that did not
  * end its line (a progress bar), so it is looked for anywhere in what was kept.
  */
-export function crashAdvice(outputKept: string, kind: RunKind): string {
+export function crashAdvice(outputKept: string, kind: RunKind, report?: Traceback | null, cwd?: string): string {
   if (outputKept.includes(FATAL_PYTHON_ERROR)) {
+    const frame = report?.how === 'fatal' ? report.frame : null;
+    if (frame) {
+      const place = frame.file === '<script>' ? `line ${frame.line} of the script` : placeOf(frame, cwd);
+      const fn = frame.fn !== undefined && frame.fn !== '<module>' ? ` (in ${frame.fn})` : '';
+      return `Check Python's crash report in stderr (from the line 'Fatal Python error'): it crashed in native code called from ${place}${fn}, such as an extension module the script uses.`;
+    }
     return "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.";
   }
   return kind === 'python'
@@ -86,6 +95,52 @@ export interface ExitContext {
   viaShell: boolean;
   outputKept: string;
   oom?: OomReport;
+  /** The crash report that ends its output (a traceback), and the stream it is in. */
+  crash?: { stream: 'stdout' | 'stderr'; traceback: Traceback } | null;
+  /** A shell's word in stderr that a command it ran died of a crash signal or SIGKILL. */
+  shellCrash?: ShellCrash | null;
+  /** The run's directory, that a report's files are named from. */
+  cwd?: string;
+}
+
+/** What a language calls the report it prints as it dies. */
+function reportName(tb: Pick<Traceback, 'language' | 'how'>): string {
+  if (tb.how === 'fatal' && tb.language === 'python') return "Python's crash report";
+  switch (tb.language) {
+    case 'python':
+      return 'the traceback';
+    case 'node':
+      return 'the stack';
+    case 'pytest':
+      return "pytest's report";
+    default:
+      return tb.how === 'fatal' ? 'the fatal error' : 'the panic';
+  }
+}
+
+/**
+ * The first step when a crash report ends the output: the innermost place in
+ * the user's own files, and what was raised there. A session script's frames
+ * are in "<script>": its line is the script's.
+ */
+export function tracebackAdvice(crash: { stream: 'stdout' | 'stderr'; traceback: Traceback }, cwd?: string): string {
+  const tb = crash.traceback;
+  const report = reportName(tb);
+  const more = tb.moreFailed ? ` ${tb.moreFailed} more test${tb.moreFailed === 1 ? '' : 's'} failed too.` : '';
+  const where = `${report.replace(/^the /, 'The ')} is at the end of ${crash.stream}.`;
+  const what = whatHappened(tb);
+  if (!tb.frame) return `${tb.how === 'failed' ? `${what.charAt(0).toUpperCase()}${what.slice(1)}` : `It ${what}`}, in code that is not its own (no frame of its own files is in ${report}): read ${report} at the end of ${crash.stream} for the call of its own that led there.${more}`;
+  const place = tb.frame.file === '<script>' ? `line ${tb.frame.line} of the script` : placeOf(tb.frame, cwd);
+  const fn = tb.frame.fn !== undefined && tb.frame.fn !== '<module>' ? ` (in ${tb.frame.fn})` : '';
+  // A failed test's phrase starts with its name ("t.py::test_a failed with ..."), the others with a verb.
+  return `Look at ${place}${fn} first: ${tb.how === 'failed' ? what : `it ${what}`} there. ${where}${more}`;
+}
+
+/** "The shell reported that a command it ran died of SIGSEGV (Segmentation fault, core dumped): ./prog, pid 812 (stderr line 3)." */
+export function shellCrashNote(shell: ShellCrash): string {
+  const how = `${shell.description}${shell.coreDumped ? ', core dumped' : ''}`;
+  const who = [shell.command, shell.pid !== null ? `pid ${shell.pid}` : null].filter((x) => x !== null).join(', ');
+  return `The shell reported that a command it ran died of ${shell.signal} (${how})${who ? `: ${who}` : ''} (stderr line ${shell.line.toLocaleString('en-US')}).`;
 }
 
 /** Advice for a non-zero exit code, read the way a shell reports its children. */
@@ -96,11 +151,13 @@ export function exitCodeAdvice(exitCode: number, c: ExitContext): string {
   if (exitCode === 124) {
     return 'Check the timeout the command sets itself, such as a nested `timeout`: Warden did not stop it.';
   }
-  const signal = c.childSignal;
+  // The report at the end of its output names the place to look: better than any reading of the exit code.
+  if (c.crash) return tracebackAdvice(c.crash, c.cwd);
+  const signal = c.childSignal ?? c.shellCrash?.signal;
   if (signal !== undefined) {
     if (signal === 'SIGKILL') return killAdvice(c.oom);
-    if (isCrashSignal(signal)) return crashAdvice(c.outputKept, c.kind);
-    return c.viaShell
+    if (isCrashSignal(signal)) return crashAdvice(c.outputKept, c.kind, null, c.cwd);
+    return c.viaShell || c.shellCrash
       ? `Check what sent ${signal} to the command the shell ran.`
       : `Read stderr for why it exited with ${exitCode}; if a process it ran died of ${signal}, check what sent that signal.`;
   }

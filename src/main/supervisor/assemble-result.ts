@@ -1,7 +1,7 @@
 // A result in the contract's shape, for command runs and Python scripts alike:
 // keys in the contract's order, times rounded, absent optional fields left out.
 
-import type { CoreReport, OomReport, PeakFigures, RunResult, StopRecord, TeardownReport } from '../../shared/result';
+import type { CoreReport, Culprit, OomReport, PeakFigures, RunResult, StopRecord, TeardownReport } from '../../shared/result';
 
 export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
   argv?: string[];
@@ -14,6 +14,7 @@ export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'st
   stop?: StopRecord;
   oom?: OomReport;
   core?: CoreReport;
+  culprit?: Culprit;
   teardown?: TeardownReport;
   peak?: PeakFigures;
 }
@@ -40,6 +41,7 @@ export function assembleResult(p: ResultParts): RunResult {
       : {}),
     ...(p.oom ? { oom: p.oom } : {}),
     ...(p.core ? { core: p.core } : {}),
+    ...(p.culprit ? { culprit: p.culprit } : {}),
     advice: p.advice,
     notes: p.notes,
     stdout: p.stdout,

@@ -5,7 +5,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { crashOf, inspectCore, readCoreSettings, resolveCorePattern } from './core-dump';
+import { crashOf, culpritOf, inspectCore, readCoreSettings, resolveCorePattern } from './core-dump';
 import { Harness } from './proc-testkit';
 
 describe('core_pattern for one crashed process', () => {
@@ -59,6 +59,12 @@ describe('core_pattern for one crashed process', () => {
     expect(crashOf('failed', 1, null, 10)).toBeNull();
     expect(crashOf('signaled', null, 'SIGTERM', 10)).toBeNull();
     expect(crashOf('timed-out', null, 'SIGSEGV', 10)).toBeNull();
+    // A shell's report of the command that crashed: its pid when the shell names it, whatever the shell exited with.
+    expect(crashOf('failed', 3, null, 10, { pid: 812, signal: 'SIGSEGV' })).toEqual({ pid: 812, signalNumber: 11 });
+    expect(crashOf('failed', 3, null, 10, { pid: null, signal: 'SIGABRT' })).toEqual({ signalNumber: 6 });
+    expect(crashOf('failed', 3, null, 10, { pid: 812, signal: 'SIGKILL' })).toBeNull();
+    expect(crashOf('completed', 0, null, 10, { pid: 812, signal: 'SIGSEGV' })).toBeNull();
+    expect(crashOf('failed', 139, null, 10, { pid: 812, signal: 'SIGSEGV' })).toEqual({ pid: 812, signalNumber: 11 });
   });
 });
 
@@ -146,5 +152,21 @@ describe('a real crash under Warden', () => {
     const r = await h.run({ argv: ['bash', '-c', `python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'; exit $?`], cwd });
     expect(r).toMatchObject({ verdict: 'failed', exitCode: 139 });
     expect(r.core?.pattern).toBe(settings!.pattern);
+  });
+});
+
+describe('the culprit', () => {
+  const shell = { signal: 'SIGSEGV', description: 'Segmentation fault', pid: 812, command: './prog', coreDumped: false, line: 4 };
+  it.each([
+    ['crashed', 'SIGSEGV', 10, { pid: 11, command: 'python3 x.py' }, null, { pid: 11, command: 'python3 x.py', signal: 'SIGSEGV', source: 'exit' }],
+    ['killed', 'SIGKILL', 10, undefined, null, { pid: 10, command: 'python3 -c x', signal: 'SIGKILL', source: 'exit' }],
+    ['signaled', 'SIGUSR1', undefined, undefined, null, { pid: null, command: 'python3 -c x', signal: 'SIGUSR1', source: 'exit' }],
+    ['failed', null, 10, undefined, shell, { pid: 812, command: './prog', signal: 'SIGSEGV', source: 'shell', stderrLine: 4 }],
+    ['failed', null, 10, undefined, null, null],
+    ['completed', null, 10, undefined, shell, null],
+    ['crashed', null, 10, undefined, null, null],
+    ['timed-out', 'SIGKILL', 10, undefined, null, null],
+  ] as const)('%s %s', (verdict, signal, mainPid, lastRoot, shellCrash, culprit) => {
+    expect(culpritOf(verdict, signal, mainPid, lastRoot, ['python3', '-c', 'x'], shellCrash)).toEqual(culprit);
   });
 });

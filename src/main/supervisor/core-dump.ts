@@ -7,7 +7,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { CoreReport } from '../../shared/result';
+import type { CoreReport, Culprit } from '../../shared/result';
+import type { ShellCrash } from '../../shared/crash/shell';
 import { isCrashSignal } from './advice';
 import { signalName, signalNumber } from './signals';
 
@@ -135,17 +136,37 @@ export function inspectCore(settings: CoreSettings, p: CrashedProcess): CoreRepo
 
 /**
  * The crash a core report is for, from how the run ended: the main process's
- * crash signal (its pid known), or a shell's 128 + n for one (a child of
- * unknown pid). Null for any other ending.
+ * crash signal (its pid known), a shell's report in stderr of a command it
+ * ran that crashed (its pid, when the shell names it), or a shell's 128 + n
+ * for one (a child of unknown pid). Null for any other ending.
  */
-export function crashOf(verdict: string, exitCode: number | null, signal: string | null, mainPid: number | undefined): { pid?: number; signalNumber: number } | null {
+export function crashOf(verdict: string, exitCode: number | null, signal: string | null, mainPid: number | undefined, shellCrash?: { pid: number | null; signal: string } | null): { pid?: number; signalNumber: number } | null {
   if (verdict === 'crashed' && signal !== null && isCrashSignal(signal)) {
     const n = signalNumber(signal);
     return n === undefined ? null : { ...(mainPid !== undefined ? { pid: mainPid } : {}), signalNumber: n };
+  }
+  // The shell said which command crashed (bash names its pid), whatever status the shell went on to exit with.
+  if (verdict === 'failed' && shellCrash && isCrashSignal(shellCrash.signal)) {
+    const n = signalNumber(shellCrash.signal);
+    if (n !== undefined) return { ...(shellCrash.pid !== null ? { pid: shellCrash.pid } : {}), signalNumber: n };
   }
   if (verdict === 'failed' && exitCode !== null && exitCode > 128) {
     const name = signalName(exitCode - 128);
     if (name !== undefined && isCrashSignal(name)) return { signalNumber: exitCode - 128 };
   }
+  return null;
+}
+
+/**
+ * The process a crash or a SIGKILL Warden did not send ended: the main
+ * process, named as its last sample saw it (else by its command), or the
+ * command a shell said died. Null for any other ending.
+ */
+export function culpritOf(verdict: string, signal: string | null, mainPid: number | undefined, lastRoot: { pid: number; command: string } | undefined, argv: string[], shellCrash: ShellCrash | null): Culprit | null {
+  if ((verdict === 'crashed' || verdict === 'killed' || verdict === 'signaled') && signal !== null) {
+    const pid = lastRoot?.pid ?? mainPid ?? null;
+    return { pid, command: lastRoot?.command ?? argv.join(' '), signal, source: 'exit' };
+  }
+  if (verdict === 'failed' && shellCrash) return { pid: shellCrash.pid, command: shellCrash.command, signal: shellCrash.signal, source: 'shell', stderrLine: shellCrash.line };
   return null;
 }

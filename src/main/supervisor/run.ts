@@ -35,7 +35,8 @@ import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult } from './assemble-result';
 import { describeNow, describePids, listProcs, withCgroupSweep } from './teardown-report';
 import { judge } from './verdict';
-import { crashOf, inspectCore, readCoreSettings } from './core-dump';
+import { crashOf, culpritOf, inspectCore, readCoreSettings } from './core-dump';
+import { findShellCrash } from '../../shared/crash/shell';
 import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
@@ -107,6 +108,8 @@ export class CommandRun {
   private shim?: { pid: number; pipe: Duplex; adopting: boolean };
   private readonly shimPending: NodeJS.Signals[] = [];
   private trackedRoot?: number;
+  /** The main process as the last sample before its exit saw it: what the culprit of a crash is called. */
+  private lastRoot?: { pid: number; command: string };
 
   constructor(
     private readonly options: RunOptions,
@@ -379,6 +382,8 @@ export class CommandRun {
     await this.drain();
     // The tree is sampled until the pipes are closed: descendants that held them count.
     clearTimeout(this.trackTimer);
+    const root = this.sampler?.latest(this.id)?.roots[0];
+    if (root && root.pid === this.trackedRoot) this.lastRoot = { pid: root.pid, command: root.command };
     this.peak = this.sampler?.untrack(this.id);
     let spawnFailure: string | undefined;
     if (this.cgroup) {
@@ -496,11 +501,16 @@ export class CommandRun {
       stop,
       ...(this.oom ? { oom: this.oom } : {}),
       outputKept: `${stdout}\n${stderr}`,
+      streams: { stdout, stderr },
+      cwd: this.options.cwd,
       viaShell: isShell(this.argv),
       okExitCodes: this.options.okExitCodes,
     });
     // Until the subreaper says the command's pid, the group is its own: no pid to name.
-    const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, this.shim && this.pgid === this.shim.pid ? undefined : this.pgid);
+    const mainPid = this.shim && this.pgid === this.shim.pid ? undefined : this.pgid;
+    const shellCrash = judgement.verdict === 'failed' ? findShellCrash(stderr) : null;
+    const culprit = culpritOf(judgement.verdict, exit.signal, mainPid, this.lastRoot, this.argv, shellCrash);
+    const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, mainPid, shellCrash);
     const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
     const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.options.cwd, startedWallMs: this.startedWallMs }) : undefined;
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -520,6 +530,7 @@ export class CommandRun {
       stop,
       teardown: report,
       ...(core ? { core } : {}),
+      ...(culprit ? { culprit } : {}),
       stdout,
       stderr,
     });
@@ -554,6 +565,7 @@ export class CommandRun {
       stderrTruncated: this.out.stderr.dropped,
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
       ...(fields.core ? { core: fields.core } : {}),
+      ...(fields.culprit ? { culprit: fields.culprit } : {}),
       ...(peak ? { peak } : {}),
     });
   }

@@ -57,6 +57,10 @@ interface Row {
 
 const FATAL = 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n  File "crash.py", line 3 in <module>\n';
 
+const PY_TRACEBACK = 'Traceback (most recent call last):\n  File "/app/crash_keyerror.py", line 8, in <module>\n    settings = load({"debug": True})\n  File "/app/crash_keyerror.py", line 5, in load\n    return config["database_url"]\n           ~~~~~~^^^^^^^^^^^^^^^^\nKeyError: \'database_url\'\n';
+const PYTEST_REPORT = "=== FAILURES ===\n___ test_missing ___\n\n    def load(c):\n>       return c['database_url']\nE       KeyError: 'database_url'\n\ntest_config.py:5: KeyError\n=== short test summary info ===\nFAILED test_config.py::test_missing - KeyError: 'database_url'\nFAILED test_config.py::test_sum - assert 2 == 3\n2 failed in 0.1s\n";
+const FATAL_IN_SCRIPT = 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n  File "/usr/lib/python3.11/ctypes/__init__.py", line 519 in string_at\n  File "<script>", line 3 in f\n  File "<script>", line 4 in <module>\n';
+
 const rows: Row[] = [
   // completed
   { name: 'completed: exit 0', o: obs({ exitCode: 0 }), verdict: 'completed', advice: null, notes: [] },
@@ -501,6 +505,69 @@ const rows: Row[] = [
     verdict: 'stopped',
     advice: null,
     notes: ['Stopped because Warden shut down after 4 s, before the 1 min limit: it ended at the interrupt step (SIGINT) after 4.2 s, with exit code 0.'],
+  },
+
+  // a crash report at the end of the output names where to look (src/shared/crash)
+  {
+    name: 'failed: a Python traceback at the end of stderr names the innermost frame of its own files',
+    o: obs({ exitCode: 1, cwd: '/app', streams: { stdout: '', stderr: PY_TRACEBACK } }),
+    verdict: 'failed',
+    advice: "Look at crash_keyerror.py:5 (in load) first: it raised KeyError: 'database_url' there. The traceback is at the end of stderr.",
+    notes: [],
+  },
+  {
+    name: "failed: a traceback without a frame of its own files says so",
+    o: obs({ exitCode: 1, cwd: '/app', streams: { stdout: '', stderr: 'Traceback (most recent call last):\n  File "/usr/lib/python3.11/runpy.py", line 1, in run\nImportError: no x\n' } }),
+    verdict: 'failed',
+    advice: 'It raised ImportError: no x, in code that is not its own (no frame of its own files is in the traceback): read the traceback at the end of stderr for the call of its own that led there.',
+  },
+  {
+    name: "failed: pytest's report at the end of stdout, with the other failures counted",
+    o: obs({ exitCode: 1, cwd: '/app', streams: { stdout: PYTEST_REPORT, stderr: '' } }),
+    verdict: 'failed',
+    advice: "Look at test_config.py:5 first: test_config.py::test_missing failed with KeyError: 'database_url' there. pytest's report is at the end of stdout. 1 more test failed too.",
+  },
+  {
+    name: 'failed: a Go panic (exit 2) is no usage error',
+    o: obs({ exitCode: 2, cwd: '/app', streams: { stdout: '', stderr: 'panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:7 +0x1d\nexit status 2\n' } }),
+    verdict: 'failed',
+    advice: 'Look at main.go:7 (in main.main) first: it panicked with "boom" there. The panic is at the end of stderr.',
+  },
+  {
+    name: 'failed: a shell whose child segfaulted, then exited 3: the note names the child, the advice is a crash\'s',
+    o: obs({ exitCode: 3, viaShell: true, streams: { stdout: 'after\n', stderr: "bash: 10148 Segmentation fault      python3 -c 'boom'\n" } }),
+    verdict: 'failed',
+    advice: ADVICE.crashNativeCommand,
+    notes: ["The shell reported that a command it ran died of SIGSEGV (Segmentation fault): python3 -c 'boom', pid 10148 (stderr line 1)."],
+  },
+  {
+    name: 'failed: a script whose child was killed (SIGKILL), the shell reporting it with its line',
+    o: obs({ exitCode: 4, streams: { stdout: '', stderr: 'k.sh: line 1: 10232 Killed                  python3 big.py\n' } }),
+    verdict: 'failed',
+    advice: ADVICE.killHedged,
+    notesHave: ['died of SIGKILL (Killed): python3 big.py, pid 10232 (stderr line 1).'],
+  },
+  {
+    name: "failed: a shell's 139 with dash's bare word: the 128 + n note and the shell's",
+    o: obs({ exitCode: 139, viaShell: true, streams: { stdout: '', stderr: 'Segmentation fault (core dumped)\n' } }),
+    verdict: 'failed',
+    advice: ADVICE.crashNativeCommand,
+    notes: [
+      'Exit code 139 after 0.33 s, before the 1 min limit. From a shell, exit code 139 (128 + 11) means a command the shell ran died of SIGSEGV.',
+      'The shell reported that a command it ran died of SIGSEGV (Segmentation fault, core dumped) (stderr line 1).',
+    ],
+  },
+  {
+    name: 'crashed: a panic that aborts (SIGABRT) names its place',
+    o: obs({ exitCode: null, signal: 'SIGABRT', cwd: '/app', streams: { stdout: '', stderr: "thread 'main' panicked at src/main.rs:4:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n" } }),
+    verdict: 'crashed',
+    advice: 'Look at src/main.rs:4 first: it panicked with "boom" there. The panic is at the end of stderr.',
+  },
+  {
+    name: "crashed: faulthandler's report names the script's frame that called the native code",
+    o: obs({ kind: 'python', exitCode: null, signal: 'SIGSEGV', outputKept: FATAL_IN_SCRIPT, streams: { stdout: '', stderr: FATAL_IN_SCRIPT } }),
+    verdict: 'crashed',
+    advice: "Check Python's crash report in stderr (from the line 'Fatal Python error'): it crashed in native code called from line 3 of the script (in f), such as an extension module the script uses.",
   },
 
   // spawn-failed and lost

@@ -3,7 +3,9 @@
 // (verdict.test.ts). Notes are complete sentences that name the numbers.
 
 import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../shared/result';
-import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, oomNote, otherSignalAdvice, timedOutAdvice } from './advice';
+import { findCrash } from '../../shared/crash/traceback';
+import { findShellCrash } from '../../shared/crash/shell';
+import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, oomNote, otherSignalAdvice, shellCrashNote, timedOutAdvice, tracebackAdvice } from './advice';
 import { seconds } from './format';
 import { signalName } from './signals';
 
@@ -21,6 +23,10 @@ export interface Observations {
   oom?: OomReport;
   /** stdout and stderr as kept, where faulthandler's traceback may be. */
   outputKept: string;
+  /** stdout and stderr apart: a crash report (a traceback) ends one of them, or a shell's word that a command it ran died is in stderr. */
+  streams?: { stdout: string; stderr: string };
+  /** The run's directory: a report's files are named from it. */
+  cwd?: string;
   /** The main process is a shell, so 128+n means a child died of signal n. */
   viaShell: boolean;
   /** The supervisor went away while it ran; text says what was recovered. */
@@ -123,7 +129,10 @@ function judgeSignal(o: Observations, signal: string): Judgement {
     };
   }
   if (isCrashSignal(signal)) {
-    return { verdict: 'crashed', advice: crashAdvice(o.outputKept, o.kind), notes: [`Crashed with ${signal} ${when}.`] };
+    // A panic that aborts (Rust's panic = "abort") says where; so does faulthandler's report of a native crash.
+    const crash = o.streams ? findCrash(o.streams) : null;
+    const advice = crash && crash.traceback.how !== 'fatal' ? tracebackAdvice(crash, o.cwd) : crashAdvice(o.outputKept, o.kind, crash?.traceback, o.cwd);
+    return { verdict: 'crashed', advice, notes: [`Crashed with ${signal} ${when}.`] };
   }
   return {
     verdict: 'signaled',
@@ -162,9 +171,13 @@ function judgeExitCode(o: Observations, exitCode: number): Judgement {
     notes.push(`The Python interpreter exited with code ${exitCode} ${when}, while the script ran.`);
   }
   if (o.oom?.confirmed) notes.push(oomNote(o.oom));
+  const crash = o.streams ? findCrash(o.streams) : null;
+  // A shell's word that a command it ran died says which one, whatever status the shell went on to exit with.
+  const shellCrash = o.streams && o.kind === 'command' ? findShellCrash(o.streams.stderr) : null;
+  if (shellCrash) notes.push(shellCrashNote(shellCrash));
   return {
     verdict: 'failed',
-    advice: exitCodeAdvice(exitCode, { kind: o.kind, childSignal, viaShell: o.viaShell, outputKept: o.outputKept, oom: o.oom }),
+    advice: exitCodeAdvice(exitCode, { kind: o.kind, childSignal, viaShell: o.viaShell, outputKept: o.outputKept, oom: o.oom, crash, shellCrash, ...(o.cwd !== undefined ? { cwd: o.cwd } : {}) }),
     notes,
   };
 }

@@ -18,6 +18,8 @@ import { judge, type Judgement } from '../verdict';
 import { crashOf, inspectCore, readCoreSettings } from '../core-dump';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
 import type { ProcessSampler } from '../proc-tree/sampler';
+import { findCrash } from '../../../shared/crash/traceback';
+import { tracebackAdvice } from '../advice';
 import { PythonStop } from './stop';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
@@ -263,7 +265,7 @@ export class PythonRun {
     const stdout = this.out.stdout.text();
     const stderr = this.out.stderr.text();
     const stop = this.stopper.record();
-    const { judgement, exitCode, signal, elapsedMs, wallMs } = this.judgeOutcome(outcome, stop, `${stdout}\n${stderr}`);
+    const { judgement, exitCode, signal, elapsedMs, wallMs } = this.judgeOutcome(outcome, stop, `${stdout}\n${stderr}`, { stdout, stderr });
     const crash = crashOf(judgement.verdict, exitCode, signal, this.interpreterPid);
     const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
     const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.cwd, startedWallMs: this.startedWallMs ?? this.queuedWallMs }) : undefined;
@@ -295,7 +297,7 @@ export class PythonRun {
     this.resolveDone(this.result);
   }
 
-  private judgeOutcome(outcome: Outcome, stop: StopRecord | undefined, outputKept: string): { judgement: Judgement; exitCode: number | null; signal: string | null; elapsedMs: number; wallMs: number } {
+  private judgeOutcome(outcome: Outcome, stop: StopRecord | undefined, outputKept: string, streams: { stdout: string; stderr: string }): { judgement: Judgement; exitCode: number | null; signal: string | null; elapsedMs: number; wallMs: number } {
     const limitMs = this.limitMs;
     if (outcome.type === 'spawn-failed') {
       const judgement = judge({ kind: 'python', spawnFailure: outcome.cause, exitCode: outcome.status, signal: null, elapsedMs: 0, limitMs, outputKept, viaShell: false });
@@ -325,6 +327,8 @@ export class PythonRun {
         ...(stop ? { stop } : {}),
         ...(this.oom ? { oom: this.oom } : {}),
         outputKept,
+        streams,
+        cwd: this.cwd,
         viaShell: false,
       });
       return { judgement, exitCode, signal, elapsedMs: outcome.atMs, wallMs: outcome.wallMs };
@@ -353,9 +357,11 @@ export class PythonRun {
       judgement = { verdict: 'completed', advice: null, notes: [] };
     } else if (message.status === 'error') {
       const last = (message.error ?? '').trim().split('\n').filter(Boolean).pop();
+      const crash = findCrash(streams);
       judgement = {
         verdict: 'failed',
-        advice: 'Read the traceback in stderr for the exception the script raised.',
+        // The traceback's innermost frame of the user's (the script's line, or a module of its own) is where to look.
+        advice: crash ? tracebackAdvice(crash, this.cwd) : 'Read the traceback in stderr for the exception the script raised.',
         notes: [last ? `The script raised ${last}` : 'The script raised an exception.'],
       };
     } else if (message.status === 'interrupted') {

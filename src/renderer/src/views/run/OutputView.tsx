@@ -16,6 +16,8 @@ import { scrollTopFor, visibleRange } from './virtual';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRunOutput, useWarden } from '../../store';
 import { pagesProgress } from '../../output-pages';
+import { useCrash } from './crash';
+import { crashMark } from './summary';
 
 type TimeMode = 'off' | 'relative' | 'clock';
 const TIME_LABEL: Record<TimeMode, string> = { off: 'Time: off', relative: 'Time: since start', clock: 'Time: clock' };
@@ -53,6 +55,7 @@ function useMarks(run: RunResult): { marks: OutputMark[] | null; totals: [number
 }
 
 const LINE_HEIGHT = 20;
+const NO_TEXTS = { stdout: '', stderr: '' };
 const OVERSCAN = 20;
 /** Characters of one line rendered; a longer line ends with a count of the rest. */
 const LINE_CAP = 5_000;
@@ -77,6 +80,16 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
   const { marks, totals: storedTotals } = useMarks(run);
+  // The crash report that ends the output: its error line and the user's innermost frame are marked, as in the Summary.
+  const report = useCrash(run, complete[0] && complete[1] ? texts : NO_TEXTS);
+  const crashAt = useCallback(
+    (s: 0 | 1, line: number): 'error' | 'frame' | null => {
+      if (!report || report.stream !== (s === 0 ? 'stdout' : 'stderr')) return null;
+      const mark = crashMark(report.traceback, line + 1);
+      return mark === 'error' || mark === 'frame' ? mark : null;
+    },
+    [report],
+  );
   const [mode, setMode] = useState<LogMode>(() => takeStream(run.id) ?? linked?.stream ?? 'all');
   const [caseSensitive, setCaseSensitive] = useState(false);
   const [regex, setRegex] = useState(false);
@@ -324,6 +337,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     onLink: linkTo,
     hrefOf: lineHref,
     numberOf,
+    crashAt,
   };
   const timeCh = timeMode === 'off' ? 0 : 14;
   const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
@@ -476,6 +490,8 @@ interface LinesProps {
   hrefOf: (row: number) => string;
   /** The number a row's gutter shows. */
   numberOf: (row: number) => string;
+  /** A line of a stream that is the crash report's error, or the user's innermost frame. */
+  crashAt: (stream: 0 | 1, line: number) => 'error' | 'frame' | null;
   first: number;
   last: number;
   digits: number;
@@ -503,7 +519,7 @@ function rowRanges(matches: Match[], active: Match | null, i: number): { start: 
 }
 
 /** One row of the log, in either layout. `extra`: the wrapped layout's measuring ref and position. */
-function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, digits, matches, active }: LinesProps, i: number, extra?: { ref: (el: Element | null) => void; top: number }) {
+function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, crashAt, digits, matches, active }: LinesProps, i: number, extra?: { ref: (el: Element | null) => void; top: number }) {
   const ranges = rowRanges(matches, active, i);
   const s = rows.stream(i);
   const index = indexes[s];
@@ -515,18 +531,20 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
   const { spans: shown, omitted } = clipSpans(markSpans(spans, ranges), cap);
   const isLinked = linked !== undefined && i + 1 >= linked.from && i + 1 <= linked.to;
   const approximate = rows.approximate(i);
+  const crash = crashAt(s, rows.line(i));
   return (
     <div
       key={i}
       ref={extra?.ref}
       data-index={extra ? i : undefined}
       style={extra ? { transform: `translateY(${extra.top}px)` } : undefined}
-      className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}${isLinked ? ' rd-line-linked' : ''}`}
+      className={`rd-line${marker ? ' rd-drop' : ''}${tint && s === 1 ? ' rd-line-stderr' : ''}${isLinked ? ' rd-line-linked' : ''}${crash ? ` rd-line-crash-${crash}` : ''}`}
       data-testid="output-line"
       data-line={i + 1}
       data-stream={s === 0 ? 'stdout' : 'stderr'}
       data-linked={isLinked ? 'true' : undefined}
       data-order={approximate ? 'approximate' : undefined}
+      data-crash={crash ?? undefined}
     >
       <a
         className="rd-gutter"

@@ -4,23 +4,29 @@
 // full log.
 
 import type { RunResult } from '../../../../shared/result';
+import { crashPhrase } from '../../../../shared/crash/phrase';
 import { navigate } from '../../router';
 import { parseAnsi, styleClass, styleColours } from './ansi';
 import { askStream } from './output-intent';
 import { coreSentence, crashFacts, scriptFrame, summaryHeading, summaryTails, type StreamTail } from './summary';
-import { useWarden } from '../../store';
+import { useRunOutput, useWarden } from '../../store';
+import { useCrash } from './crash';
 
 const TAIL_LINES = 30;
 
 export function SummaryView({ run }: { run: RunResult }) {
+  const texts = useRunOutput(run);
   // A session script's traceback or crash report names the script's line where it stopped.
-  const frame = run.kind === 'python' ? scriptFrame(run.stderr) : null;
-  const tails = summaryTails(run, TAIL_LINES, frame?.stderrLine);
+  const frame = run.kind === 'python' ? scriptFrame(texts.stderr) : null;
+  // The report that ends its output (a traceback, a panic, pytest's summary): the heading, and the lines marked.
+  const report = useCrash(run, texts);
+  const tails = summaryTails(texts, TAIL_LINES, frame?.stderrLine, report);
   const said = summaryHeading(run);
+  const phrase = report ? crashPhrase(report.traceback, run.cwd) : null;
   const scriptLineText = frame ? (run.code ?? '').split('\n')[frame.scriptLine - 1] : undefined;
   // The last sample of the tree this page saw: the process that crashed, when it was the main one.
   const root = useWarden((s) => s.trees[run.id]?.roots[0]);
-  const crash = crashFacts(run, root ? { pid: root.pid, command: root.command } : undefined);
+  const crash = crashFacts({ ...run, stderr: texts.stderr }, root ? { pid: root.pid, command: root.command } : undefined);
   const openLog = (stream?: 'stdout' | 'stderr') => {
     if (stream) askStream(run.id, stream);
     navigate({ view: 'run', id: run.id, tab: 'output' });
@@ -28,7 +34,13 @@ export function SummaryView({ run }: { run: RunResult }) {
   return (
     <div className="rd-scroll-panel" data-testid="run-summary">
       <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
-        <p className="rd-verdict-text" data-testid="summary-verdict">
+        {phrase && (
+          <p className="rd-verdict-text rd-crash-heading" data-testid="summary-crash-heading" data-stream={report!.stream} data-line={report!.traceback.errorLine}>
+            {phrase.charAt(0).toUpperCase()}
+            {phrase.slice(1)}
+          </p>
+        )}
+        <p className={phrase ? 'rd-verdict-sub' : 'rd-verdict-text'} data-testid="summary-verdict">
           {said.heading}
         </p>
         {run.advice && (
@@ -71,7 +83,7 @@ export function SummaryView({ run }: { run: RunResult }) {
       )}
       {crash && (
         <section className="rd-card" data-testid="summary-crash">
-          <h3>The crash</h3>
+          <h3>{crash.title}</h3>
           <dl className="rd-facts">
             <dt>Exit status</dt>
             <dd data-testid="crash-status">{crash.status}</dd>
@@ -79,7 +91,9 @@ export function SummaryView({ run }: { run: RunResult }) {
               <>
                 <dt>Process</dt>
                 <dd data-testid="crash-culprit">
-                  pid {crash.culprit.pid}: <code>{crash.culprit.command}</code>
+                  {crash.culprit.pid !== null && `pid ${crash.culprit.pid}`}
+                  {crash.culprit.pid !== null && crash.culprit.command !== null && ': '}
+                  {crash.culprit.command !== null && <code>{crash.culprit.command}</code>}
                 </dd>
               </>
             )}
@@ -87,7 +101,7 @@ export function SummaryView({ run }: { run: RunResult }) {
               <>
                 <dt>Core dump</dt>
                 <dd data-testid="crash-core" data-dumped={String(run.core.dumped)}>
-                  {coreSentence(run.core, crash.culprit?.pid)}
+                  {coreSentence(run.core, crash.culprit?.pid ?? undefined)}
                 </dd>
               </>
             )}
@@ -148,10 +162,11 @@ function TailCard({ tail, scriptFrameLine, onOpen }: { tail: StreamTail; scriptF
             {block.lines.map((line) => (
               <div
                 key={line.no}
-                className={`rd-tail-line${line.error ? ' rd-error-line' : ''}${line.no === scriptFrameLine ? ' rd-script-frame' : ''}`}
+                className={`rd-tail-line${line.error ? ' rd-error-line' : ''}${line.no === scriptFrameLine || line.crash === 'frame' ? ' rd-script-frame' : ''}`}
                 data-testid="summary-line"
                 data-line={line.no}
                 data-error={line.error ? 'true' : 'false'}
+                data-crash={line.crash}
                 data-script-frame={line.no === scriptFrameLine ? 'true' : undefined}
               >
                 <span className="rd-gutter" style={{ width: `${digits + 2}ch` }} aria-hidden="true">

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../../shared/result';
-import { coreSentence, crashFacts, summaryHeading, defaultTab, isErrorLine, scriptErrorLine, scriptFrame, streamTail, summaryTails, tabsOf } from './summary';
+import { findCrash, findTraceback } from '../../../../shared/crash/traceback';
+import { coreSentence, crashFacts, crashMark, summaryHeading, defaultTab, isErrorLine, scriptErrorLine, scriptFrame, streamTail, summaryTails, tabsOf } from './summary';
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => `${make(i + 1)}\n`).join('');
 
@@ -43,7 +44,11 @@ describe('the tail of a stream', () => {
   });
 
   it('marks error lines by their text, through ANSI colours', () => {
-    expect(isErrorLine('Traceback (most recent call last):')).toBe(true);
+    expect(isErrorLine('KeyError: missing')).toBe(false);
+    expect(isErrorLine('ValueError: an error')).toBe(true);
+    // The caret under a line of code, and a traceback's head, say nothing themselves.
+    expect(isErrorLine('           ^^^^^^^^^^^^^^^^')).toBe(false);
+    expect(isErrorLine('Traceback (most recent call last):')).toBe(false);
     expect(isErrorLine('bash: nosuchcmd: command not found')).toBe(true);
     expect(isErrorLine('npm ERR! code 1')).toBe(false);
     expect(isErrorLine('compiling...')).toBe(false);
@@ -99,13 +104,14 @@ describe('the tail of a stream', () => {
 describe('crash facts', () => {
   const crashed = { verdict: 'crashed' as const, signal: 'SIGSEGV', exitCode: null, kind: 'command' as const, argv: ['./a.out'], stderr: '' };
   it('gives the exit status a shell reports, the culprit from the tree, and Python\'s report or how to get one', () => {
-    expect(crashFacts(crashed, { pid: 42, command: './a.out' })).toEqual({ status: '139 (128 + 11, SIGSEGV)', culprit: { pid: 42, command: './a.out' }, python: false, faultReport: false });
+    expect(crashFacts(crashed, { pid: 42, command: './a.out' })).toEqual({ title: 'The crash', status: '139 (128 + 11, SIGSEGV)', culprit: { pid: 42, command: './a.out' }, python: false, faultReport: false });
     expect(crashFacts({ ...crashed, signal: 'SIGABRT' })?.status).toBe('134 (128 + 6, SIGABRT)');
     expect(crashFacts({ ...crashed, argv: ['/usr/bin/python3.12', 'x.py'] })).toMatchObject({ python: true, faultReport: false, culprit: null });
     expect(crashFacts({ ...crashed, kind: 'python', argv: undefined, stderr: 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n' })).toMatchObject({ python: true, faultReport: true });
     expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 1 })).toBeNull();
     // A shell's 139: a process it ran crashed; the shell is not the culprit.
     expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 139, argv: ['bash', '-c', './a.out'] }, { pid: 7, command: 'bash -c ./a.out' })).toEqual({
+      title: 'The crash',
       status: '139 (128 + 11, SIGSEGV, in a process it ran)',
       culprit: null,
       python: false,
@@ -113,6 +119,57 @@ describe('crash facts', () => {
     });
     expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 134, argv: ['bash', '-c', 'python3 x.py'] })).toMatchObject({ python: true });
     expect(crashFacts({ ...crashed, verdict: 'failed', signal: null, exitCode: 130 })).toBeNull();
+  });
+
+  it("names the culprit the result recorded, over the page's last sample", () => {
+    const recorded = { ...crashed, culprit: { pid: 9, command: 'python3 x.py', signal: 'SIGSEGV', source: 'exit' as const } };
+    expect(crashFacts(recorded, { pid: 42, command: 'other' })).toMatchObject({ culprit: { pid: 9, command: 'python3 x.py' }, python: true });
+    // A SIGKILL nobody here sent is a kill, with its process, when the result names it.
+    expect(crashFacts({ ...crashed, verdict: 'killed', signal: 'SIGKILL', culprit: { pid: 9, command: './a.out', signal: 'SIGKILL', source: 'exit' } })).toMatchObject({ title: 'The kill', status: '137 (128 + 9, SIGKILL)' });
+    expect(crashFacts({ ...crashed, verdict: 'killed', signal: 'SIGKILL' })).toBeNull();
+  });
+
+  it('gives a shell that went on to exit 3 the card of the child it said crashed, from the result or from stderr', () => {
+    const shell = { ...crashed, verdict: 'failed' as const, signal: null, exitCode: 3, argv: ['bash', '-c', 'x'] };
+    const fromResult = { ...shell, culprit: { pid: 812, command: './prog', signal: 'SIGSEGV', source: 'shell' as const, stderrLine: 1 } };
+    expect(crashFacts(fromResult)).toEqual({ title: 'The crash', status: 'SIGSEGV, in a process it ran; it went on to exit with 3', culprit: { pid: 812, command: './prog' }, python: false, faultReport: false });
+    expect(crashFacts({ ...shell, stderr: 'k.sh: line 1: 77 Killed    python3 big.py\n' })).toEqual({ title: 'The kill', status: 'SIGKILL, in a process it ran; it went on to exit with 3', culprit: { pid: 77, command: 'python3 big.py' }, python: true, faultReport: false });
+    // dash names neither pid nor command: the card says the signal alone.
+    expect(crashFacts({ ...shell, exitCode: 139, stderr: 'Segmentation fault\n' })).toMatchObject({ status: '139 (128 + 11, SIGSEGV, in a process it ran)', culprit: null });
+    expect(crashFacts({ ...shell, exitCode: 134, stderr: 'bash: 5 Segmentation fault  ./a\n' })).toMatchObject({ status: 'SIGSEGV, in a process it ran; it went on to exit with 134', culprit: { pid: 5, command: './a' } });
+  });
+});
+
+describe('a crash report in the tail', () => {
+  const report = 'Traceback (most recent call last):\n  File "/app/x.py", line 9, in <module>\n    main()\n  File "/app/x.py", line 5, in main\n    return cfg["url"]\n           ^^^^^^^^^^\nKeyError: \'url\'\n';
+  it("marks only the report's error line and the user's innermost frame (its place and its source)", () => {
+    const tb = findTraceback(report)!;
+    const tail = streamTail('stderr', report, 30, 3, undefined, tb)!;
+    const marked = tail.blocks[0]!.lines.map((l) => [l.no, l.error, l.crash ?? null]);
+    expect(marked).toEqual([
+      [1, false, null],
+      [2, false, null],
+      [3, false, null],
+      [4, true, 'frame'],
+      [5, true, 'frame'],
+      [6, false, null],
+      [7, true, 'error'],
+    ]);
+  });
+
+  it('says how each line stands in the report', () => {
+    const tb = findTraceback(`before\n${report}`)!;
+    expect([1, 2, 5, 6, 8, 9].map((n) => crashMark(tb, n))).toEqual([null, 'report', 'frame', 'frame', 'error', null]);
+    expect(crashMark(null, 1)).toBeNull();
+  });
+
+  it("keeps a deep frame of the user's in view, in the stream the report is in", () => {
+    const deep = `Traceback (most recent call last):\n  File "/app/x.py", line 2, in f\n${'  File "/usr/lib/python3.11/x.py", line 1, in g\n'.repeat(40)}ValueError: v\n`;
+    const tails = summaryTails({ stdout: deep, stderr: 'warning\n' }, 30, undefined, findCrash({ stdout: deep, stderr: 'warning\n' }));
+    const out = tails.find((t) => t.stream === 'stdout')!;
+    expect(out.blocks).toHaveLength(2);
+    expect(out.blocks[0]!.lines.find((l) => l.crash === 'frame')?.no).toBe(2);
+    expect(tails.find((t) => t.stream === 'stderr')!.blocks).toHaveLength(1);
   });
 });
 

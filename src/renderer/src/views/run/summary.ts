@@ -3,7 +3,9 @@
 // lines in view (as a CI log opens on the failed step). Pure, so it is tested
 // without a page.
 
-import type { CoreReport, RunResult } from '../../../../shared/result';
+import type { CoreReport, Culprit, RunResult } from '../../../../shared/result';
+import { findShellCrash } from '../../../../shared/crash/shell';
+import type { Traceback } from '../../../../shared/crash/traceback';
 import type { Tab } from '../../router';
 import { plainText } from './ansi';
 import { verdictSentence } from './describe';
@@ -23,9 +25,13 @@ export function tabsOf(run: Pick<RunResult, 'state' | 'verdict' | 'kind' | 'code
   return tabs;
 }
 
-/** A line that reads like an error: shown highlighted, and kept in view when it comes before the tail. */
+/**
+ * A line that reads like an error: shown highlighted, and kept in view when it
+ * comes before the tail. Never the caret under a line of code: it points, it
+ * says nothing (a crash report's own error line is found by the parser).
+ */
 const ERROR_LINE =
-  /\b(error|errors|exception|traceback|fatal|failed|failure|panic|panicked|segmentation fault|core dumped|aborted|killed|denied|not found|no such file|cannot|can't|undefined reference|assert(ion)?)\b|^E\s|^\s*\^+\s*$/i;
+  /\b(error|errors|exception|fatal|failed|failure|panic|panicked|segmentation fault|core dumped|aborted|killed|denied|not found|no such file|cannot|can't|undefined reference|assert(ion)?)\b|^E\s/i;
 
 export function isErrorLine(plain: string): boolean {
   return ERROR_LINE.test(plain);
@@ -37,6 +43,16 @@ export interface TailLine {
   /** The line as written, escapes and all (the view colours it). */
   text: string;
   error: boolean;
+  /** In the crash report that ends the stream: the error's line, or the innermost frame of the user's (its place and its source). */
+  crash?: 'error' | 'frame';
+}
+
+/** How a line of a stream stands in the crash report that ends it: its error, its frame of the user's, another line of it, or outside it. */
+export function crashMark(report: Traceback | null | undefined, no: number): 'error' | 'frame' | 'report' | null {
+  if (!report || no < report.from || no > report.to) return null;
+  if (no === report.errorLine) return 'error';
+  if (report.frame && (no === report.frame.reportLine || no === report.frame.sourceLine)) return 'frame';
+  return 'report';
 }
 
 export interface TailBlock {
@@ -64,12 +80,15 @@ function splitLines(text: string): string[] {
  * when that is earlier, or around `focusLine` (1-based: the script's frame in a
  * crash report) when it is given.
  */
-export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30, context = 3, focusLine?: number): StreamTail | null {
+export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30, context = 3, focusLine?: number, report?: Traceback | null): StreamTail | null {
   const lines = splitLines(text);
   if (lines.length === 0) return null;
   const line = (i: number): TailLine => {
     const raw = lines[i]!;
-    return { no: i + 1, text: raw, error: isErrorLine(plainText(raw)) };
+    // Inside the crash report, only its error and its frame are marked (not "Traceback", not the caret).
+    const mark = crashMark(report, i + 1);
+    if (mark === 'error' || mark === 'frame') return { no: i + 1, text: raw, error: true, crash: mark };
+    return { no: i + 1, text: raw, error: mark === null && isErrorLine(plainText(raw)) };
   };
   const from = Math.max(0, lines.length - count);
   const tail: TailLine[] = [];
@@ -98,9 +117,15 @@ export function streamTail(stream: 'stdout' | 'stderr', text: string, count = 30
   return { stream, totalLines: lines.length, blocks };
 }
 
-/** The streams to show in a summary, the one more likely to hold the error first: stderr, unless it is empty. */
-export function summaryTails(run: Pick<RunResult, 'stdout' | 'stderr'>, count = 30, stderrFocus?: number): StreamTail[] {
-  return [streamTail('stderr', run.stderr, count, 3, stderrFocus), streamTail('stdout', run.stdout, count)].filter((t): t is StreamTail => t !== null);
+/**
+ * The streams to show in a summary, the one more likely to hold the error
+ * first: stderr, unless it is empty. `crash`: the report that ends one of
+ * them, whose frame of the user's is kept in view.
+ */
+export function summaryTails(run: Pick<RunResult, 'stdout' | 'stderr'>, count = 30, stderrFocus?: number, crash?: { stream: 'stdout' | 'stderr'; traceback: Traceback } | null): StreamTail[] {
+  const of = (stream: 'stdout' | 'stderr') => (crash?.stream === stream ? crash.traceback : null);
+  const focus = (stream: 'stdout' | 'stderr') => (stream === 'stderr' && stderrFocus !== undefined ? stderrFocus : of(stream)?.frame?.reportLine);
+  return [streamTail('stderr', run.stderr, count, 3, focus('stderr'), of('stderr')), streamTail('stdout', run.stdout, count, 3, focus('stdout'), of('stdout'))].filter((t): t is StreamTail => t !== null);
 }
 
 export interface ScriptFrame {
@@ -149,33 +174,51 @@ const CHILD_CRASHES: Record<number, string> = { 4: 'SIGILL', 6: 'SIGABRT', 7: 'S
 const FAULT_REPORT = /Fatal Python error|Current thread 0x|Thread 0x[0-9a-f]+ \(most recent call first\)/;
 
 export interface CrashFacts {
+  /** The card's title: "The crash", or for a SIGKILL nobody here sent, "The kill". */
+  title: string;
   /** "139 (128 + 11, SIGSEGV)": what a shell would have reported. */
   status: string;
-  /** The process that died of it, from the last sample of the tree: its pid and command. */
-  culprit: { pid: number; command: string } | null;
+  /** The process that died of it: the result's culprit, else a shell's word in stderr, else the last sample of the tree this page saw. */
+  culprit: { pid: number | null; command: string | null } | null;
   /** Whether the crash looks like Python's (an interpreter ran it). */
   python: boolean;
   /** Python printed its own fatal-error report (PYTHONFAULTHANDLER or a fatal error). */
   faultReport: boolean;
 }
 
-/** What a crash's summary says beyond the verdict: exit status as a shell gives it, the culprit, and Python's report or how to get one. */
-export function crashFacts(run: Pick<RunResult, 'verdict' | 'signal' | 'exitCode' | 'kind' | 'argv' | 'stderr'>, lastRoot?: { pid: number; command: string }): CrashFacts | null {
-  // A shell's 128 + n for a crash signal: a process it ran crashed (the main process is the shell, no culprit).
-  const childCrash = run.verdict === 'failed' && run.exitCode !== null ? CHILD_CRASHES[run.exitCode - 128] : undefined;
-  if (childCrash !== undefined) {
-    return { status: `${run.exitCode} (128 + ${run.exitCode! - 128}, ${childCrash}, in a process it ran)`, culprit: null, python: /(^|[\s/])python[\d.]*(\s|$)/.test(run.argv?.join(' ') ?? ''), faultReport: FAULT_REPORT.test(run.stderr) };
+const PYTHON_WORD = /(^|[\s/])python[\d.]*(\s|$)/;
+
+/**
+ * What a crash's summary says beyond the verdict: exit status as a shell gives
+ * it, the culprit, and Python's report or how to get one. A shell whose child
+ * crashed or was killed (its 128 + n, or its word in stderr whatever it then
+ * exited with) gets the card for that child.
+ */
+export function crashFacts(run: Pick<RunResult, 'verdict' | 'signal' | 'exitCode' | 'kind' | 'argv' | 'stderr' | 'culprit'>, lastRoot?: { pid: number; command: string }): CrashFacts | null {
+  const faultReport = FAULT_REPORT.test(run.stderr);
+  if (run.verdict === 'failed' && run.exitCode !== null) {
+    // The shell's own word (kept in the result, else read from stderr) names the child; its 128 + n only the signal.
+    const said: Pick<Culprit, 'pid' | 'command' | 'signal'> | null = run.culprit?.source === 'shell' ? run.culprit : findShellCrash(run.stderr);
+    const n = run.exitCode - 128;
+    const byStatus = CHILD_CRASHES[n];
+    const signal = said?.signal ?? byStatus;
+    if (signal === undefined) return null;
+    const status = byStatus !== undefined && (said === null || said.signal === byStatus) ? `${run.exitCode} (128 + ${n}, ${byStatus}, in a process it ran)` : `${signal}, in a process it ran; it went on to exit with ${run.exitCode}`;
+    const command = said?.command ?? null;
+    return {
+      title: signal === 'SIGKILL' ? 'The kill' : 'The crash',
+      status,
+      culprit: said && (said.pid !== null || command !== null) ? { pid: said.pid, command } : null,
+      python: PYTHON_WORD.test(command ?? run.argv?.join(' ') ?? ''),
+      faultReport,
+    };
   }
-  if (run.verdict !== 'crashed' && run.verdict !== 'signaled') return null;
+  if (run.verdict !== 'crashed' && run.verdict !== 'signaled' && !(run.verdict === 'killed' && run.culprit)) return null;
   const n = run.signal ? SIGNAL_NUMBERS[run.signal] : undefined;
   const status = n !== undefined ? `${128 + n} (128 + ${n}, ${run.signal})` : run.exitCode !== null ? String(run.exitCode) : (run.signal ?? 'unknown');
-  const python = run.kind === 'python' || /(^|\/)python[\d.]*$/.test(run.argv?.[0] ?? '') || /(^|\/)python[\d.]*$/.test(lastRoot?.command.split(' ')[0] ?? '');
-  return {
-    status,
-    culprit: lastRoot ? { pid: lastRoot.pid, command: lastRoot.command } : null,
-    python,
-    faultReport: FAULT_REPORT.test(run.stderr),
-  };
+  const culprit = run.culprit ? { pid: run.culprit.pid, command: run.culprit.command } : lastRoot ? { pid: lastRoot.pid, command: lastRoot.command } : null;
+  const python = run.kind === 'python' || /(^|\/)python[\d.]*$/.test(run.argv?.[0] ?? '') || /(^|\/)python[\d.]*$/.test(culprit?.command?.split(' ')[0] ?? '');
+  return { title: run.signal === 'SIGKILL' ? 'The kill' : 'The crash', status, culprit, python, faultReport };
 }
 
 /**
