@@ -1,5 +1,5 @@
 import type { ProcTreeSnapshot } from './proc-tree';
-import type { RunResult, StopStep } from './result';
+import type { ListeningPort, MainExit, ReadyReport, RunResult, StopStep } from './result';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -18,4 +18,14 @@ export type RunEvent =
   /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */
   | { type: 'limit-extended'; runId: string; limitMs: number; byMs: number; atMs: number }
   | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }
+  /** Its readiness probes all passed (a report), or the ready timeout passed first (false). */
+  | { type: 'ready'; runId: string; ready: ReadyReport | false; atMs: number }
+  /** The TCP ports its processes listen on changed (every live run's, found about once a second). */
+  | { type: 'ports'; runId: string; ports: ListeningPort[]; atMs: number }
+  /** Input written to its stdin pipe: `text` (at most 4,000 characters of it, `chars` in all), or its end. */
+  | { type: 'input'; runId: string; text: string; chars: number; eof: boolean; atMs: number }
+  /** Its lease was renewed (extend): it now ends at `endsAtMs`. */
+  | { type: 'lease-renewed'; runId: string; endsAtMs: number; byMs: number; atMs: number }
+  /** A service's main process exited and the rest of the run lives on. */
+  | { type: 'main-exited'; runId: string; mainExit: MainExit }
   | { type: 'ended'; runId: string; result: RunResult };

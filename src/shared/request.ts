@@ -32,6 +32,34 @@ export interface CommandRunRequest {
   outputCapChars?: number;
   /** Exit codes besides 0 that mean success (grep's 1 "no match", diff's 1 "they differ"): verdict completed, with a note. 1 to 255. */
   okExitCodes?: number[];
+  /** Readiness: the run is ready once every probe passed (see ReadySpec); a run with probes gets a lease. */
+  ready?: ReadySpec;
+  /**
+   * A lease: the run is stopped (stop sequence, reason 'lease') when it runs out; extend renews it.
+   * Default DEFAULTS.leaseMs for a run with `ready`, none otherwise; null or 0: none.
+   */
+  leaseMs?: number | null;
+  /** Keep a pipe on stdin open for input (input/send) instead of /dev/null. Not with `stdin`. */
+  stdinPipe?: boolean;
+}
+
+/**
+ * Readiness probes, all of which must pass (as in wait-on): `tcp:[HOST:]PORT`,
+ * `http(s)://...`, `log:/REGEX/[flags]`, `exec:CMD`, `file:PATH`, `port`
+ * (the run's processes listen on a TCP port) or `port:N` (on that one).
+ */
+export interface ReadySpec {
+  probes: string[];
+  /** From the start to giving up (default 120 s). */
+  timeoutMs?: number;
+  /** Between attempts of the polled probes (default 250 ms). */
+  intervalMs?: number;
+  /** Before the first attempt (default 0). */
+  delayMs?: number;
+  /** HTTP statuses that pass, "200-399" (default) or e.g. "200-499". */
+  status?: string;
+  /** When the timeout passes first: 'stop' (default) the run with the stop sequence, or 'keep' it running. */
+  onNotReady?: 'stop' | 'keep';
 }
 
 /** What a caller asks for when it runs a Python script in an interpreter session. */
@@ -76,6 +104,10 @@ export const DEFAULTS = {
   teardownBudgetMs: 10_000,
   teardownPassGapMs: 200,
   outputCapChars: 2_000_000,
+  readyTimeoutMs: 120_000,
+  readyIntervalMs: 250,
+  /** A service's lease when none is named. */
+  leaseMs: 2 * 3_600_000,
 } as const;
 
 /**

@@ -14,8 +14,11 @@ export type Verdict =
   | 'lost'
   | 'spawn-failed';
 
-/** 'owner': the process that owned the run (an agent's warden mcp, a hook's agent, a warden run) went away. */
-export type StopReason = 'deadline' | 'user' | 'shutdown' | 'owner';
+/**
+ * 'owner': the process that owned the run (an agent's warden mcp, a hook's agent, a warden run) went away.
+ * 'lease': a service's lease ran out (nobody renewed it with extend). 'not-ready': its readiness probes did not pass in time.
+ */
+export type StopReason = 'deadline' | 'user' | 'shutdown' | 'owner' | 'lease' | 'not-ready';
 export type StopStep = 'interrupt' | 'terminate' | 'kill';
 
 export interface SignalSent {
@@ -97,6 +100,60 @@ export interface Culprit {
   stderrLine?: number;
 }
 
+/** A TCP socket a run's processes listen on (from /proc/net/tcp and tcp6, matched to their descriptors). */
+export interface ListeningPort {
+  port: number;
+  /** The local address as the kernel shows it: 127.0.0.1, 0.0.0.0, ::1, ::. */
+  address: string;
+  /** The process holding it, when known. */
+  pid?: number;
+  /** It answered an HTTP request (one HEAD / when it was first seen): a page may be opened there. Absent: not asked yet. */
+  http?: boolean;
+}
+
+/** One readiness probe as the run last saw it. */
+export interface ReadyProbe {
+  /** As given: "tcp:5173", "http://localhost:5173/", "log:/ready/i", "exec:CMD", "file:PATH", "port". */
+  probe: string;
+  passed: boolean;
+  /** When it passed, in ms since the run started. */
+  afterMs?: number;
+  /** Attempts made (log probes: lines read). */
+  attempts: number;
+  /** Why its last attempt failed, one line (absent once passed). */
+  last?: string;
+  /** A port it found (a log line's numeric first group, a tcp probe's port, the port probe's first). */
+  port?: number;
+}
+
+/** A run whose readiness probes all passed: when, and where it listens. */
+export interface ReadyReport {
+  /** When the last probe passed, in ms since the run started. */
+  afterMs: number;
+  probes: ReadyProbe[];
+  /** The output line a log probe matched (ANSI escapes removed). */
+  line?: string;
+  /** What its processes listened on when it became ready, and ports its log line named. */
+  ports: ListeningPort[];
+}
+
+/** The main process of a service exited while other processes of the run lived on (a daemon that forked). */
+export interface MainExit {
+  exitCode: number | null;
+  signal: string | null;
+  atMs: number;
+}
+
+/** What a wait with `until` (a log pattern, or readiness) found: only on such a wait's answer. */
+export interface UntilReport {
+  /** As asked: "ready", "log:/Compiled/". */
+  condition: string;
+  met: boolean;
+  /** The line that matched (ANSI escapes removed). */
+  line?: string;
+  stream?: 'stdout' | 'stderr';
+}
+
 export interface PeakFigures {
   rssBytes: number;
   processes: number;
@@ -135,6 +192,20 @@ export interface RunResult {
   stderrTruncated: number;
   teardown?: TeardownReport;
   peak?: PeakFigures;
+  /** Runs with readiness probes: their report once all passed, false when the ready timeout passed first; absent while waiting. */
+  ready?: ReadyReport | false;
+  /** Runs with readiness probes: each probe's state now (or at the end). */
+  probes?: ReadyProbe[];
+  /** A live run's listening TCP sockets (absent when none; not kept once it ended: see ready.ports). */
+  ports?: ListeningPort[];
+  /** A run with a lease: how long one lease is, and when it ends in ms since the run started (extend renews it). */
+  lease?: { ms: number; endsAtMs: number };
+  /** A run started with a stdin pipe: whether it is still open for input (send), or closed (EOF sent, or the run ended). */
+  stdinPipe?: 'open' | 'closed';
+  /** A service whose main process exited while the rest of it lived on. */
+  mainExit?: MainExit;
+  /** Only on the answer of a wait with `until`. */
+  until?: UntilReport;
   /**
    * Only in a listing without output (list({ output: 'none' })): stdout and
    * stderr are left empty, and this says how many characters each stream has
