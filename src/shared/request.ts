@@ -30,7 +30,16 @@ export interface CommandRunRequest {
   memory?: string | number;
   /** Characters kept per stream (head and tail). */
   outputCapChars?: number;
+  /** The file mode creation mask the command starts with (0 to 0o777); absent: the host's. A client sends its own. */
+  umask?: number;
+  /** Resource limits the command starts with, by prlimit(1)'s names, each [soft, hard] (null: unlimited); absent: the host's. A client sends its own. */
+  rlimits?: Rlimits;
 }
+
+/** The resource limits a run request may carry: prlimit(1)'s long option names. */
+export const RLIMIT_NAMES = ['as', 'core', 'cpu', 'data', 'fsize', 'locks', 'memlock', 'msgqueue', 'nice', 'nofile', 'nproc', 'rss', 'rtprio', 'rttime', 'sigpending', 'stack'] as const;
+export type RlimitName = (typeof RLIMIT_NAMES)[number];
+export type Rlimits = Partial<Record<RlimitName, [number | null, number | null]>>;
 
 /** What a caller asks for when it runs a Python script in an interpreter session. */
 export interface PythonRunRequest {

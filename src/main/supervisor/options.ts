@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
+import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, RLIMIT_NAMES, type CommandRunRequest, type PythonRunRequest, type Rlimits } from '../../shared/request';
 import { SESSION_NAME } from '../../shared/schemas';
 
 import { MAX_LIMIT_MS } from './deadline';
@@ -45,6 +45,9 @@ export interface RunOptions extends CheckedRun {
   shell: boolean;
   stdin?: string;
   terminateAfterMs: number;
+  /** The client's umask and resource limits, applied at the spawn where they differ from the host's (process-limits.ts). */
+  umask?: number;
+  rlimits?: Rlimits;
 }
 
 export interface EngineSettings {
@@ -105,7 +108,23 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     outputCapChars: cap,
     procRoot: settings.procRoot,
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
+    ...processContext(request),
   };
+}
+
+/** The request's umask and rlimits, checked (the HTTP layer's schema says the same; an in-process caller gets it here). */
+function processContext(request: CommandRunRequest): { umask?: number; rlimits?: Rlimits } {
+  const { umask, rlimits } = request;
+  if (umask !== undefined && (typeof umask !== 'number' || !Number.isInteger(umask) || umask < 0 || umask > 0o777)) throw new WardenInputError(`umask must be a mode from 0 to 0o777, not ${JSON.stringify(umask)}.`);
+  if (rlimits !== undefined) {
+    if (typeof rlimits !== 'object' || rlimits === null || Array.isArray(rlimits)) throw new WardenInputError('rlimits must be an object of [soft, hard] by limit name.');
+    const value = (v: unknown) => v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+    for (const [name, pair] of Object.entries(rlimits)) {
+      if (!(RLIMIT_NAMES as readonly string[]).includes(name)) throw new WardenInputError(`rlimits names one of ${RLIMIT_NAMES.join(', ')}, not ${JSON.stringify(name)}.`);
+      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every(value)) throw new WardenInputError(`rlimits.${name} must be [soft, hard], each a whole number or null (unlimited).`);
+    }
+  }
+  return { ...(umask !== undefined ? { umask } : {}), ...(rlimits !== undefined ? { rlimits } : {}) };
 }
 
 /** The client's environment when it sent one (checked as env is), else the host's. */
