@@ -162,6 +162,43 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
   });
 });
 
+describe('a hooked line owns its run until its first yield', { timeout: 90_000 }, () => {
+  it('a SIGKILL to the warden run process group before the yield ends the run; after the yield the --owner-pid owns it', async () => {
+    const owner = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const marker = `owned-until-yield-${process.pid}`;
+    try {
+      // As a harness runs the hook's line: in a process group of its own, which it SIGKILLs.
+      const line = spawn(process.execPath, [BIN, 'run', '--format', 'shell-results', '--yield', '60s', '--owner-pid', String(owner.pid), '--', 'bash', '-c', `echo ${marker}; sleep 100`], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, WARDEN_STATE_DIR: dir },
+      });
+      await eventually(async () => (await connectToHost(dir)) !== null, 20_000);
+      const api = (await connectToHost(dir))!;
+      let run: RunResult | undefined;
+      await eventually(async () => (run = (await api.list()).find((r) => r.argv?.[2]?.startsWith(`echo ${marker}`) && r.stdout !== '')) !== undefined, 20_000);
+      process.kill(-line.pid!, 'SIGKILL');
+      expect(await eventually(async () => (await hostRun(run!.id)).state === 'ended', 10_000)).toBe(true);
+      const ended = await hostRun(run!.id);
+      expect(ended.verdict).toBe('stopped');
+      expect(ended.stop?.reason).toBe('owner');
+      expect(owner.exitCode).toBeNull(); // the agent lives on: it was not what ended the run
+
+      // Past its yield, the line's exit leaves the run to the agent's pid.
+      const yielded = await warden(['run', '--format', 'shell-results', '--yield', '200ms', '--owner-pid', String(owner.pid), '--', 'bash', '-c', `echo ${marker}-2; sleep 100`]);
+      expect(yielded.exitCode).toBe(0);
+      const id = /warden(?:\.mjs)?'? wait ([0-9a-f]+)/.exec(yielded.stdout)?.[1] ?? (await api.list()).find((r) => r.argv?.[2]?.startsWith(`echo ${marker}-2`))!.id;
+      await new Promise((r) => setTimeout(r, 1500)); // longer than the host's owner check (500 ms) and a socket close
+      expect((await hostRun(id)).state).toBe('running');
+      owner.kill('SIGKILL');
+      expect(await eventually(async () => (await hostRun(id)).state === 'ended', 10_000)).toBe(true);
+      expect((await hostRun(id)).notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away`);
+    } finally {
+      owner.kill('SIGKILL');
+    }
+  });
+});
+
 describe('run ownership through the control API', { timeout: 60_000 }, () => {
   it('a pid whose start time is not the one given counts as gone (a reused pid); a bad owner query is one line', async () => {
     await warden(['run', '--', 'true']); // a host for the state dir

@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../shared/duration';
-import { parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './args';
+import { MAX_ENV_FILE_BYTES, parseAnyRunArgs, parseRunArgs, type PythonRunCommand } from './args';
 
 describe('durations', () => {
   it.each([
@@ -43,6 +44,22 @@ describe('warden run arguments', () => {
     writeFileSync(file, 'A=1\nnot a pair\n');
     expect(() => parseRunArgs(['--env-file', file, 'true'])).toThrow(`--env-file ${file}: line 2 is not NAME=VALUE.`);
     expect(() => parseRunArgs(['--env-file', join(dir, 'none'), 'true'])).toThrow(`--env-file ${join(dir, 'none')}: no such file.`);
+  });
+  it('reads at most 1 MiB of a regular file for --env-file, and refuses a device, a FIFO, a directory or more, in one line without blocking', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wenv-'));
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    mkdirSync(join(dir, 'sub'));
+    const line = 'A=1\n';
+    const exact = join(dir, 'exact.env');
+    writeFileSync(exact, `${'#'.repeat(MAX_ENV_FILE_BYTES - line.length - 1)}\n${line}`);
+    expect(parseRunArgs(['--env-file', exact, 'true']).request.env).toEqual({ A: '1' });
+    const over = join(dir, 'over.env');
+    writeFileSync(over, `#${'#'.repeat(MAX_ENV_FILE_BYTES - line.length - 1)}\n${line}`);
+    expect(() => parseRunArgs(['--env-file', over, 'true'])).toThrow(`--env-file ${over}: it is larger than 1048576 bytes; an env file holds NAME=VALUE lines.`);
+    expect(() => parseRunArgs(['--env-file', '/dev/zero', 'true'])).toThrow('--env-file /dev/zero: it is a device; give a regular file.');
+    expect(() => parseRunArgs(['--env-file', fifo, 'true'])).toThrow(`--env-file ${fifo}: it is a FIFO (a pipe); give a regular file.`);
+    expect(() => parseRunArgs(['--env-file', join(dir, 'sub'), 'true'])).toThrow(`--env-file ${join(dir, 'sub')}: it is a directory; give a regular file.`);
   });
   it('takes --output-cap up to the maximum a run may keep in memory, and refuses more in one line', () => {
     expect(parseRunArgs(['--output-cap', '10000000', 'true']).request.outputCapChars).toBe(10_000_000);

@@ -2,7 +2,7 @@
 // (src/cli/parse.ts); every value is checked here, and every mistake is one
 // line for the user, raised as a UsageError (exit status 125).
 
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
@@ -136,6 +136,45 @@ export function parseYield(text: string): number {
   return ms;
 }
 
+/** The most an --env-file may hold: far past any real one, and a bound on what /dev/zero would feed. */
+export const MAX_ENV_FILE_BYTES = 1024 * 1024;
+
+/**
+ * A regular file's text, at most `maxBytes` of it: anything else (a FIFO, a
+ * device such as /dev/zero, a directory) is refused in one line before a
+ * byte is read, and a file past the bound (or one that grows past it while
+ * read) too, so the CLI never blocks or fills memory on what a path names.
+ */
+export function readSmallFile(path: string, flag: string, maxBytes: number): string {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable')}.`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      const what = stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO (a pipe)' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isSocket() ? 'a socket' : 'not a file';
+      throw new UsageError(`${flag} ${path}: it is ${what}; give a regular file.`);
+    }
+    const tooBig = () => new UsageError(`${flag} ${path}: it is larger than ${maxBytes} bytes; an env file holds NAME=VALUE lines.`);
+    if (stat.size > maxBytes) throw tooBig();
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    if (length > maxBytes) throw tooBig();
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -144,13 +183,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * removed. A line that is none of these is a one-line error naming it.
  */
 export function readEnvFile(path: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--env-file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable')}.`);
-  }
+  const text = readSmallFile(path, '--env-file', MAX_ENV_FILE_BYTES);
   const env: Record<string, string> = {};
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();

@@ -10,9 +10,9 @@
 // stopped as a local client's would be; the host closing it ends stdout.
 
 import { connect, type Socket } from 'node:net';
-import { resolveStateDir } from '../client/state-dir';
+import { checkStateDir, resolveStateDir } from '../client/state-dir';
 import { ensureHost } from '../client/autostart';
-import { socketPathFor } from '../client/transport';
+import { socketPathFor, untrustedSocketReason, UntrustedHostError } from '../client/transport';
 import { UsageError } from './parse';
 import type { CliIo } from './io';
 
@@ -30,17 +30,15 @@ function open(path: string): Promise<Socket> {
 export async function dialStdio(args: string[], io: CliIo): Promise<number> {
   if (args.length > 0) throw new UsageError(`warden dial-stdio takes no arguments (${JSON.stringify(args[0])}).`);
   const stateDir = resolveStateDir();
+  checkStateDir(stateDir, (line) => new UntrustedHostError(line));
   const path = socketPathFor(stateDir);
-  let socket: Socket;
-  try {
-    socket = await open(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ECONNREFUSED') throw error;
-    // Nobody listens: start a host (its own session, so it outlives this bridge) and connect.
-    await ensureHost(stateDir);
-    socket = await open(path);
-  }
+  // The running host (or one started now), checked as every client checks it before sending anything:
+  // the socket, run/ and the state dir are this user's or root's, and the pid that answers GET /host
+  // holds the listening socket and runs as this user or root. Only then are the caller's bytes forwarded.
+  await ensureHost(stateDir);
+  const why = untrustedSocketReason(path);
+  if (why !== null) throw new UntrustedHostError(why);
+  const socket = await open(path);
   return new Promise<number>((resolve) => {
     let done = false;
     const finish = (status: number) => {

@@ -305,6 +305,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
           ...(ownerPid ? { ownerPid } : {}),
           ...(command.detach ? { detach: true } : {}),
           ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}),
+          ...(yieldMs !== undefined && !command.detach ? { ownUntilYield: { version: version() } } : {}),
         },
         io,
       );

@@ -1,7 +1,7 @@
 // `warden remote add|list|remove`: the remote hosts this machine's commands
 // can reach (src/client/remotes.ts keeps them and builds the ssh call).
 
-import { describeRemote, loadRemotes, makeCommandRemote, makeSshRemote, remotesPath, saveRemotes } from '../client/remotes';
+import { describeRemote, loadRemotes, makeCommandRemote, makeSshRemote, remotesPath, saveRemotes, withRemotesLock } from '../client/remotes';
 import { resolveStateDir } from '../client/state-dir';
 import type { CliIo } from './io';
 import { tokensOf, UsageError } from './parse';
@@ -16,7 +16,7 @@ export async function remoteCommand(args: string[], io: CliIo): Promise<number> 
   throw new UsageError(`warden remote takes add, list or remove${sub === undefined ? '' : `, not ${JSON.stringify(sub)}`} (see warden remote --help).`);
 }
 
-function add(args: string[], stateDir: string, io: CliIo): number {
+async function add(args: string[], stateDir: string, io: CliIo): Promise<number> {
   const words: string[] = [];
   let warden: string | undefined;
   let command: string | undefined;
@@ -36,9 +36,12 @@ function add(args: string[], stateDir: string, io: CliIo): number {
     if (destination === undefined) throw new UsageError('warden remote add needs a destination: ssh://[USER@]HOST[:PORT], or --command CMD.');
     remote = makeSshRemote(name, destination, warden);
   }
-  const remotes = loadRemotes(stateDir);
-  if (remotes.some((r) => r.name === remote.name)) throw new UsageError(`A remote named ${remote.name} exists: warden remote remove ${remote.name} first.`);
-  saveRemotes(stateDir, [...remotes, remote]);
+  // Read, changed and written under the lock: commands at once each keep their remote.
+  await withRemotesLock(stateDir, () => {
+    const remotes = loadRemotes(stateDir);
+    if (remotes.some((r) => r.name === remote.name)) throw new UsageError(`A remote named ${remote.name} exists: warden remote remove ${remote.name} first.`);
+    saveRemotes(stateDir, [...remotes, remote]);
+  });
   io.err(`warden: added remote ${remote.name}: ${describeRemote(remote)}\n`);
   return 0;
 }
@@ -62,13 +65,15 @@ function list(args: string[], stateDir: string, io: CliIo): number {
   return 0;
 }
 
-function remove(args: string[], stateDir: string, io: CliIo): number {
+async function remove(args: string[], stateDir: string, io: CliIo): Promise<number> {
   const words = tokensOf(args, {}, 'remote remove').flatMap((t) => (t.kind === 'positional' ? [t.value] : []));
   if (words.length !== 1) throw new UsageError('warden remote remove takes one name.');
-  const remotes = loadRemotes(stateDir);
-  const kept = remotes.filter((r) => r.name !== words[0]);
-  if (kept.length === remotes.length) throw new UsageError(`No remote named ${JSON.stringify(words[0])} (see warden remote list).`);
-  saveRemotes(stateDir, kept);
+  await withRemotesLock(stateDir, () => {
+    const remotes = loadRemotes(stateDir);
+    const kept = remotes.filter((r) => r.name !== words[0]);
+    if (kept.length === remotes.length) throw new UsageError(`No remote named ${JSON.stringify(words[0])} (see warden remote list).`);
+    saveRemotes(stateDir, kept);
+  });
   io.err(`warden: removed remote ${words[0]}\n`);
   return 0;
 }

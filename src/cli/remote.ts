@@ -156,6 +156,12 @@ export interface RemoteRun {
   /** --detach: the run does not belong to this command. */
   detach?: boolean;
   streamChars?: number;
+  /**
+   * With --yield: this command owns the run until its first yield (a SIGKILL to it, as a harness ends a
+   * hooked command, ends the run), then hands it over (POST /runs/ID/release) to --owner-pid, or to nobody.
+   * The version of this Warden: an older host, without the release, is left the run as before.
+   */
+  ownUntilYield?: { version: string };
 }
 
 /**
@@ -170,19 +176,22 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   // Caught before the run starts: a signal during the start stops the run as soon as it has an id.
   const signals = new SignalStop(io);
   let started: RunResult;
+  // Whether this host writes its history, and whether it can take the run over at the yield.
+  let info = options.ownUntilYield ? await api.host().catch(() => null) : null;
+  const untilYield = options.ownUntilYield !== undefined && !options.detach && api instanceof HttpWardenApi && info?.version === options.ownUntilYield.version;
   try {
     started = await api.start(options.request, {
-      ...(options.yieldMs === undefined && !options.detach ? { owner: 'connection' as const } : {}),
+      ...((options.yieldMs === undefined && !options.detach) || untilYield ? { owner: 'connection' as const } : {}),
       ...(options.ownerPid ? { ownerPid: options.ownerPid } : {}),
     });
   } catch (error) {
     signals.dispose();
     clientError(error);
   }
-  // Whether this host writes its history: asked once it answers (a first request may have started it).
-  const info = await api.host().catch(() => null);
+  // Asked once it answers (a first request may have started it).
+  info ??= await api.host().catch(() => null);
   if (info && !info.history) io.err(`warden: the history is not being written: the host (pid ${info.pid}) has none (${info.historyOff ?? 'no reason given'}); this run happens but is not recorded.\n`);
-  return follow(api, started.id, {
+  const status = await follow(api, started.id, {
     stateDir: options.stateDir,
     ...(options.link ? { link: options.link } : {}),
     ...(options.onResult ? { onResult: options.onResult } : {}),
@@ -196,6 +205,9 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
     ...(options.detach ? { detach: true } : {}),
     ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}),
   });
+  // Yielded (or ended: then the host has nothing to hand over): the run is no longer this connection's.
+  if (untilYield) await (api as HttpWardenApi).release(started.id).catch(() => undefined);
+  return status;
 }
 
 interface FollowOptions {

@@ -4,7 +4,8 @@
 // host and embedded.
 
 import { execa } from 'execa';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,66 @@ describe('warden run --termination-log', () => {
     const done = await execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--termination-log', join(dir, 'no', 'such', 'dir'), '--', 'bash', '-c', 'exit 5'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore' });
     expect(done.exitCode).toBe(5);
     expect(done.stderr).toMatch(/^warden: cannot write the termination log .*no\/such\/dir: ENOENT$/m);
+  }, 60_000);
+});
+
+describe('--termination-log at a path that is not a plain file of the caller\'s', () => {
+  const NOBODY = 65534;
+  const embedded = (path: string) =>
+    execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--termination-log', path, '--', 'bash', '-c', 'exit 5'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore', timeout: 30_000 });
+
+  it('a symbolic link is never written through: its target stays, one line, the run\'s status stands', async () => {
+    const target = join(dir, 'precious');
+    writeFileSync(target, 'keep me\n');
+    const link = join(dir, 'link.log');
+    symlinkSync(target, link);
+    const done = await embedded(link);
+    expect(done.exitCode).toBe(5);
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+    expect(done.stderr).toMatch(/^warden: cannot write the termination log .*link\.log: it is a symbolic link, which Warden never writes through$/m);
+  }, 60_000);
+
+  it('a FIFO does not block the CLI, with or without a reader, and is not written', async () => {
+    const fifo = join(dir, 'fifo.log');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const alone = await embedded(fifo);
+    expect(alone.timedOut).toBe(false);
+    expect(alone.exitCode).toBe(5);
+    expect(alone.stderr).toMatch(/cannot write the termination log .*fifo\.log: it is a FIFO or socket, not a file$/m);
+    // A reader holds it open: the open succeeds, and fstat refuses it.
+    const reader = execa('cat', [fifo], { reject: false });
+    const read = await embedded(fifo);
+    expect(read.exitCode).toBe(5);
+    expect(read.stderr).toMatch(/cannot write the termination log .*fifo\.log: it is a FIFO, not a file$/m);
+    reader.kill('SIGTERM');
+    expect((await reader).stdout).toBe('');
+  }, 60_000);
+
+  it('as root, a file another user left in a sticky /tmp-like directory is refused; a link that user planted there too', async (context) => {
+    if (process.getuid?.() !== 0) return context.skip('needs root, to be the privileged writer');
+    // Beside the test's private dir, which nobody could not enter.
+    const sticky = mkdtempSync(join(tmpdir(), 'wtermlog-sticky-'));
+    context.onTestFinished(() => rmSync(sticky, { recursive: true, force: true }));
+    chmodSync(sticky, 0o1777);
+    const theirs = join(sticky, 'theirs.log');
+    writeFileSync(theirs, 'their file\n');
+    chownSync(theirs, NOBODY, NOBODY);
+    const planted = await embedded(theirs);
+    expect(planted.exitCode).toBe(5);
+    expect(readFileSync(theirs, 'utf8')).toBe('their file\n');
+    expect(planted.stderr).toMatch(/cannot write the termination log .*theirs\.log: it belongs to uid 65534 and sits in the sticky directory/m);
+    // A link nobody planted (protected_symlinks is 0 on this machine's kind, where the kernel does not stop it).
+    const rootsFile = join(dir, 'roots-file');
+    writeFileSync(rootsFile, 'root data\n');
+    const link = join(sticky, 'link.log');
+    expect(spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'ln', '-s', rootsFile, link]).status).toBe(0);
+    const followed = await embedded(link);
+    expect(followed.exitCode).toBe(5);
+    expect(readFileSync(rootsFile, 'utf8')).toBe('root data\n');
+    // Root's own file in the same directory is written.
+    const mine = join(sticky, 'mine.log');
+    expect((await embedded(mine)).exitCode).toBe(5);
+    expect(JSON.parse(readFileSync(mine, 'utf8'))).toMatchObject({ exit: 5 });
   }, 60_000);
 });
 

@@ -7,7 +7,8 @@
 // elapsed time, whether the kernel confirmed an OOM kill, and as many of
 // the last lines of stderr and stdout as fit (whole lines, the newest kept).
 
-import { writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { RunResult } from '../shared/result';
 
 /** Kubernetes' own default terminationMessagePath. */
@@ -98,21 +99,64 @@ export interface TerminationError {
   error: string;
 }
 
+/** Why the termination log was not written: one line's end, after "cannot write the termination log PATH: ". */
+class NotWritten extends Error {}
+
+/**
+ * Writes `text` as the whole of the file at `path`, as a process running
+ * with more privilege than whoever made the path must (as sudo and
+ * systemd write a file a user names): never through a symbolic link at the
+ * name (O_NOFOLLOW: a link planted in a sticky /tmp would aim root's write
+ * at any file), never blocking on a FIFO (O_NONBLOCK: a FIFO with no reader
+ * is ENXIO, one with a reader is refused by fstat), only into a regular
+ * file (a device is /dev/termination-log's alone, Kubernetes' own), and,
+ * as the kernel's protected_regular does, never into a file another user
+ * left in a sticky world-writable directory. Nothing is truncated before
+ * those checks.
+ */
+export function writeWholeFile(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new NotWritten('it is a symbolic link, which Warden never writes through');
+    if (code === 'ENXIO') throw new NotWritten('it is a FIFO or socket, not a file');
+    throw new NotWritten(code ?? String(error));
+  }
+  try {
+    const stat = fstatSync(fd);
+    const device = path === DEFAULT_TERMINATION_LOG && stat.isCharacterDevice();
+    if (!stat.isFile() && !device) throw new NotWritten(stat.isFIFO() ? 'it is a FIFO, not a file' : 'it is not a regular file');
+    const me = typeof process.getuid === 'function' ? process.getuid() : null;
+    if (me !== null && stat.isFile() && stat.uid !== me) {
+      const parent = lstatSync(dirname(path));
+      if ((parent.mode & 0o1002) === 0o1002 && stat.uid !== parent.uid) throw new NotWritten(`it belongs to uid ${stat.uid} and sits in the sticky directory ${dirname(path)} that every user may write, so it may have been planted`);
+    }
+    if (stat.isFile()) ftruncateSync(fd, 0);
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function write(path: string, text: string, err: (text: string) => void): void {
+  try {
+    writeWholeFile(path, text);
+  } catch (error) {
+    const why = error instanceof NotWritten ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error));
+    err(`warden: cannot write the termination log ${path}: ${why}\n`);
+  }
+}
+
 /** Writes why the run never started to `path`, cut to fit Kubernetes' limit; a failure is one line on stderr. */
 export function writeTerminationError(path: string, error: string, exit: number, err: (text: string) => void): void {
   const message: TerminationError = { verdict: null, state: 'not-started', exit, error: error.slice(0, 900) }; // 4 bytes a character at most: within 4,096
-  try {
-    writeFileSync(path, JSON.stringify(message));
-  } catch (failure) {
-    err(`warden: cannot write the termination log ${path}: ${(failure as NodeJS.ErrnoException).code ?? String(failure)}\n`);
-  }
+  write(path, JSON.stringify(message), err);
 }
 
 /** Writes the message to `path`; a failure is one line on stderr and does not change the exit status. */
 export function writeTerminationLog(path: string, result: RunResult, exit: number, err: (text: string) => void): void {
-  try {
-    writeFileSync(path, JSON.stringify(terminationMessage(result, exit)));
-  } catch (error) {
-    err(`warden: cannot write the termination log ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
-  }
+  write(path, JSON.stringify(terminationMessage(result, exit)), err);
 }

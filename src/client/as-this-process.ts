@@ -4,10 +4,13 @@
 // `warden mcp` send every request through this.
 
 import { resolve } from 'node:path';
-import type { RunRequest } from '../shared/request';
+import { isPythonRequest, type RunRequest } from '../shared/request';
+import { processContext } from './process-context';
 
 export function asThisProcess(request: RunRequest, cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RunRequest {
   const baseEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) baseEnv[name] = value;
-  return { ...request, cwd: resolve(cwd, request.cwd ?? '.'), baseEnv };
+  // And its umask and resource limits, which a command inherits from whoever runs it (a script's interpreter is the session's).
+  const context = isPythonRequest(request) ? {} : processContext();
+  return { ...request, cwd: resolve(cwd, request.cwd ?? '.'), baseEnv, ...context };
 }

@@ -12,8 +12,10 @@
 // channel on the session the first one opened; when the session dropped, the
 // next connection opens a new one (ssh removes the dead control socket).
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkStateDir, owner, privateDirProblem, userIds } from './state-dir';
 import { HOST_NAME, LOCAL_HOST } from '../shared/hosts';
 import { HttpWardenApi } from '../shared/http-api';
 import { WardenError, type ErrorKind } from '../shared/errors';
@@ -158,17 +160,51 @@ export function makeCommandRemote(name: string, command: string): Remote {
   return { name: checkName(name), command };
 }
 
-/** The configured remotes; none when the file does not exist. An entry that fails the checks is an error naming the file. */
-export function loadRemotes(stateDir: string): Remote[] {
-  const path = remotesPath(stateDir);
-  let text: string;
+/** The state dir is one to trust (client/state-dir.ts checkStateDir): else a RemoteError of kind denied. */
+function trustedStateDir(stateDir: string): void {
+  checkStateDir(stateDir, (line) => new RemoteError(line, 'denied'));
+}
+
+/** More than any list of remotes: a bound on what a planted file could make this read. */
+const MAX_REMOTES_BYTES = 1024 * 1024;
+
+/**
+ * remotes.json's text, or null when there is none: read never through a
+ * link, only a regular file of this user's (or root's) that no one else may
+ * write, since each entry names a command this process runs.
+ */
+function readRemotesFile(path: string): string | null {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new RemoteError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'ELOOP') throw new RemoteError(`${path} is a symbolic link; Warden never reads its remotes through one (someone may have planted it). Remove it and add the remotes again.`, 'denied');
+    throw new RemoteError(`Cannot read ${path}: ${code ?? String(error)}.`);
   }
+  try {
+    const stat = fstatSync(fd);
+    const user = userIds();
+    if (!stat.isFile()) throw new RemoteError(`${path} is not a regular file; remove it and add the remotes again.`, 'denied');
+    if (user !== null && stat.uid !== user.uid && stat.uid !== 0) throw new RemoteError(`${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root, so its commands are not yours; Warden will not run them. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`, 'denied');
+    if ((stat.mode & 0o022) !== 0) throw new RemoteError(`${path} can be written by others (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}), so its commands may not be yours; Warden will not run them. Make it private (chmod 600 ${path}).`, 'denied');
+    if (stat.size > MAX_REMOTES_BYTES) throw new RemoteError(`${path} is larger than ${MAX_REMOTES_BYTES} bytes; it is not a remotes file Warden wrote.`);
+    const buffer = Buffer.alloc(Math.min(stat.size, MAX_REMOTES_BYTES) + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The configured remotes; none when the file does not exist. An entry that fails the checks is an error naming the file. */
+export function loadRemotes(stateDir: string): Remote[] {
+  trustedStateDir(stateDir);
+  const path = remotesPath(stateDir);
+  const text = readRemotesFile(path);
+  if (text === null) return [];
   try {
     const parsed = JSON.parse(text) as { remotes?: unknown };
     if (!Array.isArray(parsed.remotes)) throw new Error('no "remotes" list');
@@ -183,14 +219,71 @@ export function loadRemotes(stateDir: string): Remote[] {
   }
 }
 
-/** Writes the list, readable by the user alone, replacing the file in one step. */
+/** Writes the list, readable by the user alone, replacing the file in one step (a fresh O_EXCL file renamed over it). */
 export function saveRemotes(stateDir: string, remotes: readonly Remote[]): void {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  trustedStateDir(stateDir);
   const path = remotesPath(stateDir);
   const entries = remotes.map((r) => ('ssh' in r ? { name: r.name, ssh: sshUrl(r.ssh), warden: r.warden } : { name: r.name, command: r.command }));
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ remotes: entries }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, path);
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ remotes: entries }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** How long a change to remotes.json waits for another to finish before it gives up. */
+const REMOTES_LOCK_WAIT_MS = 10_000;
+/** A lock older than this is a dead command's, whatever its pid says. */
+const REMOTES_LOCK_STALE_MS = 30_000;
+
+function lockHolderAlive(path: string): boolean {
+  try {
+    const age = Date.now() - statSync(path).mtimeMs;
+    if (age > REMOTES_LOCK_STALE_MS) return false;
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    if (!Number.isInteger(pid) || pid <= 0) return age < 1000; // being written just now
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EPERM'; // alive, someone else's (cannot be in a private dir, but never steal it)
+  }
+}
+
+/**
+ * Runs `change` (a read, change and write of remotes.json) while holding
+ * remotes.json.lock, a file made with O_EXCL in the private state dir, so
+ * twenty `remote add` at once keep twenty. A lock whose holder died is
+ * taken over; waiting longer than 10 s is one line.
+ */
+export async function withRemotesLock<T>(stateDir: string, change: () => T): Promise<T> {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  trustedStateDir(stateDir);
+  const lock = `${remotesPath(stateDir)}.lock`;
+  const deadline = Date.now() + REMOTES_LOCK_WAIT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new RemoteError(`Cannot lock ${lock}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    }
+    if (!lockHolderAlive(lock)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new RemoteError(`Another warden remote command holds ${lock} and has not finished in ${REMOTES_LOCK_WAIT_MS / 1000} s; try again, or remove that file if no such command runs.`, 'busy');
+    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
+  }
+  try {
+    return change();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 export function findRemote(stateDir: string, name: string): Remote {
@@ -213,8 +306,14 @@ export function controlPath(stateDir: string, name: string): string | null {
 /** The argv that connects to a remote's bridge: ssh's options, `--`, the destination, the remote command. */
 export function dialArgv(stateDir: string, remote: Remote, env: NodeJS.ProcessEnv = process.env): string[] {
   if ('command' in remote) return splitCommand(remote.command);
+  trustedStateDir(stateDir);
   const control = controlPath(stateDir, remote.name);
-  if (control) mkdirSync(join(stateDir, 'run'), { recursive: true, mode: 0o700 });
+  if (control) {
+    // ssh creates its control socket there, and connects to whatever socket it finds there: the dir must be ours alone.
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const problem = privateDirProblem(join(stateDir, 'run'));
+    if (problem !== null) throw new RemoteError(problem, 'denied');
+  }
   const { host, user, port } = remote.ssh;
   return [
     sshProgram(env),

@@ -3,7 +3,7 @@
 // ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
 // The app, `warden serve`, the CLI and the MCP server all resolve it here, so they share it.
 
-import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -80,5 +80,52 @@ export function unsafeDirReason(dir: string, below?: string): string | null {
     const up = dirname(path);
     if (up === path) return null;
     path = up;
+  }
+}
+
+/**
+ * The check every command makes before it trusts anything in the state dir
+ * (unsafeDirReason), as `serve`, `run` and `mcp` do through the host: for
+ * those that read or write the state dir's files themselves (remotes.json,
+ * the ssh ControlPath, dial-stdio's socket). `refuse` builds the error to
+ * throw with the one line.
+ */
+export function checkStateDir(stateDir: string, refuse: (line: string) => Error): void {
+  const why = unsafeDirReason(stateDir);
+  if (why !== null) throw refuse(why);
+}
+
+/**
+ * A private directory in the state dir (run/) for a client to put a socket
+ * in: made 0700 when missing; an existing one must be a real directory (not
+ * a link) of this user's, or root's and writable by no one else; this
+ * user's is tightened to 0700 through its own descriptor. The one line why
+ * not, else null. (The host's own is store/state-dir.ts ensurePrivateDir,
+ * a layer up.)
+ */
+export function privateDirProblem(path: string): string | null {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') return `Warden cannot make its directory ${path}: ${code ?? (error as Error).message}.`;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `Warden's directory ${path} is ${code === 'ELOOP' || code === 'ENOTDIR' ? 'not a plain directory (a link or a file)' : `unusable (${code ?? (error as Error).message})`}; Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const user = userIds();
+    if (user === null) return null;
+    if (stat.uid !== user.uid && stat.uid !== 0) return `Warden's directory ${path} belongs to ${owner(stat.uid)}, not to you (uid ${user.uid}) or root; Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`;
+    if (stat.uid !== user.uid && (stat.mode & 0o022) !== 0) return `Warden's directory ${path} belongs to root and others can write it (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}); Warden will not use it. Remove it, or set WARDEN_STATE_DIR to a directory of yours.`;
+    if (stat.uid === user.uid && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o700);
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -32,6 +32,7 @@ export const ROUTES = {
   extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
   signal: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/signal`, // POST { pid, signal: 'TERM'|'KILL' }
   timeline: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/timeline`, // GET
+  release: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/release`, // POST: the connection that started it (owner=connection) owns it no more
   output: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/output`, // GET ?stream=stdout|stderr&offset=N&limit=M: one page of one stream (OutputPage)
   history: `${API_PREFIX}/history`, // GET ?verdict=a,b&state=&kind=&session=&since=&until=&exitCode=&text=&limit=&cursor=
   sessions: `${API_PREFIX}/sessions`, // GET
@@ -216,6 +217,11 @@ export class HttpWardenApi implements WardenApi {
 
   extend(id: string, byMs: number): Promise<RunResult> {
     return this.call('POST', ROUTES.extend(id), { byMs });
+  }
+
+  /** The connection that started `id` with owner=connection owns it no more (HTTP only: ownership by connection is the host's). */
+  release(id: string): Promise<{ released: boolean }> {
+    return this.call('POST', ROUTES.release(id), {});
   }
 
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {

@@ -41,6 +41,10 @@ export interface CommandRunRequest {
   leaseMs?: number | null;
   /** Keep a pipe on stdin open for input (input/send) instead of /dev/null. Not with `stdin`. */
   stdinPipe?: boolean;
+  /** The file mode creation mask the command starts with (0 to 0o777); absent: the host's. A client sends its own. */
+  umask?: number;
+  /** Resource limits the command starts with, by prlimit(1)'s names, each [soft, hard] (null: unlimited); absent: the host's. A client sends its own. */
+  rlimits?: Rlimits;
 }
 
 /**
@@ -61,6 +65,11 @@ export interface ReadySpec {
   /** When the timeout passes first: 'stop' (default) the run with the stop sequence, or 'keep' it running. */
   onNotReady?: 'stop' | 'keep';
 }
+
+/** The resource limits a run request may carry: prlimit(1)'s long option names. */
+export const RLIMIT_NAMES = ['as', 'core', 'cpu', 'data', 'fsize', 'locks', 'memlock', 'msgqueue', 'nice', 'nofile', 'nproc', 'rss', 'rtprio', 'rttime', 'sigpending', 'stack'] as const;
+export type RlimitName = (typeof RLIMIT_NAMES)[number];
+export type Rlimits = Partial<Record<RlimitName, [number | null, number | null]>>;
 
 /** What a caller asks for when it runs a Python script in an interpreter session. */
 export interface PythonRunRequest {

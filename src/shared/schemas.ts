@@ -6,7 +6,7 @@
 
 import { z } from 'zod';
 import { PROCESS_SIGNALS, type WaitOptions } from './api';
-import { MAX_OUTPUT_CAP_CHARS, type RunRequest } from './request';
+import { MAX_OUTPUT_CAP_CHARS, RLIMIT_NAMES, type RunRequest } from './request';
 import { InputError } from './errors';
 
 const ms = () => z.number({ error: 'must be a number of milliseconds' }).finite().min(0, { error: 'cannot be negative' });
@@ -25,6 +25,9 @@ export const sessionNameSchema = z
   .regex(SESSION_NAME, { error: SESSION_NAME_RULE });
 
 const envSchema = z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' });
+/** A resource limit's value: a whole number, or null for unlimited. */
+const rlimitValue = z.number({ error: 'must be a whole number or null (unlimited)' }).int({ error: 'must be a whole number or null (unlimited)' }).min(0, { error: 'must be a whole number or null (unlimited)' }).max(Number.MAX_SAFE_INTEGER).nullable();
+const rlimitsSchema = z.partialRecord(z.enum(RLIMIT_NAMES, { error: `names one of ${RLIMIT_NAMES.join(', ')}` }), z.tuple([rlimitValue, rlimitValue], { error: 'must be [soft, hard]' }), { error: 'must be an object of [soft, hard] by limit name' });
 const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "256M"' });
 
 export const commandRunSchema = z.strictObject(
@@ -44,6 +47,8 @@ export const commandRunSchema = z.strictObject(
     memory: memorySchema.optional(),
     outputCapChars: outputCap().optional(),
     okExitCodes: z.array(z.number({ error: 'must be exit codes (whole numbers 1 to 255)' }), { error: 'must be an array of exit codes' }).max(32, { error: 'holds at most 32 exit codes' }).optional(),
+    umask: z.number({ error: 'must be a mode from 0 to 0o777' }).int({ error: 'must be a mode from 0 to 0o777' }).min(0, { error: 'must be a mode from 0 to 0o777' }).max(0o777, { error: 'must be a mode from 0 to 0o777' }).optional(),
+    rlimits: rlimitsSchema.optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a run request is an object') },
 );

@@ -7,7 +7,8 @@ Registers warden mcp with the agent harness in its own config files, by
 absolute paths (this Node and this package's bin/warden.mjs), so nothing needs
 to be on PATH. What you had in those files stays as it was; a backup of each
 file as it was before Warden's first change is kept beside it
-(FILE.warden-backup); running it again changes nothing.
+(FILE.warden-backup); running it again changes nothing. Run by root on
+a user's home, it reads and writes as that user, so their files stay theirs.
 
   claude-code  ~/.claude.json mcpServers.warden (alwaysLoad), or .mcp.json with
                --scope project; --shell: a PreToolUse hook on Bash in
@@ -26,7 +27,8 @@ Options:
   --shell               also route the harness's own shell tool through
                         warden run (warden hook HARNESS --help)
   --limit D             the default limit of the agent's runs (default 10m;
-                        WARDEN_DEFAULT_LIMIT of the server, --limit of the hook)
+                        WARDEN_DEFAULT_LIMIT of the server, --limit of the hook);
+                        without it, a limit you set by hand there stays
   --dry-run             print the change as a diff; write nothing
   --remove              take out what setup added (the server and the hook)
   --help                show this help`;

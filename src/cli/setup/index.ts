@@ -10,16 +10,18 @@
 // absolute (the Node running this and this package's bin/warden.mjs), so
 // nothing needs to be on PATH.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { packageRoot } from '../../client/package-root';
 import { parseDuration } from '../../shared/duration';
 import { UsageError } from '../parse';
 import type { CliIo } from '../io';
 import { shQuote } from '../hook/shell';
-import { appendAt, JsonTextError, nodeAt, parseJsonc, removeItems, removeMember, setAt, valueOf } from './jsonc';
+import { appendAt, JsonTextError, nodeAt, parseJsonc, removeItems, removeMember, sameJsonc, setAt, valueOf } from './jsonc';
 import { lineDiff } from './diff';
+import { asOwnerOf, readBackup, readConfig, removeFile, writeConfig } from './files';
+import { addInline, blockRange, canonical, inlineServers, parseToml, removeInline, sameToml, TOML_BEGIN, TOML_END } from './toml';
 
 import { SETUP_HELP } from './help';
 
@@ -40,13 +42,15 @@ export interface SetupOptions {
   dryRun: boolean;
   remove: boolean;
   limit: string;
+  /** --limit was given: setup's limit replaces one the user set by hand in the installed lines. */
+  limitGiven: boolean;
 }
 
 export function parseSetupArgs(args: string[]): SetupOptions | 'help' {
   if (args.includes('--help') || args.includes('-h')) return 'help';
   const [harness, ...rest] = args;
   if (!HARNESSES.includes(harness as Harness)) throw new UsageError(`warden setup takes claude-code, codex or gemini${harness === undefined ? '' : `, not ${JSON.stringify(harness)}`} (see warden setup --help).`);
-  const options: SetupOptions = { harness: harness as Harness, scope: 'user', shell: false, dryRun: false, remove: false, limit: '10m' };
+  const options: SetupOptions = { harness: harness as Harness, scope: 'user', shell: false, dryRun: false, remove: false, limit: '10m', limitGiven: false };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? '';
     if (arg === '--shell') options.shell = true;
@@ -61,6 +65,7 @@ export function parseSetupArgs(args: string[]): SetupOptions | 'help' {
       const ms = value === undefined ? undefined : parseDuration(value);
       if (ms === undefined || ms <= 0) throw new UsageError(`--limit takes a duration such as 10m or 1h, not ${JSON.stringify(value ?? '')}.`);
       options.limit = value!;
+      options.limitGiven = true;
     } else throw new UsageError(`warden setup: unknown argument ${JSON.stringify(arg)} (see warden setup --help).`);
   }
   return options;
@@ -84,8 +89,28 @@ interface Change {
   has: (text: string) => boolean;
 }
 
-function hookCommand(paths: SetupPaths, harness: Harness, limit: string): string {
-  return [paths.node, paths.bin, 'hook', harness, '--limit', limit].map(shQuote).join(' ');
+/** The words of a hook line after `hook HARNESS`: the flags the user (or an earlier setup) put there. */
+function hookFlags(command: string, harness: Harness): string {
+  const at = command.indexOf(` hook ${harness}`);
+  return at < 0 ? '' : command.slice(at + ` hook ${harness}`.length).trim();
+}
+
+/** `flags` without any `--limit V` / `--limit=V` (shell words as setup writes them). */
+function withoutLimit(flags: string): string {
+  return flags.replace(/(^|\s)--limit(=\S+|\s+\S+)/g, '').trim();
+}
+
+/**
+ * The hook's command line. Without --limit, the flags already on an
+ * installed line stay as they are, so a limit the user set there by hand
+ * keeps working; with --limit, setup's replaces theirs. A new line carries
+ * --limit only when it was given (the hook's own default is the same 10m).
+ */
+function hookCommand(paths: SetupPaths, harness: Harness, options: Pick<SetupOptions, 'limit' | 'limitGiven'>, installed?: string): string {
+  const base = [paths.node, paths.bin, 'hook', harness].map(shQuote).join(' ');
+  const kept = installed === undefined ? '' : hookFlags(installed, harness);
+  const flags = options.limitGiven ? [withoutLimit(kept), `--limit ${shQuote(options.limit)}`].filter(Boolean).join(' ') : kept;
+  return flags === '' ? base : `${base} ${flags}`;
 }
 
 function isOurHookGroup(value: unknown, harness: Harness): boolean {
@@ -114,21 +139,26 @@ function dropEmpty(text: string, path: string[], backup: string | null): string 
   return text;
 }
 
-function mcpServerChange(path: string, entry: Record<string, unknown>): Change {
+function mcpServerChange(path: string, entry: Record<string, unknown>, limitGiven: boolean): Change {
   return {
     path,
     what: 'mcpServers.warden',
     add: (text) => {
       const current = nodeAt(parseJsonc(text), ['mcpServers', 'warden']);
-      if (current !== undefined && JSON.stringify(valueOf(text, current)) === JSON.stringify(entry)) return text;
-      return setAt(text, ['mcpServers', 'warden'], entry);
+      const value = current === undefined ? undefined : (valueOf(text, current) as { env?: { WARDEN_DEFAULT_LIMIT?: unknown } } | null);
+      // A limit set by hand in the installed entry stays unless --limit says otherwise.
+      const handLimit = value?.env?.WARDEN_DEFAULT_LIMIT;
+      const wanted = !limitGiven && typeof handLimit === 'string' ? { ...entry, env: { ...(entry.env as object), WARDEN_DEFAULT_LIMIT: handLimit } } : entry;
+      if (current !== undefined && JSON.stringify(value) === JSON.stringify(wanted)) return text;
+      return setAt(text, ['mcpServers', 'warden'], wanted);
     },
     remove: (text, backup) => dropEmpty(removeMember(text, ['mcpServers'], 'warden'), ['mcpServers'], backup),
     has: (text) => nodeAt(parseJsonc(text), ['mcpServers', 'warden']) !== undefined,
   };
 }
 
-function hookChange(path: string, event: string, group: Record<string, unknown>, harness: Harness): Change {
+function hookChange(path: string, event: string, group: (installed?: string) => Record<string, unknown>, harness: Harness): Change {
+  const ourCommand = (value: unknown) => ((value as { hooks?: { command?: unknown }[] }).hooks ?? []).map((h) => h?.command).find((c): c is string => typeof c === 'string' && c.includes(` hook ${harness}`));
   return {
     path,
     what: `hooks.${event}`,
@@ -136,8 +166,9 @@ function hookChange(path: string, event: string, group: Record<string, unknown>,
       const list = nodeAt(parseJsonc(text), ['hooks', event]);
       const values = list?.kind === 'array' ? (valueOf(text, list) as unknown[]) : [];
       const ours = values.filter((v) => isOurHookGroup(v, harness));
-      if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(group)) return text;
-      return appendAt(removeItems(text, ['hooks', event], (v) => isOurHookGroup(v, harness)), ['hooks', event], group);
+      const wanted = group(ours.length === 1 ? ourCommand(ours[0]) : undefined);
+      if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted)) return text;
+      return appendAt(removeItems(text, ['hooks', event], (v) => isOurHookGroup(v, harness)), ['hooks', event], wanted);
     },
     remove: (text, backup) => dropEmpty(removeItems(text, ['hooks', event], (v) => isOurHookGroup(v, harness)), ['hooks', event], backup),
     has: (text) => {
@@ -147,65 +178,136 @@ function hookChange(path: string, event: string, group: Record<string, unknown>,
   };
 }
 
-const TOML_BEGIN = '# warden setup: begin (warden setup codex --remove takes this block out)';
-const TOML_END = '# warden setup: end';
-
-function tomlString(text: string): string {
-  return JSON.stringify(text);
+/** Whether a parsed mcp_servers.warden is one setup wrote: this package's bin/warden.mjs started with `mcp`. */
+function isOurCodexServer(server: unknown): boolean {
+  const args = (server as { args?: unknown } | null)?.args;
+  return Array.isArray(args) && args.length === 2 && typeof args[0] === 'string' && /(^|\/)warden\.mjs$/.test(args[0]) && args[1] === 'mcp';
 }
 
-function tomlBlockRange(text: string): { start: number; end: number } | null {
-  const start = text.indexOf(TOML_BEGIN);
-  if (start < 0) return null;
-  const endMark = text.indexOf(TOML_END, start);
-  if (endMark < 0) throw new UsageError(`the Warden block in the Codex config has no end line (${TOML_END}); fix it by hand.`);
-  let end = endMark + TOML_END.length;
-  if (text[end] === '\n') end++;
-  return { start, end };
+function serversOf(config: Record<string, unknown>): Record<string, unknown> | undefined {
+  const servers = config.mcp_servers;
+  return servers !== null && typeof servers === 'object' && !Array.isArray(servers) ? (servers as Record<string, unknown>) : undefined;
 }
 
-function codexChange(path: string, paths: SetupPaths, limit: string): Change {
-  const block = [
-    TOML_BEGIN,
-    '[mcp_servers.warden]',
-    `command = ${tomlString(paths.node)}`,
-    `args = [${tomlString(paths.bin)}, "mcp"]`,
-    `env_vars = [${PASSED_SETTINGS.map(tomlString).join(', ')}]`,
-    `tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
-    'startup_timeout_sec = 30',
+/** An empty mcp_servers table is the same content as none: setup's own block is what made it, or it is taken out with it. */
+function withoutEmptyServers(config: Record<string, unknown>): Record<string, unknown> {
+  const servers = serversOf(config);
+  if (servers === undefined || Object.keys(servers).length > 0) return config;
+  const out = { ...config };
+  delete out.mcp_servers;
+  return out;
+}
+
+function codexChange(path: string, shown: string, paths: SetupPaths, options: Pick<SetupOptions, 'limit' | 'limitGiven'>): Change {
+  const server = (limit: string) => ({
+    command: paths.node,
+    args: [paths.bin, 'mcp'],
+    env_vars: PASSED_SETTINGS,
+    tool_timeout_sec: CODEX_TOOL_TIMEOUT_SEC,
+    startup_timeout_sec: 30,
     // Without it codex exec (0.169) starts the first turn without waiting for an optional server: seen in
     // test/harness/ under load, the model was offered no Warden tool.
-    'required = true',
-    '',
-    '[mcp_servers.warden.env]',
-    `WARDEN_DEFAULT_LIMIT = ${tomlString(limit)}`,
-    TOML_END,
-    '',
-  ].join('\n');
+    required: true,
+    env: { WARDEN_DEFAULT_LIMIT: limit },
+  });
+  const block = (limit: string) =>
+    [
+      TOML_BEGIN,
+      '[mcp_servers.warden]',
+      `command = ${tomlString(paths.node)}`,
+      `args = [${tomlString(paths.bin)}, "mcp"]`,
+      `env_vars = [${PASSED_SETTINGS.map(tomlString).join(', ')}]`,
+      `tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}`,
+      'startup_timeout_sec = 30',
+      'required = true',
+      '',
+      '[mcp_servers.warden.env]',
+      `WARDEN_DEFAULT_LIMIT = ${tomlString(limit)}`,
+      TOML_END,
+      '',
+    ].join('\n');
+  // The same server as one inline member, for an inline `mcp_servers = { ... }` that no [table] may extend.
+  const inline = (limit: string) =>
+    `warden = { command = ${tomlString(paths.node)}, args = [${tomlString(paths.bin)}, "mcp"], env_vars = [${PASSED_SETTINGS.map(tomlString).join(', ')}], tool_timeout_sec = ${CODEX_TOOL_TIMEOUT_SEC}, startup_timeout_sec = 30, required = true, env = { WARDEN_DEFAULT_LIMIT = ${tomlString(limit)} } }`;
+  /** What the file must parse to once Warden's server is in it (or out of it: null). */
+  const expected = (config: Record<string, unknown>, warden: unknown | null) => {
+    const servers = { ...serversOf(config) };
+    delete servers.warden;
+    if (warden !== null) servers.warden = warden;
+    const out: Record<string, unknown> = { ...config, mcp_servers: servers };
+    return canonical(withoutEmptyServers(out));
+  };
+  const strip = (text: string): string => {
+    const range = blockRange(text);
+    if (range) {
+      let start = range.start;
+      // The blank line setup put before the block.
+      if (start >= 2 && text.slice(start - 2, start) === '\n\n') start--;
+      return text.slice(0, start) + text.slice(range.end);
+    }
+    const servers = inlineServers(text);
+    return servers ? removeInline(text, servers, 'warden') : text;
+  };
   return {
     path,
     what: '[mcp_servers.warden]',
     add: (text) => {
-      const range = tomlBlockRange(text);
-      if (range) return text.slice(0, range.start) + block + text.slice(range.end);
-      if (/^\s*\[\s*mcp_servers\s*\.\s*"?warden"?\s*\]/m.test(text) || /^\s*\[\s*mcp_servers\s*\]/m.test(text) && /^\s*warden\s*=/m.test(text.split(/^\s*\[\s*mcp_servers\s*\]/m)[1]?.split(/^\s*\[/m)[0] ?? '')) {
+      const config = parseToml(text, shown);
+      const current = serversOf(config)?.warden;
+      if (current !== undefined && !text.includes(TOML_BEGIN) && !isOurCodexServer(current)) {
         throw new UsageError(`${path} already has an mcp_servers.warden that warden setup did not write; remove it first (your copy stays untouched).`);
       }
-      const sep = text === '' ? '' : text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
-      return text + sep + block;
-    },
-    remove: (text, backup) => {
-      const range = tomlBlockRange(text);
-      if (!range) return text;
-      let start = range.start;
-      // The blank line setup put before the block.
-      if (start >= 2 && text.slice(start - 2, start) === '\n\n') start--;
-      const out = text.slice(0, start) + text.slice(range.end);
-      if (backup !== null && out.trimEnd() === backup.trimEnd()) return backup;
+      const handLimit = (current as { env?: { WARDEN_DEFAULT_LIMIT?: unknown } } | undefined)?.env?.WARDEN_DEFAULT_LIMIT;
+      const limit = !options.limitGiven && typeof handLimit === 'string' ? handLimit : options.limit;
+      const want = expected(config, server(limit));
+      if (current !== undefined && canonical(withoutEmptyServers(config)) === want) return text;
+      const without = strip(text);
+      const inlineRange = inlineServers(without);
+      let out: string;
+      if (inlineRange) {
+        out = addInline(without, inlineRange, inline(limit));
+      } else {
+        const sep = without === '' ? '' : without.endsWith('\n\n') ? '' : without.endsWith('\n') ? '\n' : '\n\n';
+        out = without + sep + block(limit);
+      }
+      // Parsed again: exactly what the user had, plus Warden's server; anything else is not written.
+      let check: string;
+      try {
+        check = canonical(withoutEmptyServers(parseToml(out, shown)));
+      } catch {
+        check = '';
+      }
+      if (check !== want) throw new UsageError(`${shown}: adding Warden's server would not give a valid config holding all you had (mcp_servers is written in a form setup cannot extend); nothing was changed. Add [mcp_servers.warden] by hand (see warden setup --help).`);
       return out;
     },
-    has: (text) => text.includes(TOML_BEGIN),
+    remove: (text, backup) => {
+      const config = parseToml(text, shown);
+      const current = serversOf(config)?.warden;
+      if (!text.includes(TOML_BEGIN) && !isOurCodexServer(current)) return text;
+      const out = strip(text);
+      let check: string;
+      try {
+        check = canonical(withoutEmptyServers(parseToml(out, shown)));
+      } catch {
+        check = '';
+      }
+      if (check !== expected(config, null)) throw new UsageError(`${shown}: taking Warden's server out would change more than it; nothing was changed. Remove [mcp_servers.warden] by hand.`);
+      if (backup !== null && sameToml(out, backup)) return backup;
+      return out;
+    },
+    has: (text) => {
+      if (text.includes(TOML_BEGIN)) return true;
+      try {
+        return isOurCodexServer(serversOf(parseToml(text, shown))?.warden);
+      } catch {
+        return false;
+      }
+    },
   };
+}
+
+function tomlString(text: string): string {
+  return JSON.stringify(text);
 }
 
 function mcpEntry(paths: SetupPaths, limit: string, extra: Record<string, unknown>): Record<string, unknown> {
@@ -214,6 +316,7 @@ function mcpEntry(paths: SetupPaths, limit: string, extra: Record<string, unknow
 
 export function changesFor(options: SetupOptions, paths: SetupPaths): { changes: Change[]; notes: string[] } {
   const { harness, scope, limit } = options;
+  const shownOf = (path: string) => tilde(path, paths.home);
   // --remove takes out the shell hook too: a user undoing Warden expects none of it left (with the hook
   // left in place, the harness's shell still ran through warden run; seen in test/harness/).
   const shell = options.shell || options.remove;
@@ -223,17 +326,17 @@ export function changesFor(options: SetupOptions, paths: SetupPaths): { changes:
   if (harness === 'claude-code') {
     const configDir = paths.env.CLAUDE_CONFIG_DIR ? resolve(paths.env.CLAUDE_CONFIG_DIR) : null;
     const mcpFile = scope === 'project' ? join(project, '.mcp.json') : join(configDir ?? paths.home, '.claude.json');
-    changes.push(mcpServerChange(mcpFile, { type: 'stdio', ...mcpEntry(paths, limit, {}), alwaysLoad: true }));
+    changes.push(mcpServerChange(mcpFile, { type: 'stdio', ...mcpEntry(paths, limit, {}), alwaysLoad: true }, options.limitGiven));
     if (shell) {
       const settings = scope === 'project' ? join(project, '.claude', 'settings.json') : join(configDir ?? join(paths.home, '.claude'), 'settings.json');
-      changes.push(hookChange(settings, 'PreToolUse', { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, limit), timeout: 30 }] }, harness));
+      changes.push(hookChange(settings, 'PreToolUse', (installed) => ({ matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, options, installed), timeout: 30 }] }), harness));
     }
     if (scope === 'project') notes.push('Claude Code asks once before it uses the servers a project .mcp.json names.');
   } else if (harness === 'codex') {
     const codexHome = scope === 'project' ? join(project, '.codex') : paths.env.CODEX_HOME ? resolve(paths.env.CODEX_HOME) : join(paths.home, '.codex');
-    changes.push(codexChange(join(codexHome, 'config.toml'), paths, limit));
+    changes.push(codexChange(join(codexHome, 'config.toml'), shownOf(join(codexHome, 'config.toml')), paths, options));
     if (shell) {
-      changes.push(hookChange(join(codexHome, 'hooks.json'), 'PreToolUse', { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, limit), timeout: 30 }] }, harness));
+      changes.push(hookChange(join(codexHome, 'hooks.json'), 'PreToolUse', (installed) => ({ matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(paths, harness, options, installed), timeout: 30 }] }), harness));
       if (!options.remove) {
         notes.push('Codex runs a new hook only once you have reviewed and trusted it: open Codex and trust it in /hooks.');
         notes.push('The Codex hook routes commands through Warden only when Codex runs them unsandboxed (danger-full-access): a Warden host runs outside the sandbox. Sandboxed, commands run as Codex runs them.');
@@ -243,39 +346,20 @@ export function changesFor(options: SetupOptions, paths: SetupPaths): { changes:
   } else {
     const base = scope === 'project' ? join(project, '.gemini') : join(paths.env.GEMINI_CLI_HOME ? resolve(paths.env.GEMINI_CLI_HOME) : paths.home, '.gemini');
     const settings = join(base, 'settings.json');
-    changes.push(mcpServerChange(settings, { ...mcpEntry(paths, limit, {}), timeout: CODEX_TOOL_TIMEOUT_SEC * 1000 }));
-    if (shell) changes.push(hookChange(settings, 'BeforeTool', { matcher: 'run_shell_command', hooks: [{ name: 'warden', type: 'command', command: hookCommand(paths, harness, limit) }] }, harness));
+    changes.push(mcpServerChange(settings, { ...mcpEntry(paths, limit, {}), timeout: CODEX_TOOL_TIMEOUT_SEC * 1000 }, options.limitGiven));
+    if (shell) changes.push(hookChange(settings, 'BeforeTool', (installed) => ({ matcher: 'run_shell_command', hooks: [{ name: 'warden', type: 'command', command: hookCommand(paths, harness, options, installed) }] }), harness));
     notes.push('Gemini CLI loads MCP servers only in a trusted folder: trust the folder when it asks (or /permissions).');
   }
   return { changes, notes };
 }
 
-function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
-  }
-}
-
-/** Writes through a temporary file and a rename, keeping the file's mode (0600 for ~/.claude.json). */
-function writeText(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  let mode = 0o600;
-  try {
-    mode = statSync(path).mode & 0o777;
-  } catch {
-    // A new file: the user's alone.
-  }
-  const temp = `${path}.warden-${process.pid}.tmp`;
-  writeFileSync(temp, text, { mode });
-  chmodSync(temp, mode);
-  renameSync(temp, path);
-}
-
 function tilde(path: string, home: string): string {
   return path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
+}
+
+/** Whether two versions of a config hold the same content and comments, layout aside (never by stripping whitespace: a space inside a string is content). */
+function sameContent(path: string, a: string, b: string): boolean {
+  return path.endsWith('.toml') ? sameToml(a, b) : sameJsonc(a, b);
 }
 
 export function runSetup(options: SetupOptions, paths: SetupPaths, io: Pick<CliIo, 'out' | 'err'>): number {
@@ -286,59 +370,66 @@ export function runSetup(options: SetupOptions, paths: SetupPaths, io: Pick<CliI
   const verb = `warden setup ${options.harness}${options.remove ? ' --remove' : ''}`;
   let changed = 0;
   for (const [path, fileChanges] of byFile) {
-    const shown = tilde(path, paths.home);
-    const before = readText(path);
-    const backupPath = `${path}.warden-backup`;
-    const backup = readText(backupPath);
-    let after: string | null;
-    try {
-      if (options.remove) {
-        if (before === null) continue;
-        after = before;
-        for (const change of fileChanges) after = change.remove(after, backup);
-        if (backup !== null && after !== before && normalize(after) === normalize(backup)) after = backup;
-        if (backup === null && after !== before && /^\s*(\{\s*\})?\s*$/.test(after)) after = null;
-      } else {
-        after = before ?? '';
-        for (const change of fileChanges) after = change.add(after);
-      }
-    } catch (error) {
-      if (error instanceof JsonTextError) throw new UsageError(`${shown} is not valid JSON (${error.message}); nothing was changed.`);
-      throw error;
-    }
-    if (after === before || (before === null && after === '')) {
-      io.out(`${verb}: ${shown}: ${options.remove ? 'nothing of Warden in it' : 'already set up'}\n`);
-      continue;
-    }
-    changed++;
-    if (options.dryRun) {
-      io.out(lineDiff(before ?? '', after ?? '', before === null ? '/dev/null' : shown, after === null ? '/dev/null' : shown));
-      continue;
-    }
-    if (options.remove) {
-      if (after === null) rmSync(path, { force: true });
-      else writeText(path, after);
-      if (backup !== null) rmSync(backupPath, { force: true });
-      io.out(`${verb}: ${shown}: ${after === null ? 'removed (setup had created it)' : `took out ${fileChanges.map((c) => c.what).join(' and ')}`}\n`);
-    } else {
-      // The backup is the file as it was before Warden's first change to it.
-      let backupNote = '';
-      if (before !== null && (backup === null || !fileChanges.some((c) => c.has(before)))) {
-        writeText(backupPath, before);
-        backupNote = ` (backup: ${tilde(backupPath, paths.home)})`;
-      }
-      writeText(path, after!);
-      io.out(`${verb}: ${shown}: ${before === null ? 'created with' : 'added'} ${fileChanges.map((c) => c.what).join(' and ')}${backupNote}\n`);
-    }
+    // As the user whose directory it is, when root runs setup on their home (files.ts).
+    changed += asOwnerOf(path, () => setupFile(path, fileChanges, options, paths, verb, io));
   }
   if (options.dryRun && changed > 0) io.out(`${verb}: --dry-run: nothing was written\n`);
   if (!options.remove && !options.dryRun) for (const note of notes) io.out(`${verb}: ${note}\n`);
   return 0;
 }
 
-/** The text with its whitespace collapsed: a removal that leaves the user's file as it was, spacing aside, restores the backup itself. */
-function normalize(text: string): string {
-  return text.replace(/\s+/g, '');
+/** One file's changes: read, change, check, write (or show). 1 when it changed, else 0. */
+function setupFile(path: string, fileChanges: Change[], options: SetupOptions, paths: SetupPaths, verb: string, io: Pick<CliIo, 'out' | 'err'>): number {
+  const shown = tilde(path, paths.home);
+  const backupPath = `${path}.warden-backup`;
+  const shownBackup = tilde(backupPath, paths.home);
+  const before = readConfig(path, shown);
+  const backup = readBackup(backupPath, shownBackup);
+  let after: string | null;
+  /** What --remove took out: only the changes that found something of Warden's. */
+  const took: string[] = [];
+  try {
+    if (options.remove) {
+      if (before === null) return 0;
+      after = before;
+      for (const change of fileChanges) {
+        if (change.has(after)) took.push(change.what);
+        after = change.remove(after, backup);
+      }
+      if (backup !== null && after !== before && sameContent(path, after, backup)) after = backup;
+      if (backup === null && after !== before && /^\s*(\{\s*\})?\s*$/.test(after)) after = null;
+    } else {
+      after = before ?? '';
+      for (const change of fileChanges) after = change.add(after);
+    }
+  } catch (error) {
+    if (error instanceof JsonTextError) throw new UsageError(`${shown} is not valid JSON (${error.message}); nothing was changed.`);
+    throw error;
+  }
+  if (after === before || (before === null && after === '')) {
+    io.out(`${verb}: ${shown}: ${options.remove ? 'nothing of Warden in it' : 'already set up'}\n`);
+    return 0;
+  }
+  if (options.dryRun) {
+    io.out(lineDiff(before ?? '', after ?? '', before === null ? '/dev/null' : shown, after === null ? '/dev/null' : shown));
+    return 1;
+  }
+  if (options.remove) {
+    if (after === null) removeFile(path, shown);
+    else writeConfig(path, after, shown);
+    if (backup !== null) removeFile(backupPath, shownBackup);
+    io.out(`${verb}: ${shown}: ${after === null ? 'removed (setup had created it)' : `took out ${took.join(' and ')}`}\n`);
+    return 1;
+  }
+  // The backup is the file as it was before Warden's first change to it.
+  let backupNote = '';
+  if (before !== null && (backup === null || !fileChanges.some((c) => c.has(before)))) {
+    writeConfig(backupPath, before, shownBackup);
+    backupNote = ` (backup: ${shownBackup})`;
+  }
+  writeConfig(path, after!, shown);
+  io.out(`${verb}: ${shown}: ${before === null ? 'created with' : 'added'} ${fileChanges.map((c) => c.what).join(' and ')}${backupNote}\n`);
+  return 1;
 }
 
 export async function setupCommand(args: string[], io: CliIo): Promise<number> {

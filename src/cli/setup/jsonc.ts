@@ -237,3 +237,35 @@ export function removeItems(text: string, path: string[], drop: (value: unknown)
     current = removeEntry(current, node, index);
   }
 }
+
+/** The comments of JSONC text (outside strings), each trimmed: part of what a user wrote, which the value does not hold. */
+export function commentsOf(text: string): string[] {
+  const comments: string[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i += text[i] === '\\' ? 2 : 1);
+    } else if (text.startsWith('//', i)) {
+      const end = text.indexOf('\n', i);
+      comments.push(text.slice(i, end < 0 ? text.length : end).trimEnd());
+      i = end < 0 ? text.length : end;
+    } else if (text.startsWith('/*', i)) {
+      const end = text.indexOf('*/', i + 2);
+      comments.push(text.slice(i, end < 0 ? text.length : end + 2).trim());
+      i = end < 0 ? text.length : end + 1;
+    }
+  }
+  return comments;
+}
+
+/** Whether two JSONC texts hold the same value (key order included) and the same comments, layout aside. */
+export function sameJsonc(a: string, b: string): boolean {
+  try {
+    const value = (text: string) => {
+      const root = parseJsonc(text);
+      return root === null ? null : valueOf(text, root);
+    };
+    return JSON.stringify(value(a)) === JSON.stringify(value(b)) && JSON.stringify(commentsOf(a)) === JSON.stringify(commentsOf(b));
+  } catch {
+    return false;
+  }
+}

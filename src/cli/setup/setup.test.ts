@@ -108,7 +108,7 @@ describe('warden setup claude-code', () => {
     const settings = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8')) as { permissions: unknown; hooks: { PreToolUse: { matcher: string; hooks: { command: string }[] }[] } };
     expect(settings.permissions).toEqual({ allow: ['Bash(npm test:*)'] });
     expect(settings.hooks.PreToolUse.map((g) => g.matcher)).toEqual(['Edit', 'Bash']);
-    expect(settings.hooks.PreToolUse[1]!.hooks[0]!.command).toBe(`${process.execPath} ${WARDEN_BIN} hook claude-code --limit 10m`);
+    expect(settings.hooks.PreToolUse[1]!.hooks[0]!.command).toBe(`${process.execPath} ${WARDEN_BIN} hook claude-code`);
 
     const afterFirst = snapshot(dir);
     const second = await setup(dir, ['claude-code', '--shell']);
@@ -174,7 +174,7 @@ describe('warden setup gemini', () => {
     expect(text).toContain('"docs": {"httpUrl": "http://127.0.0.1:9/mcp"},');
     expect(text).toContain('"command": "/');
     expect(text).toMatch(/"matcher": "run_shell_command"/);
-    expect(text).toContain(`hook gemini --limit 10m`);
+    expect(text).toContain(`hook gemini"`);
     expect((await setup(dir, ['gemini', '--shell'])).stdout).toContain('already set up');
     expect((await setup(dir, ['gemini', '--shell', '--remove'])).exitCode).toBe(0);
     expect(snapshot(dir)).toEqual(before);

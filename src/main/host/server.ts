@@ -371,6 +371,8 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
   const sessions = new Set<string>();
   const webRoot = options.webRoot ? resolve(options.webRoot) : null;
   const heldAssets = new HeldAssets();
+  /** Runs owned by the connection that started them, each with what hands it over (POST /runs/ID/release). */
+  const connectionOwned = new Map<string, () => void>();
   const ownerPids = new OwnerPids(
     (runId, note) => options.onOwnerGone?.(runId, note),
     (runId) => options.isLive?.(runId) ?? true,
@@ -436,9 +438,16 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         const started = await api.start(request, host !== undefined ? { host } : {});
         if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;
-          const gone = () => options.onOwnerGone?.(started.id);
+          const gone = () => {
+            connectionOwned.delete(started.id);
+            options.onOwnerGone?.(started.id);
+          };
           if (socket.destroyed) queueMicrotask(gone);
-          else socket.once('close', gone);
+          else {
+            socket.once('close', gone);
+            // POST /runs/ID/release hands it over (warden run --yield, at its first yield).
+            connectionOwned.set(started.id, () => socket.off('close', gone));
+          }
         }
         if (owned.pid && started.state !== 'ended') ownerPids.add(started.id, owned.pid);
         return send(res, 201, started);
@@ -485,7 +494,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
       return;
     }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output))?$/.exec(path);
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output|release))?$/.exec(path);
     if (runMatch) {
       const id = runRef(decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
@@ -522,6 +531,16 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         case 'timeline':
           only('GET');
           return send(res, 200, await api.timeline(id));
+        case 'release': {
+          // The connection that started the run (?owner=connection) no longer owns it: `warden run --yield`
+          // owns its run until its first yield, then leaves it to its --owner-pid, or to nobody.
+          only('POST');
+          await body();
+          const release = connectionOwned.get(id);
+          connectionOwned.delete(id);
+          release?.();
+          return send(res, 200, { released: release !== undefined });
+        }
         case 'output': {
           only('GET');
           return send(res, 200, await outputPage(api, id, outputRange(url.searchParams)));

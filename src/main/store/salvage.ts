@@ -19,6 +19,7 @@
 // answer for one damaged run, and to re-record a history whose file was
 // deleted or replaced under a host.
 
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { RunKind, RunResult, Verdict } from '../../shared/result';
 import { readEvents, readStream, replaceOutput, indexRun, upsertRun, insertEvent, type EventRecord } from './rows';
 import { isCorruption, one, run, transaction, value, type Database } from './sql';
@@ -32,6 +33,12 @@ export interface SalvageReport {
   skipped: number;
   /** What could not be saved, one line each: run ids known to be gone, or rows of `runs` whose id could not be read. */
   lost: string[];
+  /**
+   * Set when not even the list of tables reads (a damaged header or schema
+   * page): then no query reaches a run, `lost` cannot name them, and the
+   * caller counts them in the file's raw pages (runRecordsInFile).
+   */
+  unreadable?: { runsInFile: number | null };
 }
 
 /** What the indexes say of a run whose row may be gone. */
@@ -202,6 +209,10 @@ export function readRunSalvaging(db: Database, id: string, facts: IndexFacts = {
  */
 export function salvageRuns(from: Database, to: Database): SalvageReport {
   const report: SalvageReport = { whole: 0, partial: [], skipped: 0, lost: [] };
+  if (!schemaReads(from)) {
+    report.unreadable = { runsInFile: null };
+    return report;
+  }
   const { runs, unreadRows } = knownRuns(from);
   rowsUntilDamage<Record<string, string | number | null>>(from, 'SELECT host_id, pid, start_ticks, boot_id, started_at, heartbeat_at, ended_at FROM hosts', (h) => {
     run(
@@ -242,9 +253,74 @@ export function salvageRuns(from: Database, to: Database): SalvageReport {
   return report;
 }
 
+/** Whether the schema table reads and names the runs table: without it no run can be reached by a query. */
+function schemaReads(db: Database): boolean {
+  try {
+    return one(db, "SELECT 1 AS x FROM sqlite_schema WHERE type = 'table' AND name = 'runs'") !== undefined;
+  } catch (error) {
+    if (isCorruption(error) || /malformed|corrupt|not a database/i.test(String(error))) return false;
+    throw error;
+  }
+}
+
+/** A run's stored record as it sits in a page: the `result` column's JSON begins with its id and kind (rows.ts). */
+const RUN_RECORD = /\{"id":"([A-Za-z0-9@._-]{1,80})","kind":"(?:command|python)"/g;
+
+/** The ids of the run records in raw bytes read as latin1 (a record's start is ASCII). */
+export function runIdsIn(text: string, into: Set<string> = new Set()): Set<string> {
+  for (const match of text.matchAll(RUN_RECORD)) into.add(match[1]!);
+  return into;
+}
+
+/**
+ * How many distinct runs have a record in the raw pages of the file and its
+ * WAL, read in chunks (a history may be gigabytes) that overlap by more
+ * than a record's start. An upper bound: a pruned run's record may linger
+ * in a free page. null when the file cannot be read.
+ */
+export function runRecordsInFile(path: string, chunkBytes = 8 * 1024 * 1024): number | null {
+  const ids = new Set<string>();
+  for (const file of [path, `${path}-wal`]) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      if (file === path) return null;
+      continue;
+    }
+    try {
+      scanChunks(fd, chunkBytes, ids);
+    } catch {
+      if (file === path) return null;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return ids.size;
+}
+
+function scanChunks(fd: number, chunkBytes: number, ids: Set<string>): void {
+  const OVERLAP = 256; // longer than a record's start as matched
+  const buffer = Buffer.alloc(chunkBytes + OVERLAP);
+  let kept = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, kept, chunkBytes, null);
+    if (n <= 0) return;
+    const length = kept + n;
+    runIdsIn(buffer.toString('latin1', 0, length), ids);
+    kept = Math.min(OVERLAP, length);
+    buffer.copy(buffer, 0, length - kept, length);
+  }
+}
+
 /** One line: what was saved and what was not. */
 export function salvageLine(report: SalvageReport): string {
   const saved = report.whole + report.partial.length;
+  if (report.unreadable) {
+    const count = report.unreadable.runsInFile;
+    const held = count === null ? 'an unknown number of runs' : count === 0 ? 'no run record Warden could find' : `up to ${count} run(s) (records found in its raw pages)`;
+    return `its header or list of tables cannot be read, so no run in it could be read: 0 run(s) saved into the fresh history; NOT saved: ${held}`;
+  }
   let line = `${saved} run(s) saved into the fresh history`;
   if (report.partial.length > 0) {
     const shown = report.partial.slice(0, 10).map((p) => `${p.id} (without ${p.missing})`).join(', ');

@@ -100,6 +100,30 @@ describe('openStore', () => {
     expect(reopened.movedAside?.reason).toMatch(/malformed|not a database/);
     expect(existsSync(reopened.movedAside!.to)).toBe(true);
     expect(reopened.list().runs).toEqual([]);
+    // Never "none lost" when nothing could be read: how many were there, and where they are.
+    expect(reopened.movedAside!.message).toContain('0 run(s) saved into the fresh history; NOT saved: up to 50 run(s) (records found in its raw pages)');
+    expect(reopened.movedAside!.message).toContain(`moved aside to ${reopened.movedAside!.to} (it still holds what was not saved;`);
+    reopened.close();
+  });
+
+  it.each([
+    ['the magic string', 0, 16],
+    ['the header past the magic', 16, 100],
+  ])('a damaged header (%s) says how many runs the moved-aside file holds, never "none lost"', (_name, from, to) => {
+    const dir = tempStateDir();
+    const store = openStore({ dir });
+    for (let i = 0; i < 300; i++) store.recordResult(fakeResult());
+    store.close();
+    const path = join(dir, DB_FILE);
+    const bytes = readFileSync(path);
+    bytes.fill(0xa5, from, to);
+    writeFileSync(path, bytes);
+    const reopened = openStore({ dir });
+    const aside = reopened.movedAside!;
+    expect(aside.message).not.toContain('none lost');
+    expect(aside.message).toContain('NOT saved: up to 300 run(s)');
+    expect(aside.message).toContain(`moved aside to ${aside.to} (it still holds what was not saved;`);
+    expect(readFileSync(aside.to)).toEqual(bytes);
     reopened.close();
   });
 

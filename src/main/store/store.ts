@@ -32,7 +32,7 @@ import { forgetDeathNotes, readDeathNote, recoverLostRuns, type RecoverOptions, 
 import { prune, type PruneReport, type RetentionLimits } from './retention';
 import { writeEnded, type EventRecord } from './rows';
 import { migrate, SCHEMA_VERSION } from './schema';
-import { readRunSalvaging, salvageLine, salvageRuns, type SalvageReport } from './salvage';
+import { readRunSalvaging, runRecordsInFile, salvageLine, salvageRuns, type SalvageReport } from './salvage';
 import { errorCode, errorMessage, isCorruption, openDatabase, setBusyTimeout, transaction, value, type Database } from './sql';
 import { resolveStateDir } from '../../client/state-dir';
 import { ensureStateDir, makePrivateFile } from './state-dir';
@@ -670,6 +670,9 @@ function stamp(): string {
 
 /** Renames the damaged file (and its WAL) aside; never deletes it. */
 function moveAside(path: string, inode: number | null, reason: string, salvaged: { report: SalvageReport } | null = null): MovedAside {
+  // Counted before the move, while the file is where the caller found it: what a salvage could not reach is still said.
+  const runsInFile = salvaged === null || salvaged.report.unreadable ? runRecordsInFile(path) : null;
+  if (salvaged?.report.unreadable) salvaged.report.unreadable.runsInFile = runsInFile;
   let to = `${path}.corrupt-${stamp()}`;
   for (let i = 1; existsSync(to); i++) to = `${path}.corrupt-${stamp()}-${i}`;
   // Another process may have moved it aside and started afresh meanwhile: then leave the fresh one be.
@@ -698,9 +701,14 @@ function moveAside(path: string, inode: number | null, reason: string, salvaged:
     reason,
     ...(salvaged ? { salvage: salvaged.report } : {}),
     message: salvaged
-      ? `Warden's history database ${path} was damaged (${reason}); ${salvageLine(salvaged.report)}. The damaged file was moved aside to ${to} (nothing was deleted: sqlite3 "${to}" .recover may get more out of it).`
-      : `Warden's history database ${path} was damaged (${reason}) and nothing in it could be read; it was moved aside to ${to} and a fresh history was started. Nothing was deleted: the old file can be inspected or salvaged with sqlite3 "${to}" .recover.`,
+      ? `Warden's history database ${path} was damaged (${reason}); ${salvageLine(salvaged.report)}. The damaged file was moved aside to ${to} (${salvaged.report.lost.length > 0 || salvaged.report.unreadable ? 'it still holds what was not saved; ' : ''}nothing was deleted: sqlite3 "${to}" .recover may get more out of it).`
+      : `Warden's history database ${path} was damaged (${reason}) and nothing in it could be read${heldLine(runsInFile)}; it was moved aside to ${to} and a fresh history was started. Nothing was deleted: the old file can be inspected or salvaged with sqlite3 "${to}" .recover.`,
   };
+}
+
+/** What the unreadable file held, as far as its raw pages tell. */
+function heldLine(runsInFile: number | null): string {
+  return runsInFile === null || runsInFile === 0 ? '' : ` (it holds the records of up to ${runsInFile} run(s), NOT saved)`;
 }
 
 function accessProblem(path: string, mode: number): NodeJS.ErrnoException | null {

@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../../shared/request';
+import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, RLIMIT_NAMES, type CommandRunRequest, type PythonRunRequest, type Rlimits } from '../../shared/request';
 import { SESSION_NAME } from '../../shared/schemas';
 
 import { MAX_LIMIT_MS } from './deadline';
@@ -47,6 +47,9 @@ export interface RunOptions extends CheckedRun {
   terminateAfterMs: number;
   /** Exit codes besides 0 that mean success, ascending, each once. */
   okExitCodes: number[];
+  /** The client's umask and resource limits, applied at the spawn where they differ from the host's (process-limits.ts). */
+  umask?: number;
+  rlimits?: Rlimits;
 }
 
 /** okExitCodes as given: whole numbers 1 to 255 (0 is success already), each kept once, ascending. */
@@ -119,7 +122,23 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     procRoot: settings.procRoot,
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
     okExitCodes: checkOkExitCodes(request.okExitCodes),
+    ...processContext(request),
   };
+}
+
+/** The request's umask and rlimits, checked (the HTTP layer's schema says the same; an in-process caller gets it here). */
+function processContext(request: CommandRunRequest): { umask?: number; rlimits?: Rlimits } {
+  const { umask, rlimits } = request;
+  if (umask !== undefined && (typeof umask !== 'number' || !Number.isInteger(umask) || umask < 0 || umask > 0o777)) throw new WardenInputError(`umask must be a mode from 0 to 0o777, not ${JSON.stringify(umask)}.`);
+  if (rlimits !== undefined) {
+    if (typeof rlimits !== 'object' || rlimits === null || Array.isArray(rlimits)) throw new WardenInputError('rlimits must be an object of [soft, hard] by limit name.');
+    const value = (v: unknown) => v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+    for (const [name, pair] of Object.entries(rlimits)) {
+      if (!(RLIMIT_NAMES as readonly string[]).includes(name)) throw new WardenInputError(`rlimits names one of ${RLIMIT_NAMES.join(', ')}, not ${JSON.stringify(name)}.`);
+      if (!Array.isArray(pair) || pair.length !== 2 || !pair.every(value)) throw new WardenInputError(`rlimits.${name} must be [soft, hard], each a whole number or null (unlimited).`);
+    }
+  }
+  return { ...(umask !== undefined ? { umask } : {}), ...(rlimits !== undefined ? { rlimits } : {}) };
 }
 
 /** The client's environment when it sent one (checked as env is), else the host's. */

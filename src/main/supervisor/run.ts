@@ -30,6 +30,7 @@ import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat } from './procfs';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
+import { hostProcess, preludeFor } from './process-limits';
 import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
 import { listScope, teardown, type TeardownTarget } from './teardown';
 import { assembleResult } from './assemble-result';
@@ -137,10 +138,14 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
+    // The client's umask and limits, where they differ from the host's: words before the command (process-limits.ts).
+    const prelude = preludeFor(this.options, hostProcess());
+    const argv = [...prelude, ...this.argv];
+    const direct = prelude.length === 0 ? this.options : { ...this.options, argv, shell: false };
     // A run without a limit is born in its cgroup where it can be (memory.ts, spawnInside): no wrapper.
     // Cold, moving this thread would hold the event loop for a grace period: the wrapper's child waits instead.
     const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null && cgroupAttachWarm();
-    if ((this.memory || this.reaperShim) && !mayBeBornInside) {
+    if ((this.memory || this.reaperShim || prelude.length > 0) && !mayBeBornInside) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
       const failure = checkSpawnableWrapped(this.options);
       if (failure) return this.failSpawn(failure);
@@ -166,9 +171,9 @@ export class CommandRun {
     const shim = this.cgroup ? undefined : this.reaperShim;
     let subprocess: Subprocess | undefined;
     try {
-      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(this.options)) : undefined;
+      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(direct)) : undefined;
       this.bornInCgroup = subprocess !== undefined;
-      if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim)) {
+      if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim || prelude.length > 0)) {
         const failure = checkSpawnableWrapped(this.options);
         if (failure) return this.failSpawn(failure);
       }
@@ -176,10 +181,10 @@ export class CommandRun {
       // The subreaper forks the command into a group of its own and says its pid on fd 3.
       subprocess ??= spawnCommand(
         this.cgroup
-          ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false }
+          ? { ...this.options, argv: this.cgroup.wrap(argv), shell: false }
           : shim
-            ? { ...this.options, argv: reaperArgv(shim, this.argv, this.options.scope), env: withoutScope(this.options.env), shell: false, extraPipe: true }
-            : this.options,
+            ? { ...this.options, argv: reaperArgv(shim, argv, this.options.scope), env: withoutScope(this.options.env), shell: false, extraPipe: true }
+            : direct,
       );
     } catch (error) {
       return this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error as { code?: string; message?: string }, this.options));
