@@ -26,6 +26,7 @@ import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
 import { BOUNDARIES, errorText, kindOf } from '../shared/errors';
+import { CONTRACT_NAMES, exitCodeChoice, exitStatusUnder, type ExitCodeChoice } from './exit-codes';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -249,20 +250,24 @@ async function remoteFor(command: string | undefined, explicit: string | undefin
 
 async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
   const command = parseAnyRunArgs(args);
+  let contract: string | undefined;
   try {
-    return await runParsed(command, io, remote);
+    const exitCodes = exitCodeChoice(command);
+    contract = CONTRACT_NAMES[exitCodes.contract];
+    return await runParsed(command, io, remote, exitCodes);
   } catch (error) {
     // A run that never started still leaves its termination message: why, and the status Warden exits with.
     if (command.terminationLog !== undefined) {
       const { writeTerminationError } = await import('./termination-log');
-      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err);
+      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err, contract);
     }
     throw error;
   }
 }
 
-async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null): Promise<number> {
+async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null, exitCodes: ExitCodeChoice): Promise<number> {
   const { format, yieldMs } = command;
+  const exitStatus = (result: RunResult) => exitStatusUnder(exitCodes, result);
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   if (embedded && (command.ownerPid !== undefined || command.detach)) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).`);
@@ -280,13 +285,13 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     }
   }
   const stateDir = resolveStateDir();
-  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io);
+  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io, exitCodes);
   if (remote) {
     if (embedded) throw new UsageError('--embedded supervises on this machine: drop it (or WARDEN_EMBEDDED) to run on a remote.');
     if (ownerPid) throw new UsageError('--owner-pid names a process on this machine, which the remote host cannot watch: a remote run belongs to this command, or to nobody with --yield or --detach.');
     if (request.cwd !== undefined && !request.cwd.startsWith('/')) throw new UsageError(`A remote run's --cwd is a directory there: give an absolute path, not ${JSON.stringify(request.cwd)}.`);
     // Not asThisProcess: this machine's directory and environment are not the remote's.
-    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
+    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, exitStatus, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
   }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
@@ -299,6 +304,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
           stateDir,
           request: asThisProcess(request),
           format,
+          exitStatus,
           ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
           ...(ownerPid ? { ownerPid } : {}),
@@ -311,9 +317,9 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
-    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
+    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, exitStatus, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
   }
-  return (await import('./embedded')).runEmbedded(request, format, io, terminationLog ? { onResult: terminationLog(null) } : {});
+  return (await import('./embedded')).runEmbedded(request, format, io, { exitStatus, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
 }
 
 /**
@@ -321,11 +327,11 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
  * process). A person's answer holds only the output not yet streamed, so an ended run's
  * whole result is asked of the host for the last lines.
  */
-async function terminationLogWriter(path: string, io: CliIo): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
+async function terminationLogWriter(path: string, io: CliIo, exitCodes: ExitCodeChoice): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
   const { writeTerminationLog } = await import('./termination-log');
   return (api) => async (result) => {
     const whole = api && result.state === 'ended' ? ((await api.get(result.id).catch(() => null)) ?? result) : result;
-    writeTerminationLog(path, whole, statusOf(result), io.err);
+    writeTerminationLog(path, whole, statusOf(result, 'human', (ended) => exitStatusUnder(exitCodes, ended)), io.err, CONTRACT_NAMES[exitCodes.contract]);
   };
 }
 
