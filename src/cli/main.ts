@@ -48,8 +48,9 @@ Commands:
   hook claude-code|codex|gemini        a harness's pre-tool hook: its shell tool through warden run
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
-  remote add|list|remove               other machines' hosts, over ssh or any command (see warden remote --help)
+  remote add|list|remove               other machines' hosts, over ssh, kubectl or any command (see warden remote --help)
   dial-stdio                           stdin and stdout to this state dir's host: a remote's bridge
+  k8s job|sandbox|verdict              Kubernetes: a Job or a Sandbox under Warden, a pod's verdict into the history
 
 Commands go through the state dir's host (the app, warden serve, or one started
 in the background when none runs, which exits after 10 minutes with no live
@@ -162,6 +163,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'run') return await run(rest, io, remote);
     if (command === 'dial-stdio') return await (await import('./dial-stdio')).dialStdio(rest, io);
     if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
+    if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
