@@ -6,6 +6,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
+import { parseExitCodes, parseOomExitCode, type ExitCodeContract } from './exit-codes';
 
 export { UsageError };
 
@@ -23,6 +24,10 @@ export interface ClientChoices {
   streamChars?: number;
   /** --termination-log: where the run's end is written for Kubernetes (src/cli/termination-log.ts). */
   terminationLog?: string;
+  /** --exit-codes: how the run's end becomes the exit status (src/cli/exit-codes.ts); absent: by the environment. */
+  exitCodes?: ExitCodeContract;
+  /** --oom-exit-code: a confirmed OOM kill's status under the k8s contract. */
+  oomExitCode?: number;
 }
 
 /** WARDEN_DEFAULT_LIMIT when not set: agents' runs are never unbounded by accident. */
@@ -71,6 +76,8 @@ const SHARED: Record<string, OptionSpec> = {
   'owner-pid': { type: 'string' },
   detach: { type: 'boolean' },
   'stream-chars': { type: 'string' },
+  'exit-codes': { type: 'string' },
+  'oom-exit-code': { type: 'string' },
 };
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
@@ -236,6 +243,12 @@ function sharedOption(
     case 'detach':
       out.detach = true;
       return true;
+    case 'exit-codes':
+      out.exitCodes = parseExitCodes(value);
+      return true;
+    case 'oom-exit-code':
+      out.oomExitCode = parseOomExitCode(value);
+      return true;
     case 'stream-chars': {
       const n = Number(value);
       if (!/^\d+$/.test(value) || n < 200 || n > 200_000) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(value)}.`);
@@ -299,6 +312,8 @@ function clientChoices(out: ClientChoices): ClientChoices {
     ...(out.detach ? { detach: true } : {}),
     ...(out.streamChars !== undefined ? { streamChars: out.streamChars } : {}),
     ...(out.terminationLog !== undefined ? { terminationLog: out.terminationLog } : {}),
+    ...(out.exitCodes !== undefined ? { exitCodes: out.exitCodes } : {}),
+    ...(out.oomExitCode !== undefined ? { oomExitCode: out.oomExitCode } : {}),
   };
 }
 
@@ -441,6 +456,10 @@ Options:
   --termination-log [PATH] at the end, write the verdict, exit, elapsed, OOM and the last lines of
                           output as JSON within 4,096 bytes to PATH (default /dev/termination-log,
                           Kubernetes' termination message; a PATH word needs the -- before COMMAND)
+  --exit-codes CONTRACT   standard or k8s: how the end becomes the exit status (see below; default
+                          k8s inside a Kubernetes pod, where KUBERNETES_SERVICE_HOST is set)
+  --oom-exit-code N       with k8s: the status of a confirmed OOM kill (default 137; a code of its
+                          own, such as 75, lets a Job's podFailurePolicy tell it from other kills)
 
 Durations: 500ms, 30s, 2m, 1h, 1d (a bare number is seconds); --limit 0 is no limit.
 The run goes through the state dir's Warden host (the app, warden serve, or a
@@ -448,6 +467,9 @@ background host started now when none runs), so it appears live there. Without
 --yield it belongs to this command: if warden run dies, by any signal, the host
 stops the run with the stop sequence and records why.
 
-Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
-ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
-returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).`;
+Exit status (standard): the command's own; 124 when the limit stopped it; 128+n when
+signal n ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
+returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).
+With --exit-codes k8s: completed 0; failed the command's own; timed out 124; Warden's own
+error 125 (a lost host too); a confirmed OOM kill --oom-exit-code (137); another signal n
+128+n; stopped on request (a signal to warden, warden stop) 143; 126 or 127 as above.`;

@@ -30,7 +30,7 @@ function deathNotePath(hostId: string): string | undefined {
 }
 
 /** `history: false`: the caller has already said why no history is written. */
-export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo, options: { history?: boolean; onResult?: (result: RunResult) => void } = {}): Promise<number> {
+export async function runEmbedded(request: RunRequest, format: OutputFormat, io: CliIo, options: { history?: boolean; onResult?: (result: RunResult) => void; exitStatus?: (result: RunResult) => number } = {}): Promise<number> {
   // Ends the run if this process dies, SIGKILL included (sentinel.ts).
   const hostId = newId();
   const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: (line) => io.err(`warden: ${line}\n`), deathNote: deathNotePath(hostId) }) : undefined;
@@ -63,7 +63,7 @@ export async function runEmbedded(request: RunRequest, format: OutputFormat, io:
     options.onResult?.(result);
     if (format === 'human') io.err(`${humanSummary(result)}\n`);
     else io.out(renderResult(result, format));
-    return signals.exitStatus(exitStatusFor(result));
+    return signals.exitStatus((options.exitStatus ?? exitStatusFor)(result));
   } finally {
     signals.dispose();
     unsubscribe();

@@ -34,7 +34,7 @@ function listedCommands(): string[][] {
   const section = HELP.slice(HELP.indexOf('Commands:'), HELP.indexOf('\n\n', HELP.indexOf('Commands:')));
   const commands = new Map<string, string[]>();
   for (const line of section.split('\n')) {
-    const m = /^ {2}([a-z][a-z-]*)(?: ([a-z][a-z-]*)(?=\s|$))?/.exec(line);
+    const m = /^ {2}([a-z][a-z0-9-]*)(?: ([a-z][a-z-]*)(?=\s|\||$))?/.exec(line);
     if (!m) continue;
     commands.set(m[1]!, [m[1]!]);
     if (m[2]) commands.set(`${m[1]} ${m[2]}`, [m[1]!, m[2]]);

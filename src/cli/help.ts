@@ -10,6 +10,7 @@ import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
 // every call's startup (the bundle's metafile shows what help.ts pulls in).
 import { SETUP_HELP } from './setup/help';
 import { HOOK_HELP } from './hook/help';
+import { K8S_HELP, K8S_JOB_HELP, K8S_SANDBOX_HELP, K8S_VERDICT_HELP } from './k8s/help';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
@@ -39,6 +40,7 @@ Subcommands:
   prune   delete the oldest ended runs beyond the limits (see warden history prune --help)`;
 
 export const REMOTE_HELP = `Usage: warden remote add NAME ssh://[USER@]HOST[:PORT] [--warden CMD]
+       warden remote add NAME --k8s-pod NAMESPACE/POD[/CONTAINER] [--warden CMD]
        warden remote add NAME --command 'kubectl exec -i POD -- warden dial-stdio'
        warden remote list [--json]
        warden remote remove NAME
@@ -52,9 +54,11 @@ An ssh remote runs \`CMD dial-stdio\` there (CMD: how to run warden on that
 machine, default warden; the remote's shell reads it) with the system ssh, so
 your ssh config, keys and agent apply; WARDEN_SSH names another ssh program.
 One ssh session per remote is shared by all commands (ControlMaster, kept
-10m after the last) and opened again when it dropped. --command runs any
-program (split into words, no shell) whose stdin and stdout reach
-\`warden dial-stdio\` on a machine with Warden.
+10m after the last) and opened again when it dropped. --k8s-pod runs
+\`kubectl exec -i -n NAMESPACE POD [-c CONTAINER] -- CMD dial-stdio\` (kubectl
+from PATH, its config and context; CMD default warden, split at spaces).
+--command runs any program (split into words, no shell) whose stdin and
+stdout reach \`warden dial-stdio\` on a machine with Warden.
 
 Names are 1 to 32 letters, digits, '_', '.' or '-'. Kept in
 <state dir>/remotes.json, readable by you alone.`;
@@ -82,6 +86,10 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   hook: HOOK_HELP,
   remote: REMOTE_HELP,
   'dial-stdio': DIAL_STDIO_HELP,
+  k8s: K8S_HELP,
+  'k8s job': K8S_JOB_HELP,
+  'k8s sandbox': K8S_SANDBOX_HELP,
+  'k8s verdict': K8S_VERDICT_HELP,
 };
 
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';

@@ -27,6 +27,7 @@ import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
 import { BOUNDARIES, errorText, kindOf } from '../shared/errors';
+import { CONTRACT_NAMES, exitCodeChoice, exitStatusUnder, type ExitCodeChoice } from './exit-codes';
 
 export const HELP = `Usage: warden <command> [options]
 
@@ -48,8 +49,9 @@ Commands:
   hook claude-code|codex|gemini        a harness's pre-tool hook: its shell tool through warden run
   history prune [--max-runs N] [--max-bytes SIZE]
                                        delete the oldest runs beyond the limits
-  remote add|list|remove               other machines' hosts, over ssh or any command (see warden remote --help)
+  remote add|list|remove               other machines' hosts, over ssh, kubectl or any command (see warden remote --help)
   dial-stdio                           stdin and stdout to this state dir's host: a remote's bridge
+  k8s job|sandbox|verdict              Kubernetes: a Job or a Sandbox under Warden, a pod's verdict into the history
 
 Commands go through the state dir's host (the app, warden serve, or one started
 in the background when none runs, which exits after 10 minutes with no live
@@ -162,6 +164,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'run') return await run(rest, io, remote);
     if (command === 'dial-stdio') return await (await import('./dial-stdio')).dialStdio(rest, io);
     if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
+    if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
@@ -250,20 +253,24 @@ async function remoteFor(command: string | undefined, explicit: string | undefin
 
 async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
   const command = parseAnyRunArgs(args);
+  let contract: string | undefined;
   try {
-    return await runParsed(command, io, remote);
+    const exitCodes = exitCodeChoice(command);
+    contract = CONTRACT_NAMES[exitCodes.contract];
+    return await runParsed(command, io, remote, exitCodes);
   } catch (error) {
     // A run that never started still leaves its termination message: why, and the status Warden exits with.
     if (command.terminationLog !== undefined) {
       const { writeTerminationError } = await import('./termination-log');
-      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err);
+      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err, contract);
     }
     throw error;
   }
 }
 
-async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null): Promise<number> {
+async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo, remote: RemoteLink | null, exitCodes: ExitCodeChoice): Promise<number> {
   const { format, yieldMs } = command;
+  const exitStatus = (result: RunResult) => exitStatusUnder(exitCodes, result);
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   if (embedded && (command.ownerPid !== undefined || command.detach)) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).`);
@@ -281,13 +288,13 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     }
   }
   const stateDir = resolveStateDir();
-  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io);
+  const terminationLog = command.terminationLog === undefined ? null : await terminationLogWriter(command.terminationLog, io, exitCodes);
   if (remote) {
     if (embedded) throw new UsageError('--embedded supervises on this machine: drop it (or WARDEN_EMBEDDED) to run on a remote.');
     if (ownerPid) throw new UsageError('--owner-pid names a process on this machine, which the remote host cannot watch: a remote run belongs to this command, or to nobody with --yield or --detach.');
     if (request.cwd !== undefined && !request.cwd.startsWith('/')) throw new UsageError(`A remote run's --cwd is a directory there: give an absolute path, not ${JSON.stringify(request.cwd)}.`);
     // Not asThisProcess: this machine's directory and environment are not the remote's.
-    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
+    return runRemote({ api: remote.api, link: remote.transport, stateDir, request, format, exitStatus, ...(terminationLog ? { onResult: terminationLog(remote.api) } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(command.detach ? { detach: true } : {}), ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}) }, io);
   }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
@@ -300,6 +307,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
           stateDir,
           request: asThisProcess(request),
           format,
+          exitStatus,
           ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
           ...(ownerPid ? { ownerPid } : {}),
@@ -313,9 +321,9 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
-    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
+    return (await import('./embedded')).runEmbedded(request, format, io, { history: false, exitStatus, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
   }
-  return (await import('./embedded')).runEmbedded(request, format, io, terminationLog ? { onResult: terminationLog(null) } : {});
+  return (await import('./embedded')).runEmbedded(request, format, io, { exitStatus, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
 }
 
 /**
@@ -323,11 +331,11 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
  * process). A person's answer holds only the output not yet streamed, so an ended run's
  * whole result is asked of the host for the last lines.
  */
-async function terminationLogWriter(path: string, io: CliIo): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
+async function terminationLogWriter(path: string, io: CliIo, exitCodes: ExitCodeChoice): Promise<(api: HttpWardenApi | null) => (result: RunResult) => Promise<void>> {
   const { writeTerminationLog } = await import('./termination-log');
   return (api) => async (result) => {
     const whole = api && result.state === 'ended' ? ((await api.get(result.id).catch(() => null)) ?? result) : result;
-    writeTerminationLog(path, whole, statusOf(result), io.err);
+    writeTerminationLog(path, whole, statusOf(result, 'human', (ended) => exitStatusUnder(exitCodes, ended)), io.err, CONTRACT_NAMES[exitCodes.contract]);
   };
 }
 

@@ -20,10 +20,18 @@ async function add(args: string[], stateDir: string, io: CliIo): Promise<number>
   const words: string[] = [];
   let warden: string | undefined;
   let command: string | undefined;
-  for (const token of tokensOf(args, { warden: { type: 'string' }, command: { type: 'string' } }, 'remote add')) {
+  let pod: string | undefined;
+  for (const token of tokensOf(args, { warden: { type: 'string' }, command: { type: 'string' }, 'k8s-pod': { type: 'string' } }, 'remote add')) {
     if (token.kind === 'positional') words.push(token.value);
     else if (token.kind === 'option' && token.name === 'warden') warden = token.value;
     else if (token.kind === 'option' && token.name === 'command') command = token.value;
+    else if (token.kind === 'option' && token.name === 'k8s-pod') pod = token.value;
+  }
+  if (pod !== undefined) {
+    // The kubectl exec line written for the user (src/cli/k8s/pod-remote.ts), kept as a --command remote.
+    if (command !== undefined || words.length > 1) throw new UsageError('--k8s-pod replaces the destination and --command: give one of them.');
+    command = (await import('./k8s/pod-remote')).podCommand(pod, warden);
+    warden = undefined;
   }
   const [name, destination, ...extra] = words;
   if (name === undefined) throw new UsageError('warden remote add needs a name: warden remote add NAME ssh://HOST (see warden remote --help).');

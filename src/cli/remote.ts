@@ -32,8 +32,8 @@ export const YIELDED_STATUS = 75;
  * not for a model (--format shell-results): its harness would show 75 as a
  * failure, while the block says the run goes on and how to continue it.
  */
-export function statusOf(result: RunResult, format: OutputFormat = 'human'): number {
-  if (result.state === 'ended') return exitStatusFor(result);
+export function statusOf(result: RunResult, format: OutputFormat = 'human', ended: (result: RunResult) => number = exitStatusFor): number {
+  if (result.state === 'ended') return ended(result);
   return format === 'shell-results' ? 0 : YIELDED_STATUS;
 }
 
@@ -65,7 +65,7 @@ function yieldedSummary(result: RunResult): string {
 }
 
 /** Prints a result in the chosen format; a person gets the output then a summary line. */
-function printResult(result: RunResult, format: OutputFormat, io: CliIo, options: { outputShown?: boolean; model?: ModelOptions } = {}): number {
+function printResult(result: RunResult, format: OutputFormat, io: CliIo, options: { outputShown?: boolean; model?: ModelOptions; exitStatus?: (result: RunResult) => number } = {}): number {
   if (format === 'human') {
     if (!options.outputShown) {
       if (result.stdout) io.out(result.stdout);
@@ -75,7 +75,7 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
   } else {
     io.out(renderResult(result, format, options.model));
   }
-  return statusOf(result, format);
+  return statusOf(result, format, options.exitStatus);
 }
 
 /**
@@ -150,6 +150,8 @@ export interface RemoteRun {
   onResult?: (result: RunResult) => Promise<void> | void;
   request: RunRequest;
   format: OutputFormat;
+  /** An ended run's exit status under --exit-codes (src/cli/exit-codes.ts); default the standard one. */
+  exitStatus?: (result: RunResult) => number;
   yieldMs?: number;
   /** --owner-pid: the process the run belongs to (the host stops the run when it is gone). */
   ownerPid?: { pid: number; startTime: string; label: string };
@@ -196,6 +198,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
     ...(options.link ? { link: options.link } : {}),
     ...(options.onResult ? { onResult: options.onResult } : {}),
     format,
+    ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}),
     yieldMs: options.yieldMs,
     all: false,
     io,
@@ -215,6 +218,7 @@ interface FollowOptions {
   link?: HttpTransport;
   onResult?: (result: RunResult) => Promise<void> | void;
   format: OutputFormat;
+  exitStatus?: (result: RunResult) => number;
   yieldMs: number | undefined;
   all: boolean;
   io: CliIo;
@@ -263,7 +267,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
         result = got;
         live.finish(result, from);
         await options.onResult?.(result);
-        return signals.exitStatus(printResult(result, format, io, { outputShown: true }));
+        return signals.exitStatus(printResult(result, format, io, { outputShown: true, ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}) }));
       }
       const got = await Promise.race([relinking(options, () => api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' })), left]);
       if (typeof got === 'string') return asLeft(got);
@@ -278,7 +282,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
       const chars = options.streamChars ?? envStreamChars();
       model.base = await baseOf(api, result, options.first === true || options.all, chars);
     }
-    return signals.exitStatus(printResult(result, format, io, { model }));
+    return signals.exitStatus(printResult(result, format, io, { model, ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}) }));
   } finally {
     live?.abandon();
     signals.dispose();

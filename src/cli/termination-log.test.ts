@@ -74,7 +74,7 @@ describe('warden run --termination-log', () => {
     // No process has this pid (above Linux's largest pid_max), so the run is refused before it starts.
     const done = await execa(process.execPath, [WARDEN_BIN, 'run', '--owner-pid', '4194305', '--termination-log', path, '--', 'true'], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state') }, extendEnv: true, stdin: 'ignore', timeout: 60_000 });
     expect(done.exitCode).toBe(125);
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ verdict: null, state: 'not-started', exit: 125, error: '--owner-pid 4194305: no such process is running.' });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ verdict: null, state: 'not-started', exit: 125, exitCodes: 'standard/v1', error: '--owner-pid 4194305: no such process is running.' });
   }, 60_000);
 
   it('a file that cannot be written is one line, and the run\'s own status stands', async () => {
@@ -169,7 +169,8 @@ describe('terminationMessage', () => {
 
   it('a short run is whole', () => {
     const message = terminationMessage({ ...base, stdout: 'hi\n', stderr: 'oops\n', advice: null }, 1);
-    expect(message).toEqual({ id: 'abc123', verdict: 'failed', state: 'ended', exit: 1, exitCode: 1, signal: null, elapsedMs: 1000, limitMs: null, oom: null, stderr: 'oops\n', stdout: 'hi\n' });
+    expect(message).toEqual({ id: 'abc123', verdict: 'failed', state: 'ended', exit: 1, kind: 'command', argv: ['x'], startedAt: '2026-01-01T00:00:00.000Z', exitCode: 1, signal: null, elapsedMs: 1000, limitMs: null, oom: null, stderr: 'oops\n', stdout: 'hi\n' });
+    expect(terminationMessage({ ...base, advice: null }, 1, TERMINATION_LOG_BYTES, 'k8s/v1')).toMatchObject({ exit: 1, exitCodes: 'k8s/v1' });
   });
 });
 

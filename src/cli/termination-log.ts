@@ -22,6 +22,12 @@ export interface TerminationMessage {
   state: string;
   /** The status `warden run` exits with (124 timed out, 128+n a signal, the command's code). */
   exit: number;
+  /** The contract `exit` follows (src/cli/exit-codes.ts): "standard/v1" or "k8s/v1". */
+  exitCodes?: string;
+  kind?: string;
+  /** The command's words, the first ones that fit in ARGV_BYTES ("…" last when cut). */
+  argv?: string[];
+  startedAt?: string;
   exitCode: number | null;
   signal: string | null;
   elapsedMs: number;
@@ -34,6 +40,20 @@ export interface TerminationMessage {
 }
 
 const bytes = (message: TerminationMessage) => Buffer.byteLength(JSON.stringify(message));
+
+/** What the command's words may take of the message, so the output keeps most of it. */
+export const ARGV_BYTES = 512;
+
+/** The first words of `argv` whose JSON fits in `budget` bytes, "…" last when any were left out. */
+export function argvWithin(argv: readonly string[], budget = ARGV_BYTES): string[] {
+  if (Buffer.byteLength(JSON.stringify(argv)) <= budget) return [...argv];
+  const kept: string[] = [];
+  for (const word of argv) {
+    if (Buffer.byteLength(JSON.stringify([...kept, word, '…'])) > budget) break;
+    kept.push(word);
+  }
+  return [...kept, '…'];
+}
 
 /** Bytes `text` takes inside a JSON string. */
 const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
@@ -67,12 +87,16 @@ function lastLines(text: string, budget: number): string {
 }
 
 /** The message for `result`, at most `limit` bytes as JSON. */
-export function terminationMessage(result: RunResult, exit: number, limit = TERMINATION_LOG_BYTES): TerminationMessage {
+export function terminationMessage(result: RunResult, exit: number, limit = TERMINATION_LOG_BYTES, exitCodes?: string): TerminationMessage {
   const message: TerminationMessage = {
     id: result.id,
     verdict: result.verdict ?? null,
     state: result.state,
     exit,
+    ...(exitCodes !== undefined ? { exitCodes } : {}),
+    kind: result.kind,
+    ...(result.argv ? { argv: argvWithin(result.argv) } : {}),
+    startedAt: result.startedAt,
     exitCode: result.exitCode,
     signal: result.signal,
     elapsedMs: result.elapsedMs,
@@ -96,6 +120,7 @@ export interface TerminationError {
   verdict: null;
   state: 'not-started';
   exit: number;
+  exitCodes?: string;
   error: string;
 }
 
@@ -151,12 +176,12 @@ function write(path: string, text: string, err: (text: string) => void): void {
 }
 
 /** Writes why the run never started to `path`, cut to fit Kubernetes' limit; a failure is one line on stderr. */
-export function writeTerminationError(path: string, error: string, exit: number, err: (text: string) => void): void {
-  const message: TerminationError = { verdict: null, state: 'not-started', exit, error: error.slice(0, 900) }; // 4 bytes a character at most: within 4,096
+export function writeTerminationError(path: string, error: string, exit: number, err: (text: string) => void, exitCodes?: string): void {
+  const message: TerminationError = { verdict: null, state: 'not-started', exit, ...(exitCodes !== undefined ? { exitCodes } : {}), error: error.slice(0, 900) }; // 4 bytes a character at most: within 4,096
   write(path, JSON.stringify(message), err);
 }
 
 /** Writes the message to `path`; a failure is one line on stderr and does not change the exit status. */
-export function writeTerminationLog(path: string, result: RunResult, exit: number, err: (text: string) => void): void {
-  write(path, JSON.stringify(terminationMessage(result, exit)), err);
+export function writeTerminationLog(path: string, result: RunResult, exit: number, err: (text: string) => void, exitCodes?: string): void {
+  write(path, JSON.stringify(terminationMessage(result, exit, TERMINATION_LOG_BYTES, exitCodes)), err);
 }
