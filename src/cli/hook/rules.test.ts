@@ -1,0 +1,219 @@
+// Table tests of the rules the hook applies for each harness (rules.ts):
+// where Claude Code's rules come from (every settings file, the managed
+// drop-ins, the agent's --allowedTools / --disallowedTools), the order deny,
+// ask, allow, the modes, and Codex's and Gemini CLI's rules, each read the
+// way the harness itself reads them.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadBashGrammar, type BashGrammar } from './bash-grammar';
+import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, emptyRules, geminiRestriction, touches, type RuleSet } from './rules';
+import { analyzeCommand, type Analysis } from './walk';
+
+let grammar: BashGrammar;
+const root = mkdtempSync(join(tmpdir(), 'whook-rules-'));
+beforeAll(async () => {
+  grammar = await loadBashGrammar();
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const read = (line: string): Analysis => analyzeCommand(grammar, line)!;
+let n = 0;
+function tree(files: Record<string, unknown>): string {
+  const dir = join(root, `t${n++}`);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+describe('claudeRules: every source Claude Code reads', () => {
+  it('reads user, project, local and managed settings, the managed drop-ins in name order, and the agent\'s tool flags into the right lists', () => {
+    const dir = tree({
+      'config/settings.json': { permissions: { allow: ['Bash(user:*)'], deny: ['Bash(user-deny:*)'], defaultMode: 'acceptEdits' } },
+      'project/.claude/settings.json': { permissions: { ask: ['Bash(project-ask:*)'] } },
+      'project/.claude/settings.local.json': { permissions: { allow: ['Bash(local:*)'], defaultMode: 'dontAsk' } },
+      'managed/managed-settings.json': { permissions: { deny: ['Bash(managed:*)'] } },
+      'managed/managed-settings.d/20-b.json': { permissions: { allow: ['Bash(dropin-b:*)'] } },
+      'managed/managed-settings.d/10-a.json': { permissions: { deny: ['Bash(dropin-a:*)'] }, sandbox: { enabled: true } },
+      'managed/managed-settings.d/notes.txt': 'not json, not read',
+    });
+    const rules = claudeRules({
+      configDir: join(dir, 'config'),
+      projectDir: join(dir, 'project'),
+      managedDir: join(dir, 'managed'),
+      agentArgv: ['claude', '-p', '--allowedTools', 'Bash(flag-allow:*) Read', '--disallowedTools=Bash(flag-deny:*),Edit', '--disallowed-tools', 'Bash(flag-deny2:*)', '--model', 'x'],
+    });
+    expect(rules.allow).toEqual(['Bash(user:*)', 'Bash(local:*)', 'Bash(dropin-b:*)', 'Bash(flag-allow:*)', 'Read']);
+    expect(rules.deny).toEqual(['Bash(user-deny:*)', 'Bash(managed:*)', 'Bash(dropin-a:*)', 'Bash(flag-deny:*)', 'Edit', 'Bash(flag-deny2:*)']);
+    expect(rules.ask).toEqual(['Bash(project-ask:*)']);
+    expect(rules.defaultMode).toBe('dontAsk');
+    expect(rules.sandboxed).toBe(true);
+    expect(rules.unreadable).toEqual([]);
+  });
+
+  it('takes rules with spaces and commas inside their parentheses whole, and both flag spellings', () => {
+    const rules = claudeRules({ configDir: '/nonexistent', projectDir: '/nonexistent', managedDir: '/nonexistent', agentArgv: ['claude', '--allowed-tools', 'Bash(git commit -m "a, b":*),Bash(ls *)', 'Bash(pwd)', '-p', '--allowedTools=Read'] });
+    expect(rules.allow).toEqual(['Bash(git commit -m "a, b":*)', 'Bash(ls *)', 'Bash(pwd)', 'Read']);
+    expect(rules.deny).toEqual([]);
+  });
+
+  it('names a settings file it cannot read, and ignores one that is not there or holds no permissions', () => {
+    const dir = tree({ 'config/settings.json': '{ not json', 'project/.claude/settings.json': { theme: 'dark' }, 'project/.claude/settings.local.json': { permissions: { allow: 'Bash' } } });
+    const rules = claudeRules({ configDir: join(dir, 'config'), projectDir: join(dir, 'project'), managedDir: join(dir, 'none'), agentArgv: [] });
+    expect(rules.unreadable).toEqual([join(dir, 'config', 'settings.json')]);
+    expect(rules.allow).toEqual([]);
+    expect(rules.sandboxed).toBeUndefined();
+    const unreadable = tree({ 'config/settings.json/x': '' });
+    expect(claudeRules({ configDir: join(unreadable, 'config'), projectDir: '/nonexistent', managedDir: '/nonexistent', agentArgv: [] }).unreadable).toEqual([join(unreadable, 'config', 'settings.json')]);
+  });
+});
+
+const rules = (r: Partial<RuleSet>): RuleSet => ({ ...emptyRules(), ...r });
+
+describe('decideClaude: deny, then ask, then allow', () => {
+  it.each<[string, Partial<RuleSet>, string | undefined, 'allow' | 'ask' | 'deny', RegExp]>([
+    ['rm -rf x', { deny: ['Bash(rm:*)'], ask: ['Bash(rm:*)'], allow: ['Bash(rm:*)'] }, undefined, 'deny', /denied by your Claude Code rule Bash\(rm:\*\) \(rm -rf x\)/],
+    ['rm -rf x', { ask: ['Bash(rm:*)'], allow: ['Bash(rm:*)'] }, undefined, 'ask', /rule Bash\(rm:\*\) asks first/],
+    ['rm -rf x', { allow: ['Bash(rm:*)'] }, undefined, 'allow', /allowed by your Claude Code rules/],
+    ['ls && rm -rf x', { allow: ['Bash(ls:*)'] }, undefined, 'ask', /no Claude Code rule allows rm -rf x as written/],
+    ['ls && rm -rf x', { allow: ['Bash(ls:*)', 'Bash(rm:*)'] }, undefined, 'allow', /rules/],
+    ['ls', { allow: ['Bash(ls:*)'], unreadable: ['/x/settings.json'] }, undefined, 'ask', /could not read \/x\/settings.json/],
+    ['rm x', { deny: ['Bash(rm:*)'], unreadable: ['/x/settings.json'] }, undefined, 'deny', /denied/],
+    ['git -C . push', { allow: ['Bash'], deny: ['Bash(git push:*)'] }, undefined, 'ask', /deny rule Bash\(git push:\*\) may apply to git -C \. push/],
+    ['git push', { allow: ['Bash'], ask: ['Bash'] }, undefined, 'ask', /rule Bash asks first/],
+    ['eval x', { allow: ['Bash'], ask: ['Bash(curl:*)'] }, undefined, 'ask', /eval runs text as commands \(eval x\), so Warden cannot check your deny and ask rules/],
+    ['PATH=. ls', { allow: ['Bash'], deny: ['Bash(curl:*)'] }, undefined, 'ask', /sets PATH.*so Warden cannot check/],
+    ['eval x', { allow: ['Bash'] }, undefined, 'allow', /rule Bash/],
+    ['python3 x.py', {}, 'bypassPermissions', 'allow', /bypassed/],
+    ['python3 x.py', { defaultMode: 'bypassPermissions' }, undefined, 'allow', /bypassed/],
+    ['python3 x.py', { defaultMode: 'bypassPermissions' }, 'default', 'ask', /no Claude Code rule allows python3 x\.py/],
+    ['rm x', { deny: ['Bash(rm:*)'] }, 'bypassPermissions', 'deny', /denied/],
+    ['python3 x.py', {}, 'dontAsk', 'deny', /does not ask/],
+    ['python3 x.py', { defaultMode: 'dontAsk' }, undefined, 'deny', /does not ask/],
+    ['ls', { allow: ['Bash(ls:*)'] }, 'dontAsk', 'allow', /rules/],
+    ['ls > out', { allow: ['Bash(ls:*)'] }, undefined, 'ask', /writes to a file/],
+    ['ls > out', { allow: ['Bash'] }, undefined, 'allow', /rule Bash/],
+    ['x=1; echo $((x))', { allow: ['Bash(echo:*)'] }, undefined, 'ask', /arithmetic.*so no rule can vouch for it/],
+    ['# a comment', { allow: ['Bash(ls:*)'] }, undefined, 'ask', /no Claude Code rule allows this command as written/],
+    ['timeout 5 ls', { allow: ['Bash(ls:*)'] }, undefined, 'allow', /rules/],
+    ['NODE_ENV=test npm test', { allow: ['Bash(npm test:*)'] }, undefined, 'allow', /rules/],
+    ['FOO=1 npm test', { allow: ['Bash(npm test:*)'] }, undefined, 'ask', /no Claude Code rule allows/],
+    ['sudo ls', { allow: ['Bash(sudo:*)', 'Bash(ls:*)'] }, undefined, 'ask', /no Claude Code rule allows sudo ls/],
+    ['ls', { allow: ['Read', 'Bash(ls)'] }, undefined, 'allow', /rules/],
+  ])('%j with %j in mode %s: %s', (line, given, mode, decision, reason) => {
+    const verdict = decideClaude(read(line), rules(given), mode);
+    expect(verdict.decision).toBe(decision);
+    expect(verdict.reason).toMatch(reason);
+  });
+
+  it('asks for a line too long to read', () => {
+    expect(decideClaude(null, rules({ allow: ['Bash'] }), undefined)).toEqual({ decision: 'ask', reason: 'the command is too long for Warden to read' });
+  });
+
+  it('shortens a long command in its reason', () => {
+    const long = `rm ${'x'.repeat(100)}`;
+    expect(decideClaude(read(long), rules({ deny: ['Bash(rm:*)'] }), undefined).reason).toBe(`denied by your Claude Code rule Bash(rm:*) (rm ${'x'.repeat(54)}...)`);
+  });
+});
+
+describe('decideUnread: a decision the line cannot change', () => {
+  it.each<[Partial<RuleSet>, string | undefined, string | null]>([
+    [{ allow: ['Bash'] }, undefined, 'allow'],
+    [{ allow: ['Bash(*)'] }, 'default', 'allow'],
+    [{}, 'bypassPermissions', 'allow'],
+    [{ defaultMode: 'bypassPermissions' }, undefined, 'allow'],
+    [{ allow: ['Bash'], deny: ['Bash(rm:*)'] }, undefined, null],
+    [{ allow: ['Bash'], ask: ['Bash(rm:*)'] }, undefined, null],
+    [{ allow: ['Bash'], deny: ['Read'] }, undefined, 'allow'],
+    [{ allow: ['Bash'], unreadable: ['/x'] }, undefined, null],
+    [{ allow: ['Bash(ls:*)'] }, undefined, null],
+    [{}, 'dontAsk', null],
+  ])('%j in mode %s', (given, mode, decision) => {
+    expect(decideUnread(rules(given), mode)?.decision ?? null).toBe(decision);
+  });
+});
+
+describe('touches: whether a harness\'s prefix rule could be about a line', () => {
+  it.each<[string | null, string[], boolean]>([
+    ['ls -la', ['rm'], false],
+    ['ls; rm x', ['rm'], true],
+    ['/bin/rm x', ['rm'], true],
+    ['git -C . push', ['git', 'push'], true],
+    ['git status', ['git', 'push'], false],
+    ['eval ls', ['rm'], true],
+    ['$X y', ['rm'], true],
+    ['PATH=. ls', ['rm'], true],
+    ['ls', [], true],
+    [null, ['rm'], true],
+  ])('%j and %j', (line, prefix, expected) => expect(touches(line === null ? null : read(line), prefix)).toBe(expected));
+
+  it('codexRulesTouch: by each rule\'s first word', () => {
+    expect(codexRulesTouch(read('git status'), [['git', 'push']])).toBe(true);
+    expect(codexRulesTouch(read('ls'), [['git', 'push'], ['rm']])).toBe(false);
+    expect(codexRulesTouch(read('ls'), [])).toBe(false);
+  });
+});
+
+describe('codexRulePrefixes', () => {
+  it('reads each prefix_rule pattern of every .rules file, and says it cannot when a file or a pattern cannot be read', () => {
+    const dir = tree({
+      'a/default.rules': 'prefix_rule(\n  pattern = ["git", "push"],\n  decision = "forbidden",\n)\nprefix_rule(pattern = [\'rm\'], decision = "prompt")\n',
+      'a/notes.txt': 'prefix_rule(pattern = ["ignored"])',
+      'b/more.rules': 'prefix_rule(pattern = ["npm", "publish"])\n',
+    });
+    expect(codexRulePrefixes([join(dir, 'a'), join(dir, 'b'), join(dir, 'none')])).toEqual([['git', 'push'], ['rm'], ['npm', 'publish']]);
+    const odd = tree({ 'c/x.rules': 'prefix_rule(pattern = some_list)\n' });
+    expect(codexRulePrefixes([join(odd, 'c')])).toBeNull();
+    const dirAsRules = tree({ 'd/x.rules/inner': '' });
+    expect(codexRulePrefixes([join(dirAsRules, 'd')])).toBeNull();
+  });
+});
+
+describe('geminiRestriction', () => {
+  const parse = (text: string) => JSON.parse(text) as unknown;
+  const check = (line: string, files: string[], dirs: string[]) => geminiRestriction(async () => read(line), files, dirs, parse);
+
+  it('names the tools.exclude entry, the deny or ask_user policy rule, or the tools.core list that could be about the line', async () => {
+    const dir = tree({
+      'settings.json': { tools: { exclude: ['run_shell_command(rm)', 'read_file'] } },
+      'core.json': { tools: { core: ['run_shell_command(git)'] } },
+      'whole.json': { tools: { exclude: ['ShellTool'] } },
+      'policies/p.toml': '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git push", "npm publish"]\ndecision = "deny"\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "docker"\ndecision = "ask_user"\n\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "ls"\ndecision = "allow"\n',
+      'other/q.toml': '[[rule]]\ntoolName = "read_file"\ndecision = "deny"\n',
+      'all/r.toml': '[[rule]]\ndecision = "deny"\n',
+    });
+    const settings = join(dir, 'settings.json');
+    const policies = join(dir, 'policies');
+    expect(await check('ls -la', [settings], [policies])).toBeNull();
+    expect(await check('cd x && rm y', [settings], [policies])).toBe(`tools.exclude run_shell_command(rm) in ${settings}`);
+    expect(await check('git -C . push', [settings], [policies])).toBe(`a deny rule in ${join(policies, 'p.toml')}`);
+    expect(await check('docker ps', [settings], [policies])).toBe(`a ask_user rule in ${join(policies, 'p.toml')}`);
+    expect(await check('eval ls', [settings], [policies])).not.toBeNull();
+    expect(await check('ls', [join(dir, 'core.json')], [])).toBe(`tools.core limits shell commands in ${join(dir, 'core.json')}`);
+    expect(await check('ls', [join(dir, 'whole.json')], [])).toBe(`tools.exclude ShellTool in ${join(dir, 'whole.json')}`);
+    expect(await check('ls', [], [join(dir, 'other')])).toBeNull();
+    expect(await check('ls', [], [join(dir, 'all')])).toBe(`a deny rule in ${join(dir, 'all', 'r.toml')}`);
+    expect(await check('ls', [join(dir, 'missing.json')], [join(dir, 'missing')])).toBeNull();
+  });
+
+  it('says it cannot tell when a settings file does not parse', async () => {
+    const dir = tree({ 'bad.json': '{ nope' });
+    expect(await check('ls', [join(dir, 'bad.json')], [])).toBe(`${join(dir, 'bad.json')} cannot be read`);
+  });
+
+  it('reads the line only when a rule needs it', async () => {
+    const dir = tree({ 'settings.json': { tools: { exclude: ['read_file'] } } });
+    let reads = 0;
+    const counted = async () => {
+      reads++;
+      return read('ls');
+    };
+    expect(await geminiRestriction(counted, [join(dir, 'settings.json')], [], parse)).toBeNull();
+    expect(reads).toBe(0);
+  });
+});
