@@ -139,14 +139,18 @@ describe('a host that is always there', () => {
     expect(json(stored.stdout).notes.join(' ')).toMatch(/went away before the end/);
   });
 
-  it('a yielded run belongs to the host: SIGKILL of the waiting client leaves it running to its end', async () => {
+  it('a yielded run belongs to the host: once the client has yielded, the run goes on to its end without it', async () => {
+    // Before its first yield the run is the client's too (a SIGKILL to it stops the run: issue 27); after it, the host's.
     const dir = stateDir();
-    const client = warden(dir, ['run', '--json', '--yield', '30s', '--', 'bash', '-c', 'echo started; sleep 2; echo finished']);
+    const gates = mkdtempSync(join(tmpdir(), 'wa-gate-'));
+    dirs.push(gates);
+    const gate = join(gates, 'go');
+    const client = await warden(dir, ['run', '--json', '--yield', '0s', '--', 'bash', '-c', 'echo started; until [ -e "$1" ]; do sleep 0.05; done; echo finished', 'gate', gate]);
+    expect(client.exitCode).toBe(75);
+    const id = json(client.stdout).id;
+    writeFileSync(gate, '');
     const api = await until('the host', () => connectToHost(dir));
-    const live = await until('the run to be live', async () => (await api.list()).find((r) => r.state === 'running' && r.stdout.includes('started')));
-    client.kill('SIGKILL');
-    await client;
-    const result = await api.wait(live.id, { timeoutMs: 30_000 });
+    const result = await api.wait(id, { timeoutMs: 60_000 });
     expect(result).toMatchObject({ state: 'ended', verdict: 'completed', stdout: 'started\nfinished\n' });
   });
 

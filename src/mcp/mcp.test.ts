@@ -531,7 +531,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
     expect(both.text).toMatch(/limit or timeout, not both/);
     const unknown = await call('run', { argv: ['true'], cmd: 'ls' });
     expectOneLineError(unknown.result, unknown.text);
-    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, limit, grace, memory, yield, detach, streamChars, host, timeout (milliseconds, taken as limit).');
+    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, okExit, limit, grace, memory, yield, detach, streamChars, host, timeout (milliseconds, taken as limit).');
     const waitUnknown = await call('wait', { id: 'abcdef123456', timeout: 5 });
     expect(waitUnknown.text).toBe('Wait takes no argument "timeout": it takes id, yield, streamChars.');
   });

@@ -227,8 +227,8 @@ describe('issue 28: the installed lines and what --remove says', () => {
     expect(again.stdout).toContain('~/.claude/settings.json: already set up');
     expect(again.stdout).toContain('~/.claude.json: already set up');
     expect(hookLine()).toMatch(/ hook claude-code --limit 30m$/);
-    // The hook reads it: its answer's warden run line carries 30m.
-    const answer = await execa('sh', ['-c', hookLine()], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'true' } }), reject: false, env: { HOME: dir } });
+    // The hook reads it: its answer's warden run line carries 30m (a session that allows the command: an ask leaves the call as it was).
+    const answer = await execa('sh', ['-c', hookLine()], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', permission_mode: 'bypassPermissions', tool_input: { command: 'true' } }), reject: false, env: { HOME: dir } });
     expect(answer.stdout).toContain('--limit 30m');
     const given = await setup(dir, ['claude-code', '--shell', '--limit', '20m']);
     expect(given.exitCode).toBe(0);

@@ -18,6 +18,8 @@ const t = pythonHarness();
 const { py, pidOf } = t;
 
 const TRACEBACK_ADVICE = "Check Python's crash report in stderr (from the line 'Fatal Python error') for the call that crashed in native code, such as an extension module the script uses.";
+/** The same, when the crash report names the script's line (the crash parser reads faulthandler's report). */
+const tracebackAdviceAt = (line: number) => `Check Python's crash report in stderr (from the line 'Fatal Python error'): it crashed in native code called from line ${line} of the script, such as an extension module the script uses.`;
 const NATIVE_ADVICE = 'Check whether native code the script calls crashes, such as an extension module it uses.';
 
 describe('ordinary endings', () => {
@@ -27,7 +29,7 @@ describe('ordinary endings', () => {
     expect(r.stderr).toContain('File "<script>", line 2');
     expect(r.stderr).toContain('ZeroDivisionError');
     expect(r.notes).toEqual(['The script raised ZeroDivisionError: division by zero']);
-    expect(r.advice).toMatch(/traceback in stderr/);
+    expect(r.advice).toBe('Look at line 2 of the script first: it raised ZeroDivisionError: division by zero there. The traceback is at the end of stderr.');
     const syntax = await py({ code: 'def (' });
     expect(syntax).toMatchObject({ verdict: 'failed', exitCode: 1 });
     expect(syntax.stderr).toContain('SyntaxError');
@@ -124,7 +126,7 @@ describe('when the interpreter dies under a script', () => {
     expect((await py({ code: 'x = 1' })).verdict).toBe('completed');
     const pid = pidOf()!;
     const r = await py({ code: `print("before the crash", flush=True)\n${code}` });
-    expect(r).toMatchObject({ verdict: 'crashed', signal, exitCode: null, stdout: 'before the crash\n', advice: TRACEBACK_ADVICE });
+    expect(r).toMatchObject({ verdict: 'crashed', signal, exitCode: null, stdout: 'before the crash\n', advice: tracebackAdviceAt(3) });
     expect(r.stderr).toContain('Fatal Python error: ');
     expect(r.stderr).toContain('File "<script>", line 3');
     expect(r.notes.some((n) => n.startsWith(`Crashed with ${signal}`))).toBe(true);
