@@ -16,6 +16,9 @@ describe('ruleWords', () => {
     ["echo 'a \\ b'", ['echo', 'a \\ b']],
     ['echo ""', ['echo', '']],
     ['', []],
+    ['a\\', ['a\\']],
+    ['"a\\', ['a\\']],
+    ['x "" y', ['x', '', 'y']],
   ])('%j', (text, words) => expect(ruleWords(text)).toEqual(words));
 });
 
@@ -27,6 +30,8 @@ describe('parseRule', () => {
     ['Bash()', { kind: 'any' }],
     ['Read', null],
     ['Bash(npm test', null],
+    ['xBash(ls)', null],
+    ['Bash(ls)x', null],
     ['WebFetch(domain:x)', null],
     ['Bash(npm test:*)', { kind: 'prefix', words: ['npm', 'test'] }],
     ['Bash( git status )', { kind: 'exact', words: ['git', 'status'] }],
@@ -49,6 +54,11 @@ describe('globMatches', () => {
     ['*.sh', 'run.sh', true],
     ['x * y *', 'x 1 y', false],
     ['x * y *', 'x 1 y 2', true],
+    ['x * y *', 'x * y', false],
+    ['ls*', 'l', false],
+    ['git status *', 'git status', true],
+    ['a.b *', 'a.b c', true],
+    ['a+ *', 'a+ b', true],
   ])('%j against %j', (pattern, text, expected) => expect(globMatches(pattern, text)).toBe(expected));
 });
 
@@ -91,6 +101,8 @@ describe('possibleMatch: what the words could be once bash expands them', () => 
     [prefix('git', 'push', 'origin'), ['git', null], true],
     [prefix('git', 'push', 'origin'), ['git', 'push', 'x'], false],
     [prefix('git', 'push', 'origin'), ['git', 'origin', 'push'], false],
+    [prefix('git', 'push', 'push'), ['git', 'push'], false],
+    [prefix('git', 'push', 'push'), ['git', 'push', 'x', 'push'], true],
     [exact('rm', 'x'), ['rm', '-f', 'x'], true],
     [glob('rm -rf *'), ['rm', '-r', '-f', 'x'], false],
     [glob('rm -rf *'), ['rm', '-rf', 'x'], true],
@@ -109,6 +121,18 @@ describe('unwrap: the wrappers Claude Code looks through', () => {
     [['nice', '-n', '5', 'ls'], ['ls']],
     [['nice', '-n', '-5', 'ls'], ['ls']],
     [['nice', '-n', 'x', 'ls'], null],
+    [['nice', '-n', '5x', 'ls'], null],
+    [['nice', '-n', 'x5', 'ls'], null],
+    [['nice', '-n', '15', 'ls'], ['ls']],
+    [['nice', '-n'], null],
+    [['nice', 'x-5', 'ls'], ['x-5', 'ls']],
+    [['nice', '-5x', 'ls'], ['-5x', 'ls']],
+    [['nice', '-15', 'ls'], ['ls']],
+    [['nice', '-n15', 'ls'], ['ls']],
+    [['nice', '-n5x', 'ls'], ['-n5x', 'ls']],
+    [['nice', '--adjustment=13', 'ls'], ['ls']],
+    [['nice', '--adjustment=3x', 'ls'], ['--adjustment=3x', 'ls']],
+    [['nice', 'x--adjustment=3', 'ls'], ['x--adjustment=3', 'ls']],
     [['nice', '-n', null, 'ls'], null],
     [['nice', '-5', 'ls'], ['ls']],
     [['nice', '-n5', 'ls'], ['ls']],
@@ -123,6 +147,17 @@ describe('unwrap: the wrappers Claude Code looks through', () => {
     [['timeout', '--signal=KILL', '5', 'ls'], ['ls']],
     [['timeout', '-k', '1', '5', 'ls'], ['ls']],
     [['timeout', '--kill-after', '1', '5', 'ls'], ['ls']],
+    [['timeout', '--signal', 'TERM', '5', 'ls'], ['ls']],
+    [['timeout', '-k', null, '5', 'ls'], null],
+    [['timeout', '-s', 'KILL', null, 'ls'], null],
+    [['timeout', '-k1', '5', 'ls'], ['ls']],
+    [['timeout', '--kill-after=1', '5', 'ls'], ['ls']],
+    [['timeout', 'x--signal=1', '5', 'ls'], null],
+    [['timeout', '5x', 'ls'], null],
+    [['timeout', 'x5', 'ls'], null],
+    [['timeout', '15', 'ls'], ['ls']],
+    [['timeout', '1.25', 'ls'], ['ls']],
+    [['timeout', '1.', 'ls'], null],
     [['timeout', '--preserve-status', '--foreground', '-v', '5', 'ls'], ['ls']],
     [['timeout', '--verbose', '5', 'ls'], ['ls']],
     [['timeout', 'x', 'ls'], null],
@@ -132,6 +167,13 @@ describe('unwrap: the wrappers Claude Code looks through', () => {
     [['stdbuf', '-oL', '-e0', '-i0', 'ls'], ['ls']],
     [['stdbuf', '--output=L', 'ls'], ['ls']],
     [['stdbuf', 'ls'], null],
+    [['stdbuf', '-o', 'ls'], null],
+    [['stdbuf', '-oL', null, 'ls'], [null, 'ls']],
+    [['stdbuf', '-oLx', 'ls'], ['ls']],
+    [['stdbuf', '--output=', 'ls'], null],
+    [['stdbuf', 'x-oL', 'ls'], null],
+    [['stdbuf', '--output=Lx', 'ls'], ['ls']],
+    [['stdbuf', '--output=L', '--bogus', 'ls'], ['--bogus', 'ls']],
     [['/usr/bin/timeout', '5', 'ls'], ['ls']],
     [['ls', 'timeout'], null],
     [[null, 'ls'], null],
@@ -185,6 +227,24 @@ describe('indirection: commands that run what their words do not show', () => {
     const reason = indirection(words);
     if (why === null) expect(reason).toBeNull();
     else expect(reason).toMatch(why);
+  });
+});
+
+describe('every command that runs what its words do not show, by name', () => {
+  const RUNNERS = ['eval', 'source', '.', 'exec', 'command', 'builtin', 'env', 'xargs', 'sudo', 'doas', 'su', 'runuser', 'pkexec', 'trap', 'alias', 'enable', 'hash', 'coproc', 'fc', 'bind', 'complete', 'compgen', 'setsid', 'chroot', 'ionice', 'chrt', 'taskset', 'flock', 'watch', 'strace', 'ltrace', 'unshare', 'nsenter', 'systemd-run', 'script', 'parallel'];
+  const SHELLS = ['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'busybox', 'csh', 'tcsh', 'ash', 'yash', 'rbash'];
+  it.each(RUNNERS)('%s', (name) => expect(indirection([name, 'x'])).toMatch(new RegExp(`^${name.replace('.', '\\.')} [a-z]`)));
+  it.each(SHELLS)('the shell %s', (name) => expect(indirection([`/usr/bin/${name}`, '-c', 'x'])).toBe(`${name} runs commands Warden does not see`));
+  it.each(['time', 'nohup', 'nice', 'timeout', 'stdbuf'])('%s with a command it cannot read', (name) => expect(indirection([name, '--bogus-option=%', 'ls'])).toBe(name === 'nohup' || name === 'time' || name === 'nice' ? null : `${name} runs a command Warden cannot read`));
+  it('the exceptions: command -v, a bare env, mapfile without -C, find without -exec', () => {
+    expect(indirection(['command', '-v', 'x'])).toBeNull();
+    expect(indirection(['command', '-p', 'x'])).toMatch(/^command /);
+    expect(indirection(['env', '-i'])).toMatch(/^env /);
+    expect(indirection(['mapfile', 'x-C'])).toBeNull();
+    expect(indirection(['mapfile', '-Cf'])).toMatch(/^mapfile -C/);
+    expect(indirection(['find', '.', 'x-exec'])).toBeNull();
+    expect(indirection(['find', '.', '-execx'])).toBeNull();
+    expect(indirection(['finder', '.', '-exec'])).toBeNull();
   });
 });
 

@@ -78,7 +78,6 @@ export function globMatches(pattern: string, text: string): boolean {
 }
 
 function startsWith(words: Words, prefix: readonly string[]): boolean {
-  if (words.length < prefix.length) return false;
   return prefix.every((w, i) => words[i] === w);
 }
 
@@ -106,9 +105,9 @@ export function possibleMatch(spec: Spec, words: Words): boolean {
   if (words.length === 0) return false;
   const want = spec.words;
   if (want.length === 0) return words.some((w) => w === null) || certainMatch(spec, words);
-  const name = words[0];
+  const name = words[0] ?? null;
   // A name bash expands may expand to the rule's words and more.
-  if (name === null || name === undefined) return true;
+  if (name === null) return true;
   if (lastPart(name) !== lastPart(want[0]!)) return false;
   let at = 1;
   for (const word of want.slice(1)) {
@@ -122,10 +121,10 @@ export function possibleMatch(spec: Spec, words: Words): boolean {
 
 /** The command a wrapper Claude Code looks through runs (timeout 5 cmd -> cmd), or null when words are not such a wrapper with options Warden can read. */
 export function unwrap(words: Words): Words | null {
-  const name = words[0];
-  if (name === null || name === undefined) return null;
+  const name = words[0] ?? null;
+  if (name === null) return null;
   let at = 1;
-  const word = () => words[at];
+  const word = () => words[at] ?? null;
   switch (lastPart(name)) {
     case 'time':
       while (word() === '-p') at++;
@@ -138,21 +137,23 @@ export function unwrap(words: Words): Words | null {
         at = 3;
       } else if (/^(-\d+|-n-?\d+|--adjustment=-?\d+)$/.test(word() ?? '')) at++;
       break;
-    case 'timeout':
+    case 'timeout': {
       for (;;) {
         const w = word();
         if (w === '--preserve-status' || w === '--foreground' || w === '-v' || w === '--verbose') at++;
         else if (w === '-s' || w === '-k' || w === '--signal' || w === '--kill-after') {
-          if (words[at + 1] === null || words[at + 1] === undefined) return null;
+          if ((words[at + 1] ?? null) === null) return null;
           at += 2;
-        } else if (w !== null && w !== undefined && /^(--signal=|--kill-after=|-s.|-k.)/.test(w)) at++;
+        } else if (w !== null && /^(--signal=|--kill-after=|-s.|-k.)/.test(w)) at++;
         else break;
       }
-      if (word() === null || word() === undefined || !/^\d+(\.\d+)?[smhd]?$/.test(word()!)) return null;
+      const duration = word();
+      if (duration === null || !/^\d+(\.\d+)?[smhd]?$/.test(duration)) return null;
       at++;
       break;
+    }
     case 'stdbuf':
-      while (word() !== null && word() !== undefined && /^(-[ioe].+|--(input|output|error)=.+)$/.test(word()!)) at++;
+      for (let w = word(); w !== null && /^(-[ioe].+|--(input|output|error)=.+)$/.test(w); w = word()) at++;
       if (at === 1) return null;
       break;
     default:
@@ -238,14 +239,14 @@ export function allowForms(words: Words, assignments: readonly { name: string }[
 export function denyForms(words: Words): Words[] {
   const forms: Words[] = [words];
   for (let inner = unwrap(words); inner; inner = unwrap(inner)) forms.push(inner);
-  const name = words[0];
-  if (name !== null && name !== undefined && (indirection(words) !== null || unwrap(words) !== null)) {
+  const name = words[0] ?? null;
+  if (name !== null && (indirection(words) !== null || unwrap(words) !== null)) {
     for (let i = 1; i < words.length; i++) forms.push(words.slice(i));
   }
   // And each by its name's last part (/bin/rm as rm).
   for (const form of [...forms]) {
-    const first = form[0];
-    if (first !== null && first !== undefined && first.includes('/')) forms.push([lastPart(first), ...form.slice(1)]);
+    const first = form[0] ?? null;
+    if (first !== null && first.includes('/')) forms.push([lastPart(first), ...form.slice(1)]);
   }
   return forms;
 }
