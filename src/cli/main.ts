@@ -6,8 +6,8 @@
 // chunks that a call through a running host never imports. Never a stack
 // trace for the user: bad input is one line and 125.
 
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
@@ -21,7 +21,7 @@ import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import type { RemoteLink } from '../client/remotes';
 import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
-import { resolveStateDir } from '../client/state-dir';
+import { resolveStateDir, unwritableReason } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
@@ -290,7 +290,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
   }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
-    const why = unwritable(stateDir);
+    const why = unwritableReason(stateDir);
     const api = why === null ? await hostFor(stateDir, io) : await connectToHost(stateDir);
     if (api) {
       return runRemote(
@@ -330,15 +330,3 @@ async function terminationLogWriter(path: string, io: CliIo): Promise<(api: Http
   };
 }
 
-/** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */
-function unwritable(dir: string): string | null {
-  for (let at = dir; ; at = dirname(at)) {
-    try {
-      accessSync(at, constants.W_OK | constants.X_OK);
-      return null;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' || dirname(at) === at) return code ?? 'not writable';
-    }
-  }
-}

@@ -37,6 +37,8 @@ export class HostLink {
   private unsubscribe: (() => void) | null = null;
   private readonly watchers = new Map<string, Set<(event: RunEvent) => void>>();
   private closed = false;
+  /** A line every run answer carries while this link's host is not the state dir's own (a read-only state dir). */
+  notice: string | null = null;
 
   constructor(
     readonly stateDir: string,
