@@ -6,7 +6,7 @@
 // chunks that a call through a running host never imports. Never a stack
 // trace for the user: bad input is one line and 125.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
@@ -69,10 +69,38 @@ Options:
 
 export type { CliIo };
 
+/** The most of a Python script read from a file or stdin: far past any script, and a bound on what /dev/zero or `yes |` would feed. */
+const MAX_SCRIPT_BYTES = 8 * 1024 * 1024;
+
+const tooLong = (what: string) => new UsageError(`The script ${what} is larger than ${MAX_SCRIPT_BYTES / 1024 / 1024} MiB; nothing was run.`);
+
 async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    if (length > MAX_SCRIPT_BYTES) {
+      process.stdin.destroy();
+      throw tooLong('on stdin');
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A script file's text, at most MAX_SCRIPT_BYTES: a regular file, or a pipe (`<(...)`); a device is read no further than the bound. */
+function readScriptFile(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    const buffer = Buffer.alloc(MAX_SCRIPT_BYTES + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    if (length > MAX_SCRIPT_BYTES) throw tooLong(path);
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The script's source: -c CODE, FILE, or stdin for '-'. A file that cannot be read is a usage error (125). */
@@ -81,8 +109,9 @@ async function pythonCode(command: PythonRunCommand, io: CliIo): Promise<string>
   if ('code' in source) return source.code;
   if (source.file === '-') return (io.readStdin ?? readProcessStdin)();
   try {
-    return readFileSync(source.file, 'utf8');
+    return readScriptFile(source.file);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
     throw new UsageError(`Cannot read the script ${source.file}: ${why}.`);
