@@ -333,7 +333,8 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
           ...(ownerPid ? { ownerPid } : {}),
           ...(command.detach ? { detach: true } : {}),
           ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}),
-          ...(yieldMs !== undefined && !command.detach ? { ownUntilYield: { version: version() } } : {}),
+          // The hook's line (--yield with --owner-pid): owned by this command until its first yield, then by the agent.
+          ...(yieldMs !== undefined && ownerPid && !command.detach ? { ownUntilYield: { version: version() } } : {}),
         },
         io,
       );

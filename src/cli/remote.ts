@@ -161,8 +161,8 @@ export interface RemoteRun {
   detach?: boolean;
   streamChars?: number;
   /**
-   * With --yield: this command owns the run until its first yield (a SIGKILL to it, as a harness ends a
-   * hooked command, ends the run), then hands it over (POST /runs/ID/release) to --owner-pid, or to nobody.
+   * With --yield and --owner-pid (the hook's line): this command owns the run until its first yield (a SIGKILL
+   * to it, as a harness ends a hooked command, ends the run), then hands it over (POST /runs/ID/release) to the owner pid.
    * The version of this Warden: an older host, without the release, is left the run as before.
    */
   ownUntilYield?: { version: string };
