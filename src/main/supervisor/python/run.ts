@@ -19,7 +19,7 @@ import { crashOf, inspectCore, readCoreSettings } from '../core-dump';
 import type { Exit, Interpreter, ResultMessage } from './interpreter';
 import type { ProcessSampler } from '../proc-tree/sampler';
 import { PythonStop } from './stop';
-import { stalledBetween, watchStalls } from './stalls';
+import { stalledBetween, watchStalls } from '../stalls';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
 const PID_RANGE_MAX_AGE_MS = 30_000;

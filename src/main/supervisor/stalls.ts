@@ -52,3 +52,11 @@ export function stalledBetween(fromMs: number, toMs: number): boolean {
   if (last !== undefined && toMs - last > TICK_MS + STALL_MS && last < toMs) return true;
   return stalledWithin(seen, fromMs, toMs);
 }
+
+/** The stall that ended most recently, when it ended within `withinMs` before `atMs` (performance.now()): what kept this process from seeing an end sooner. */
+export function stallJustBefore(atMs: number, withinMs = 2000): Stall | null {
+  const fresh = last !== undefined && atMs - last > TICK_MS + STALL_MS ? { fromMs: last, toMs: atMs } : null;
+  if (fresh) return fresh;
+  const recent = seen.at(-1);
+  return recent && recent.toMs <= atMs && atMs - recent.toMs <= withinMs ? recent : null;
+}

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../../shared/result';
-import { backgroundHostPids, stopBackgroundHosts, WARDEN_BIN } from '../../../cli/testkit';
+import type { RunResult } from '../../shared/result';
+import { backgroundHostPids, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
 import { stalledWithin, stallsIn } from './stalls';
 
 describe('stallsIn and stalledWithin', () => {
@@ -44,12 +44,12 @@ describe('a Python run while its host is stopped', () => {
     return check();
   };
 
-  async function stoppedAround(code: string, limit: string, mark: string, resumeWhen: () => boolean) {
+  async function stoppedAround(code: string, limit: string, mark: string, resumeWhen: () => boolean, command?: string[]) {
     await execa(process.execPath, [WARDEN_BIN, 'run', '--', 'true'], { env: { WARDEN_STATE_DIR: state, WARDEN_HOST_IDLE: '120s' } });
     const [host] = backgroundHostPids(state);
     expect(host).toBeDefined();
     const sentAt = performance.now();
-    const run = execa(process.execPath, [WARDEN_BIN, 'run', '--python', '--json', '--limit', limit, '-c', code], { env: { WARDEN_STATE_DIR: state }, reject: false });
+    const run = execa(process.execPath, [WARDEN_BIN, 'run', '--json', '--limit', limit, ...(command ? ['--', ...command] : ['--python', '-c', code])], { env: { WARDEN_STATE_DIR: state }, reject: false });
     expect(await until(() => existsSync(`${mark}.started`), 30_000)).toBe(true);
     process.kill(host!, 'SIGSTOP');
     try {
@@ -86,5 +86,15 @@ describe('a Python run while its host is stopped', () => {
     expect(result.verdict).toBe('timed-out');
     expect(result.stdout).toBe('');
     expect(result.stop?.reason).toBe('deadline');
+  }, 120_000);
+
+  it('a command that ended while its host was stopped: its own exit, no stop, and notes saying what the host could not see', async () => {
+    const mark = join(dir, 'command');
+    const { result } = await stoppedAround('', '1s', mark, () => existsSync(mark), ['sh', '-c', `touch "${mark}.started"; sleep 3; echo done; touch "${mark}"`]);
+    expect(result.stdout).toBe('done\n');
+    expect(result.verdict).toBe('completed');
+    expect(result.exitCode).toBe(0);
+    expect(result.stop).toBeUndefined();
+    expect(result.notes.join(' ')).toMatch(/The Warden host could not run from [\d.]+ s to [\d.]+ s \(stopped, e\.g\. by SIGSTOP, or starved of CPU\) and saw the command's end only after: it ended in that span, so [\d.]+ s is when Warden saw it, at most what it took\. It ran past its 1 s limit and ended by itself before Warden could stop it\./);
   }, 120_000);
 });
