@@ -48,6 +48,7 @@ import secrets
 import signal
 import sys
 import threading
+import time
 import traceback
 
 OPS_FD = 3
@@ -177,12 +178,15 @@ class Runtime:
         except BaseException as error:  # the runtime's own failure: still report
             outcome = {"status": "error", "line": None, "error": "".join(traceback.format_exception_only(type(error), error))}
         finally:
+            # When it ended on the machine's monotonic clock (the host's too): a host that could not
+            # read this at once (stopped, starved) still records the real time it took.
+            outcome_ended_ns = time.monotonic_ns()  # a script may replace this; the host trusts it only over a stall of its own
             stop.finished = True
             self.current = None
             if self.session_scope is not None:
                 os.environ["WARDEN_SCOPE"] = self.session_scope
         self.end_output(run_id, seal)
-        self.send(seal(dict({"type": "result", "id": run_id}, **outcome)))
+        self.send(seal(dict({"type": "result", "id": run_id, "endedNs": str(outcome_ended_ns)}, **outcome)))
 
     async def run_script(self, stop, source):
         stop.started = True

@@ -465,7 +465,9 @@ Durations: 500ms, 30s, 2m, 1h, 1d (a bare number is seconds); --limit 0 is no li
 The run goes through the state dir's Warden host (the app, warden serve, or a
 background host started now when none runs), so it appears live there. Without
 --yield it belongs to this command: if warden run dies, by any signal, the host
-stops the run with the stop sequence and records why.
+stops the run with the stop sequence and records why; with --yield and
+--owner-pid (a hook's line) until it yields, then it is the owner's. The command starts with
+this process's umask and resource limits (ulimit), not the host's.
 
 Exit status (standard): the command's own; 124 when the limit stopped it; 128+n when
 signal n ended it; 126 or 127 when it could not be run or was not found; 75 when --yield

@@ -29,6 +29,23 @@ afterEach(async () => {
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+describe('warden run --python FILE or -: read with a bound', () => {
+  const python = (args: string[], input?: Buffer | string) =>
+    execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--python', ...args], { reject: false, env: { PATH, WARDEN_STATE_DIR: stateDir() }, extendEnv: false, timeout: 60_000, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+
+  it('/dev/zero and 9 MB on stdin are one line and 125, never read without end; a pipe (<(...)) still runs', async () => {
+    const zero = await python(['/dev/zero']);
+    expect(zero.exitCode).toBe(125);
+    expect(zero.stderr.trim().split('\n').pop()).toBe('warden: The script /dev/zero is larger than 8 MiB; nothing was run.');
+    const stdin = await python(['-'], Buffer.alloc(9_000_000, 0x20));
+    expect(stdin.exitCode).toBe(125);
+    expect(stdin.stderr.trim().split('\n').pop()).toBe('warden: The script on stdin is larger than 8 MiB; nothing was run.');
+    const fifo = await execa('bash', ['-c', `"${process.execPath}" "${WARDEN_BIN}" run --embedded --python <(echo 'print("from a pipe")')`], { reject: false, env: { PATH, WARDEN_STATE_DIR: stateDir() }, extendEnv: false, timeout: 60_000 });
+    expect(fifo.exitCode, fifo.stderr).toBe(0);
+    expect(fifo.stdout).toBe('from a pipe');
+  }, 120_000);
+});
+
 describe('warden run --env-file', () => {
   // A NODE_OPTIONS line that makes any Node reading the file run a probe, which leaves a mark.
   function envFile(): { file: string; mark: string } {

@@ -6,8 +6,8 @@
 // chunks that a call through a running host never imports. Never a stack
 // trace for the user: bad input is one line and 125.
 
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
@@ -22,7 +22,7 @@ import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import type { RemoteLink } from '../client/remotes';
 import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
-import { resolveStateDir } from '../client/state-dir';
+import { resolveStateDir, unwritableReason } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
@@ -72,10 +72,38 @@ Options:
 
 export type { CliIo };
 
+/** The most of a Python script read from a file or stdin: far past any script, and a bound on what /dev/zero or `yes |` would feed. */
+const MAX_SCRIPT_BYTES = 8 * 1024 * 1024;
+
+const tooLong = (what: string) => new UsageError(`The script ${what} is larger than ${MAX_SCRIPT_BYTES / 1024 / 1024} MiB; nothing was run.`);
+
 async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    if (length > MAX_SCRIPT_BYTES) {
+      process.stdin.destroy();
+      throw tooLong('on stdin');
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A script file's text, at most MAX_SCRIPT_BYTES: a regular file, or a pipe (`<(...)`); a device is read no further than the bound. */
+function readScriptFile(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    const buffer = Buffer.alloc(MAX_SCRIPT_BYTES + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
+    if (length > MAX_SCRIPT_BYTES) throw tooLong(path);
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The script's source: -c CODE, FILE, or stdin for '-'. A file that cannot be read is a usage error (125). */
@@ -84,8 +112,9 @@ async function pythonCode(command: PythonRunCommand, io: CliIo): Promise<string>
   if ('code' in source) return source.code;
   if (source.file === '-') return (io.readStdin ?? readProcessStdin)();
   try {
-    return readFileSync(source.file, 'utf8');
+    return readScriptFile(source.file);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
     throw new UsageError(`Cannot read the script ${source.file}: ${why}.`);
@@ -298,7 +327,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
   }
   if (!embedded) {
     // A state dir nobody can write holds no host's socket: unless one already runs there, the run still happens, here, unrecorded.
-    const why = unwritable(stateDir);
+    const why = unwritableReason(stateDir);
     const api = why === null ? await hostFor(stateDir, io) : await connectToHost(stateDir);
     if (api) {
       return runRemote(
@@ -313,7 +342,8 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
           ...(ownerPid ? { ownerPid } : {}),
           ...(command.detach ? { detach: true } : {}),
           ...(command.streamChars !== undefined ? { streamChars: command.streamChars } : {}),
-          ...(yieldMs !== undefined && !command.detach ? { ownUntilYield: { version: version() } } : {}),
+          // The hook's line (--yield with --owner-pid): owned by this command until its first yield, then by the agent.
+          ...(yieldMs !== undefined && ownerPid && !command.detach ? { ownUntilYield: { version: version() } } : {}),
         },
         io,
       );
@@ -339,15 +369,3 @@ async function terminationLogWriter(path: string, io: CliIo, exitCodes: ExitCode
   };
 }
 
-/** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */
-function unwritable(dir: string): string | null {
-  for (let at = dir; ; at = dirname(at)) {
-    try {
-      accessSync(at, constants.W_OK | constants.X_OK);
-      return null;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' || dirname(at) === at) return code ?? 'not writable';
-    }
-  }
-}

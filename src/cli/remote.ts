@@ -19,6 +19,8 @@ import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';
 import { SignalStop, stopNoteFor } from './signals';
 import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
+import { HOST_BUSY } from '../client/wire';
+
 import { cliPager, exitStatusFor, humanSummary, shellResults, type ShellResultsOptions } from './render';
 import { envStreamChars, locate, type Stream } from './model-answer';
 import { constants } from 'node:os';
@@ -86,6 +88,8 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
 export function clientError(error: unknown): never {
   // A remote's link (src/client/stdio-link.ts): the host there and its runs are not lost, only the way to them.
   if (error instanceof HostUnreachableError && error.code === 'ELINK') throw new WardenError('unavailable', `Cannot reach the remote host: ${error.message.replace(/^Cannot reach the Warden host: /, '')}. Its runs go on there; the same command connects again.`);
+  // A busy host (its socket's queue full, or at its descriptor limit) took nothing: it and its runs are there.
+  if (error instanceof HostUnreachableError && error.code === HOST_BUSY) throw new WardenError('unavailable', error.message);
   if (error instanceof HostUnreachableError) throw new WardenError('unavailable', `Lost the Warden host (${error.message}); what it recorded is in the history: warden list.`);
   throw error;
 }
@@ -159,8 +163,8 @@ export interface RemoteRun {
   detach?: boolean;
   streamChars?: number;
   /**
-   * With --yield: this command owns the run until its first yield (a SIGKILL to it, as a harness ends a
-   * hooked command, ends the run), then hands it over (POST /runs/ID/release) to --owner-pid, or to nobody.
+   * With --yield and --owner-pid (the hook's line): this command owns the run until its first yield (a SIGKILL
+   * to it, as a harness ends a hooked command, ends the run), then hands it over (POST /runs/ID/release) to the owner pid.
    * The version of this Warden: an older host, without the release, is left the run as before.
    */
   ownUntilYield?: { version: string };

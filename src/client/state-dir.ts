@@ -3,7 +3,7 @@
 // ~/.local/state/warden on Linux and the platform's app-data dir elsewhere.
 // The app, `warden serve`, the CLI and the MCP server all resolve it here, so they share it.
 
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -127,5 +127,18 @@ export function privateDirProblem(path: string): string | null {
     return null;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Why `dir` (or, while it does not exist, the directory it would be made in) cannot be written; null when it can. */
+export function unwritableReason(dir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      accessSync(at, constants.W_OK | constants.X_OK);
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || dirname(at) === at) return code ?? 'not writable';
+    }
   }
 }

@@ -10,7 +10,10 @@
 // (keep-alive), unref'd while idle so an idle connection never holds a
 // process open. A request that fails on a reused connection before a byte of
 // its answer came back is sent again on a fresh one (the host closed the idle
-// connection as it was written).
+// connection as it was written). A fresh connection the host's socket could
+// not take (its listen queue full: EAGAIN; or closed unread, as libuv does
+// with a connection it accepts at its descriptor limit: EPIPE, ECONNRESET)
+// is tried again with a backoff (about 10 s in all): a busy host is not a lost one.
 
 import { connect, type Socket } from 'node:net';
 import { WardenError } from '../shared/errors';
@@ -37,6 +40,23 @@ export class WireError extends WardenError {
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
+
+/** The code of a WireError whose request a busy host never took: not a lost host. */
+export const HOST_BUSY = 'EHOSTBUSY';
+
+/** Pauses before each new try of a request a busy host's socket did not take (about 10 s in all, jittered). */
+const BUSY_PAUSES_MS = [10, 25, 50, 100, 200, 400, 800, 1000, 1500, 2000, 2000, 2000];
+const BUSY_SECONDS = Math.round(BUSY_PAUSES_MS.reduce((a, b) => a + b, 0) / 1000);
+
+/**
+ * Whether a fresh connection failed before the host read anything of it: its
+ * listen queue was full (EAGAIN on connect), or it was closed before a byte
+ * of an answer came (libuv at its descriptor limit accepts and closes). Safe
+ * to send again: the request was not taken.
+ */
+export function isBusy(error: WireError): boolean {
+  return !error.answered && (error.code === 'EAGAIN' || error.code === 'EPIPE' || error.code === 'ECONNRESET');
+}
 
 function headerLines(endpoint: Endpoint): string {
   if (!('token' in endpoint)) return 'Host: localhost\r\n';
@@ -135,7 +155,16 @@ export class WirePool {
         // The host closed this idle connection as the request went out: a fresh one gets it.
       }
     }
-    return this.exchange(this.fresh(), method, path, payload, timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.exchange(this.fresh(), method, path, payload, timeoutMs);
+      } catch (error) {
+        const pause = BUSY_PAUSES_MS[attempt];
+        if (!(error instanceof WireError) || !isBusy(error) || this.closed) throw error;
+        if (pause === undefined) throw new WireError(`The Warden host is busy: its socket took no new connection in ${BUSY_PAUSES_MS.length + 1} tries over about ${BUSY_SECONDS} s (${error.code}), so nothing was sent. Try again in a moment.`, HOST_BUSY, false);
+        await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+      }
+    }
   }
 
   private fresh(): Socket {

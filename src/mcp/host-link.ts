@@ -7,6 +7,7 @@ import type { RunEvent } from '../shared/events';
 import type { HttpWardenApi } from '../shared/http-api';
 import { ensureHost, HostStartError } from '../client/autostart';
 import { HostUnreachableError } from '../client/transport';
+import { HOST_BUSY } from '../client/wire';
 import { WardenError, type ErrorKind } from '../shared/errors';
 
 export type Connect = (stateDir: string) => Promise<HttpWardenApi>;
@@ -22,12 +23,22 @@ export class NoHostError extends WardenError {
 /** Connection errors that mean the request never reached a host: safe to send again to a new one. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOENT']);
 
+/**
+ * At most this many calls to the host at once; the rest wait their turn.
+ * Each call in flight holds a connection: an agent's burst of hundreds of
+ * calls opened as many, filled the host's listen queue (EAGAIN) and was
+ * told its host was lost while that host completed every run.
+ */
+export const MAX_IN_FLIGHT = 32;
+
 export class HostLink {
   private pending: Promise<HttpWardenApi> | null = null;
   private current: HttpWardenApi | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly watchers = new Map<string, Set<(event: RunEvent) => void>>();
   private closed = false;
+  /** A line every run answer carries while this link's host is not the state dir's own (a read-only state dir). */
+  notice: string | null = null;
 
   constructor(
     readonly stateDir: string,
@@ -62,11 +73,40 @@ export class HostLink {
    * once more with a new host.
    */
   async call<T>(fn: (api: HttpWardenApi) => Promise<T>): Promise<T> {
+    await this.turn();
+    try {
+      return await this.callNow(fn);
+    } finally {
+      this.done();
+    }
+  }
+
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  /** Resolves when a call may go to the host (MAX_IN_FLIGHT), in the order asked. */
+  private turn(): Promise<void> {
+    if (this.inFlight < MAX_IN_FLIGHT) {
+      this.inFlight += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private done(): void {
+    const next = this.waiting.shift();
+    if (next) next(); // the turn passes on: inFlight stays
+    else this.inFlight -= 1;
+  }
+
+  private async callNow<T>(fn: (api: HttpWardenApi) => Promise<T>): Promise<T> {
     const api = await this.api();
     try {
       return await fn(api);
     } catch (error) {
       if (!(error instanceof HostUnreachableError)) throw error;
+      // Busy (wire.ts tried again for about 10 s): the host is there, and so is its connection.
+      if (error.code === HOST_BUSY) throw new NoHostError(error.message);
       this.forget(api);
       if (error.code === undefined || !NOT_SENT.has(error.code)) {
         throw new NoHostError(`Lost the Warden host (${error.message}); what it recorded is in the history (the list tool); the next call starts a new host.`);

@@ -13,9 +13,11 @@ import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli/io';
 import { defaultLimitFrom, UsageError } from '../cli/args';
 import { envStreamChars, DEFAULT_STREAM_CHARS, StreamCharsError } from '../cli/model-answer';
-import { resolveStateDir } from '../client/state-dir';
+import { resolveStateDir, unwritableReason } from '../client/state-dir';
+import { connectToHost, NodeTransport } from '../client/transport';
+import { HttpWardenApi } from '../shared/http-api';
 import { processStartTime } from '../main/host/owner-pids';
-import { embeddedFromEnv } from '../client/autostart';
+import { embeddedFromEnv, ensureHost } from '../client/autostart';
 import { HostLink } from './host-link';
 import { loadRemotes, RemoteError, remoteLink } from '../client/remotes';
 import type { HostLinks } from './tools';
@@ -53,7 +55,9 @@ apply): the one running for the state dir ($WARDEN_STATE_DIR, default
 ~/.local/state/warden; the app or warden serve), else a background host it
 starts (log in <state dir>/host.log), which exits once idle (WARDEN_HOST_IDLE,
 default 10m) after the last client left. So a person sees the agent's runs live
-in the app or the web UI, and a run outlives the call that started it.
+in the app or the web UI, and a run outlives the call that started it. Where
+the state dir is not writable and no host runs there, it supervises its runs
+itself (no history; each run answer says so).
 
 It runs until stdin closes, then exits 0.
 
@@ -138,7 +142,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     if (remoteName !== undefined) return 125;
     hosts = { names: () => [], link: () => new HostLink(stateDir) };
   }
-  const link = remoteName !== undefined ? hosts.link(remoteName) : new HostLink(stateDir);
+  const link = remoteName !== undefined ? hosts.link(remoteName) : localLink(stateDir, io);
   const startTime = processStartTime(process.pid);
   let server: ReturnType<typeof createMcpServer> | null = null;
   const clientName = () => server?.getClientVersion()?.name;
@@ -179,6 +183,28 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   }
   return 0;
+}
+
+/**
+ * The state dir's host, as every client finds it; where the state dir
+ * cannot hold one (not writable) and none runs there, a host in this
+ * process on a temporary dir (cli/private-host.ts), said once on stderr and
+ * in every run answer, rather than no run at all.
+ */
+function localLink(stateDir: string, io: CliIo): HostLink {
+  const link: HostLink = new HostLink(stateDir, async (dir) => {
+    const why = unwritableReason(dir);
+    // Read-only or not this user's to write; a path that cannot be a directory at all (a file in the way) is a mistake to say.
+    if (why === null || !['EACCES', 'EPERM', 'EROFS'].includes(why)) return ensureHost(dir);
+    const running = await connectToHost(dir);
+    if (running) return running;
+    const { startPrivateHost } = await import('../cli/private-host');
+    const host = await startPrivateHost(packageVersion(), (line) => io.err(`warden mcp: ${line}\n`));
+    link.notice = `Warden's state directory ${dir} is not writable (${why}), so no Warden host can run for it: this warden mcp supervises its runs itself, and they are not recorded in the history. Set WARDEN_STATE_DIR to a writable directory to keep one.`;
+    io.err(`warden mcp: ${link.notice}\n`);
+    return new HttpWardenApi(new NodeTransport({ socketPath: host.socketPath }, { peerChecked: true }));
+  });
+  return link;
 }
 
 /** The configured remotes' hosts, each linked at first use (an MCP HostLink over its ssh link) and kept. */

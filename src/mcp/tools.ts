@@ -358,6 +358,8 @@ export const TOOLS: ToolDef[] = [
         const why = error instanceof Error ? error.message : String(error);
         throw new WardenError(kindOf(error), `Run ${started.id} started, but waiting on it failed: ${why}`);
       }
+      // Said in the answer's notes (both forms) while the runs are this server's own (host-link.ts notice).
+      if (context.link.notice) result = { ...result, notes: [...result.notes, context.link.notice] };
       return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, ...(args.streamChars !== undefined ? { streamChars: args.streamChars } : {}) });
     },
   },

@@ -203,8 +203,16 @@ export class HttpWardenApi implements WardenApi {
    * that keeps one connection, as the CLI's does, makes that "while this
    * process lives").
    */
-  start(request: RunRequest, options: StartOptions = {}): Promise<RunResult> {
-    return this.call('POST', `${ROUTES.runs}${startQuery(options)}`, request);
+  async start(request: RunRequest, options: StartOptions = {}): Promise<RunResult> {
+    const path = `${ROUTES.runs}${startQuery(options)}`;
+    try {
+      return await this.call<RunResult>('POST', path, request);
+    } catch (error) {
+      // A host older than this client knows no umask or rlimits (it refuses the fields): the run as that host runs it.
+      if (!(error instanceof WardenApiError) || error.status !== 400 || !/has no field .*"(umask|rlimits)"/.test(error.message) || !('umask' in request || 'rlimits' in request)) throw error;
+      const { umask: _umask, rlimits: _rlimits, ...older } = request as RunRequest & { umask?: unknown; rlimits?: unknown };
+      return this.call<RunResult>('POST', path, older);
+    }
   }
 
   stop(id: string, options: { force?: boolean; note?: string } = {}): Promise<RunResult> {

@@ -32,6 +32,7 @@ import { connectToHost, socketPathFor } from '../../client/transport';
 import { EventHub, type EventHubLimits } from './event-hub';
 import { federate } from './federated-api';
 import { RemoteHosts, type RemoteHostsOptions } from './remote-hosts';
+import { connectionGuard, socketBacklog } from './connection-guard';
 import { createControlHandler, type ControlHandler } from './server';
 import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
@@ -220,7 +221,7 @@ function lockKey(stateDir: string): string {
   return readFileSync(path, 'utf8').trim();
 }
 
-function listenNet(server: NetServer | Server, target: string | { port: number; host: string }): Promise<void> {
+function listenNet(server: NetServer | Server, target: string | { port: number; host: string } | { path: string; backlog: number }): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);
@@ -229,6 +230,7 @@ function listenNet(server: NetServer | Server, target: string | { port: number; 
       resolvePromise();
     };
     if (typeof target === 'string') server.listen(target, done);
+    else if ('path' in target) server.listen({ path: target.path, backlog: target.backlog }, done);
     else server.listen(target.port, target.host, done);
   });
 }
@@ -429,7 +431,12 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   });
 
   const unixServer = createHttpServer((req, res) => handler(req, res, 'unix'));
-  const servers: Server[] = [unixServer];
+  // The socket's listener: each connection goes to the HTTP server, or, near the descriptor limit, gets its 503 (connection-guard.ts).
+  const guard = connectionGuard({ onLow: () => unixServer.closeIdleConnections() });
+  const unixFront = createNetServer((socket) => {
+    if (!guard(socket)) unixServer.emit('connection', socket);
+  });
+  const servers: (Server | NetServer)[] = [unixFront, unixServer];
   let clients = 0;
   unixServer.on('connection', (socket) => {
     clients += 1;
@@ -443,8 +450,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   try {
     // The lock is ours: whatever is at the socket path is a dead host's.
     rmSync(socketPath, { force: true });
-    await listenNet(unixServer, socketPath);
-    unixServer.on('error', acceptError);
+    await listenNet(unixFront, { path: socketPath, backlog: socketBacklog() });
+    unixFront.on('error', acceptError);
     // Never through a link: the socket just made, checked for what it is first.
     if (!lstatSync(socketPath).isSocket()) throw new Error(`${socketPath} was replaced by something else than the socket just made`);
     chmodSync(socketPath, 0o600);
@@ -491,6 +498,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       }
       await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
     } catch (error) {
+      unixFront.close();
       unixServer.close();
       rmSync(socketPath, { force: true });
       lock.close();
@@ -561,7 +569,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       };
       for (const server of servers) {
         server.close();
-        server.closeAllConnections();
+        if ('closeAllConnections' in server) server.closeAllConnections();
       }
       rmSync(socketPath, { force: true });
       if (tcp) rmSync(tcp.tokenPath, { force: true });

@@ -28,7 +28,8 @@ import type { OomReport, PeakFigures, Proc, RunResult, RunState, SignalSent, Sto
 import { count, seconds } from './format';
 import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
-import { readStat } from './procfs';
+import { readStat, readStatChecked, UNCHECKED } from './procfs';
+import { stallJustBefore, watchStalls } from './stalls';
 import { extendedLimit, extensionNote, StopSequence, timerDelay } from './deadline';
 import { hostProcess, preludeFor } from './process-limits';
 import { checkSpawnable, checkSpawnableWrapped, describeSpawnError, effectiveArgv, isShell, spawnCommand, type SpawnFailure, type Subprocess } from './spawn';
@@ -48,6 +49,8 @@ const KILL_BACKSTOP_MS = 5_000;
 
 /** How long the subreaper has to exit once its pipe is closed. */
 const SHIM_EXIT_MS = 2_000;
+/** How long a deadline that found the main process already exited waits for its exit to be read before stopping after all. */
+const LATE_EXIT_WAIT_MS = 200;
 
 function withoutScope(env: Record<string, string | undefined>): Record<string, string | undefined> {
   const { WARDEN_SCOPE: _scope, ...rest } = env;
@@ -82,6 +85,8 @@ export class CommandRun {
   private readonly startMono = performance.now();
   private readonly out: Record<OutputStream, CappedOutput>;
   private readonly stopper: StopSequence;
+  /** When the deadline found the main process already exited (the host could not act at the limit): on the run's clock. */
+  private lateLimitAtMs?: number;
   private readonly argv: string[];
   private subprocess?: Subprocess;
   private pgid?: number;
@@ -138,6 +143,7 @@ export class CommandRun {
 
   /** Spawns the command; never throws. */
   start(): void {
+    watchStalls();
     // The client's umask and limits, where they differ from the host's: words before the command (process-limits.ts).
     const prelude = preludeFor(this.options, hostProcess());
     const argv = [...prelude, ...this.argv];
@@ -282,8 +288,20 @@ export class CommandRun {
     this.deadlineTimer = setTimeout(() => {
       const early = this.limitMs! - this.elapsedMs();
       if (early > 0) this.armDeadline(Math.ceil(early));
-      else this.stopper.begin('deadline');
+      else if (this.lateLimitAtMs === undefined && this.mainEnded()) {
+        // It ended by itself while this host could not act (stopped, starved): its exit is on its way, and
+        // a stop now would stop nothing. Should the exit not come, the stop follows after all.
+        this.lateLimitAtMs = this.elapsedMs();
+        this.armDeadline(LATE_EXIT_WAIT_MS);
+      } else this.stopper.begin('deadline');
     }, timerDelay(delayMs));
+  }
+
+  /** Whether the main process has already exited (a zombie not yet reaped, or reaped by the subreaper): never guessed without /proc. */
+  private mainEnded(): boolean {
+    if (this.options.procRoot === null || this.pgid === undefined || (this.shim && this.pgid === this.shim.pid)) return false;
+    const stat = readStatChecked(this.options.procRoot, this.pgid);
+    return stat !== UNCHECKED && (stat === undefined || stat.state === 'Z');
   }
 
   /**
@@ -376,9 +394,20 @@ export class CommandRun {
     }
   }
 
+  /** What a stall of this host (stopped, starved) did to the record of the end: said, never hidden (stalls.ts). */
+  private noteStall(): void {
+    const stall = stallJustBefore(performance.now());
+    if (!stall) return;
+    const from = Math.max(0, stall.fromMs - this.startMono);
+    const to = stall.toMs - this.startMono;
+    const late = this.lateLimitAtMs !== undefined && !this.stopper.started ? ` It ran past its ${seconds(this.limitMs!)} limit and ended by itself before Warden could stop it.` : '';
+    this.notes.push(`The Warden host could not run from ${seconds(from)} to ${seconds(to)} (stopped, e.g. by SIGSTOP, or starved of CPU) and saw the command's end only after: it ended in that span, so ${seconds(this.exit!.atMs)} is when Warden saw it, at most what it took.${late}`);
+  }
+
   private async onExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined): Promise<void> {
     if (this.exit !== undefined) return;
     this.exit = { exitCode: code, signal, atMs: this.elapsedMs(), wallMs: Date.now() };
+    this.noteStall();
     // Another run often starts right after this one: it may then be born in its cgroup.
     this.cgroup?.warmAttach();
     clearTimeout(this.deadlineTimer);

@@ -44,6 +44,8 @@ export interface ResultMessage {
   status: ScriptStatus;
   line: number | null;
   error: string | null;
+  /** When the script ended, on the machine's monotonic clock in ns (the runtime's word: see stalls.ts); null when not said. */
+  endedNs: bigint | null;
 }
 
 type Ready = { ok: true } | { ok: false; cause: string; status: 126 | 127 };
@@ -390,6 +392,7 @@ export class Interpreter {
         status: ['ok', 'error', 'interrupted', 'cancelled'].includes(status) ? status : 'error',
         line: typeof inner.line === 'number' ? inner.line : null,
         error: typeof inner.error === 'string' ? inner.error : null,
+        endedNs: typeof inner.endedNs === 'string' && /^\d{1,20}$/.test(inner.endedNs) ? BigInt(inner.endedNs) : null,
       });
     } else if (message.type === 'result') {
       this.forged(typeof message.id === 'string' ? message.id : '?', 'a result');

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { OutputStream, RunEvent } from '../../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, StopReason, StopRecord, TeardownReport } from '../../../shared/result';
 import { extendedLimit, extensionNote, timerDelay } from '../deadline';
-import { count } from '../format';
+import { count, seconds } from '../format';
 import { oomReport } from '../cgroup';
 import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';
@@ -21,12 +21,13 @@ import type { ProcessSampler } from '../proc-tree/sampler';
 import { findCrash } from '../../../shared/crash/traceback';
 import { tracebackAdvice } from '../advice';
 import { PythonStop } from './stop';
+import { stalledBetween, watchStalls } from '../stalls';
 
 /** Teardown reads only pids handed out since the exec op for scripts younger than this (no pid wrap-around is possible). */
 const PID_RANGE_MAX_AGE_MS = 30_000;
 
 type Outcome =
-  | { type: 'result'; message: ResultMessage; atMs: number; wallMs: number }
+  | { type: 'result'; message: ResultMessage; atMs: number; wallMs: number; seenAtMs?: number }
   | { type: 'exit'; exit: Exit; atMs: number; wallMs: number }
   | { type: 'spawn-failed'; cause: string; status: 126 | 127 }
   | { type: 'not-run'; reason: StopReason; queuePosition?: number };
@@ -48,6 +49,7 @@ export class PythonRun {
   /** The interpreter's pid when the script began: the process a crash's core file is named for. */
   private interpreterPid?: number;
   private startMono?: number;
+  private startNs?: bigint;
   private readonly out: Record<OutputStream, CappedOutput>;
   /** When the first stop signal went out (ms since start), for killAtMs. */
   private stopBeganAtMs: number | undefined;
@@ -112,6 +114,19 @@ export class PythonRun {
     return this.startMono === undefined ? 0 : performance.now() - this.startMono;
   }
 
+  /**
+   * When the script ended on the run's clock: the runtime's monotonic time
+   * when this host stalled (stopped, starved) between then and now, so the
+   * record says what it took, not when the host could read it; else now.
+   */
+  endedAtMs(endedNs: bigint | null): number {
+    const now = this.elapsedMs();
+    if (endedNs === null || this.startNs === undefined || this.startMono === undefined) return now;
+    const said = Number(endedNs - this.startNs) / 1e6;
+    if (!(said >= 0 && said < now)) return now;
+    return stalledBetween(this.startMono + said, this.startMono + now) ? said : now;
+  }
+
   /** It left the queue: the interpreter is being readied for it. */
   leaveQueue(): void {
     this.state = 'running';
@@ -134,6 +149,8 @@ export class PythonRun {
     this.cwd = interp.cwd;
     this.startedWallMs = Date.now();
     this.startMono = performance.now();
+    this.startNs = process.hrtime.bigint(); // the same monotonic clock the runtime reads, in ns
+    watchStalls();
     interp.owner = this;
     interp.owners.stdout = this;
     interp.owners.stderr = this;
@@ -265,7 +282,7 @@ export class PythonRun {
     const stdout = this.out.stdout.text();
     const stderr = this.out.stderr.text();
     const stop = this.stopper.record();
-    const { judgement, exitCode, signal, elapsedMs, wallMs } = this.judgeOutcome(outcome, stop, `${stdout}\n${stderr}`, { stdout, stderr });
+    const { judgement, exitCode, signal, elapsedMs, wallMs, stopCameLate } = this.judgeOutcome(outcome, stop, `${stdout}\n${stderr}`, { stdout, stderr });
     const crash = crashOf(judgement.verdict, exitCode, signal, this.interpreterPid);
     const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
     const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.cwd, startedWallMs: this.startedWallMs ?? this.queuedWallMs }) : undefined;
@@ -285,7 +302,7 @@ export class PythonRun {
       advice: judgement.advice,
       notes,
       endedAt: new Date(wallMs).toISOString(),
-      stop: outcome.type === 'not-run' ? { reason: outcome.reason, requestedAtMs: 0, signals: [], endedBy: 'interrupt' } : stop,
+      stop: outcome.type === 'not-run' ? { reason: outcome.reason, requestedAtMs: 0, signals: [], endedBy: 'interrupt' } : stopCameLate ? undefined : stop,
       teardown: report,
       ...(core ? { core } : {}),
       stdout,
@@ -297,7 +314,7 @@ export class PythonRun {
     this.resolveDone(this.result);
   }
 
-  private judgeOutcome(outcome: Outcome, stop: StopRecord | undefined, outputKept: string, streams: { stdout: string; stderr: string }): { judgement: Judgement; exitCode: number | null; signal: string | null; elapsedMs: number; wallMs: number } {
+  private judgeOutcome(outcome: Outcome, stop: StopRecord | undefined, outputKept: string, streams: { stdout: string; stderr: string }): { judgement: Judgement; exitCode: number | null; signal: string | null; elapsedMs: number; wallMs: number; stopCameLate?: boolean } {
     const limitMs = this.limitMs;
     if (outcome.type === 'spawn-failed') {
       const judgement = judge({ kind: 'python', spawnFailure: outcome.cause, exitCode: outcome.status, signal: null, elapsedMs: 0, limitMs, outputKept, viaShell: false });
@@ -338,7 +355,9 @@ export class PythonRun {
     const exitCode = stoppedByStatus ? null : message.status === 'ok' ? 0 : 1;
     const signal = stoppedByStatus ? 'SIGINT' : null;
     const where = message.line !== null ? `File "<script>", line ${message.line}` : undefined;
-    if (stop) {
+    // A stop asked after the script had already ended by itself (the host could not act meanwhile) stopped nothing.
+    const lateNote = stop && !stoppedByStatus && stop.requestedAtMs > outcome.atMs ? this.lateStopNote(outcome.atMs, stop) : null;
+    if (stop && lateNote === null) {
       const judgement = judge({ kind: 'python', exitCode, signal, elapsedMs: outcome.atMs, limitMs, stop, outputKept, viaShell: false });
       if (stoppedByStatus) {
         const how = message.status === 'cancelled' ? 'cancelled at an await' : 'interrupted (KeyboardInterrupt)';
@@ -377,8 +396,15 @@ export class PythonRun {
         notes: [`The script's task was cancelled${where ? ` at ${where}` : ''} though Warden did not stop it; the interpreter and its variables are kept.`],
       };
     }
+    if (lateNote !== null) judgement.notes.push(lateNote);
     // Without a stop of Warden's, an interrupted or cancelled script failed like any uncaught exception.
-    return { judgement, exitCode: message.status === 'ok' ? 0 : 1, signal: null, elapsedMs: outcome.atMs, wallMs: outcome.wallMs };
+    return { judgement, exitCode: message.status === 'ok' ? 0 : 1, signal: null, elapsedMs: outcome.atMs, wallMs: outcome.wallMs, ...(lateNote !== null ? { stopCameLate: true } : {}) };
+  }
+
+  private lateStopNote(endedAtMs: number, stop: StopRecord): string {
+    const limit = this.limitMs;
+    const past = limit !== null && endedAtMs > limit ? `, past its ${seconds(limit)} limit` : '';
+    return `It ran ${seconds(endedAtMs)}${past} and ended by itself: the Warden host could not act (it was stopped, e.g. by SIGSTOP, or starved of CPU) until ${seconds(stop.requestedAtMs)}, when its ${stop.reason === 'deadline' ? 'limit' : 'stop'} came too late to stop anything. The time is the script's own, from the machine's monotonic clock.`;
   }
 
   private async teardown(interp: Interpreter): Promise<TeardownReport | undefined> {
@@ -430,7 +456,7 @@ export class PythonRun {
   }
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
-    const stop = fields.stop ?? this.stopper.record();
+    const stop = 'stop' in fields ? fields.stop : this.stopper.record();
     // Live snapshots show the peak so far; the memory cgroup's counter counts too when it saw more (an out-of-memory spike).
     const sampled = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
     const cgroupPeak = this.oom?.peakBytes;

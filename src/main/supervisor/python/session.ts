@@ -302,7 +302,12 @@ export class PythonSession {
     const resultP = interp.resultFor(run.id, run.key);
     run.begin(interp, true);
     const first = await Promise.race([
-      resultP.then((message) => ({ type: 'result' as const, message, atMs: run.elapsedMs(), wallMs: Date.now() })),
+      resultP.then((message) => {
+        // When it really ended: earlier than now when this host was stopped meanwhile (run.endedAtMs).
+        const seenAtMs = run.elapsedMs();
+        const atMs = run.endedAtMs(message.endedNs);
+        return { type: 'result' as const, message, atMs, wallMs: Date.now() - (seenAtMs - atMs), seenAtMs };
+      }),
       interp.exited.then((exit) => ({ type: 'exit' as const, exit, atMs: run.elapsedMs(), wallMs: Date.now() })),
     ]);
     if (first.type === 'result') {
