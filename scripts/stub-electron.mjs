@@ -27,10 +27,17 @@ export function electronVersion() {
   return JSON.parse(readFileSync(require.resolve('electron/package.json'), 'utf8')).version;
 }
 
-/** The stub's `electron`: prints "stub-electron" and each argument on a line of its own, exits 0. */
+/** The stub's `electron`: prints "stub-electron" and each argument on a line of its own (also to $STUB_ELECTRON_LOG when set), exits 0. */
 export function stubBinary() {
   const wire = `${FUSE_SENTINEL}\x01${String.fromCharCode(STUB_WIRE.length)}${STUB_WIRE}`;
-  return Buffer.from(`#!/bin/sh\n# A stub of Electron's binary (scripts/stub-electron.mjs). Fuse wire: ${wire}\nprintf 'stub-electron\\n'\nfor arg in "$@"; do printf '%s\\n' "$arg"; done\n`, 'latin1');
+  // STUB_ELECTRON_LOG: the same lines appended to that file too (a start with no stdio, as `warden app` makes).
+  return Buffer.from(
+    `#!/bin/sh\n# A stub of Electron's binary (scripts/stub-electron.mjs). Fuse wire: ${wire}\n` +
+      `out() { printf 'stub-electron\\n'; for arg in "$@"; do printf '%s\\n' "$arg"; done; }\n` +
+      `out "$@"\n` +
+      `if [ -n "$STUB_ELECTRON_LOG" ]; then out "$@" >> "$STUB_ELECTRON_LOG"; fi\n`,
+    'latin1',
+  );
 }
 
 export function writeStubElectron(dir, version = electronVersion()) {

@@ -198,6 +198,13 @@ describe('npm run package:deb (dpkg-deb, where fpm cannot be had)', () => {
       expect(noNode.exitCode).toBe(125);
       expect(noNode.stderr).toMatch(/^warden: the command line needs Node\.js 20\.19 or later on PATH, and there is no node here: .* The Warden app itself runs without it\.$/);
     }
+    // warden app from the package opens the package's app (the stub, which logs its start).
+    const started = join(work, 'app-started');
+    const opened = await execa(warden, ['app'], { reject: false, env: { PATH: path, WARDEN_STATE_DIR: state, DISPLAY: ':99', STUB_ELECTRON_LOG: started, HOME: state } });
+    expect(opened.exitCode, opened.stderr).toBe(0);
+    expect(opened.stderr).toBe(`warden: opening the Warden app (${join(root, 'opt', 'Warden', 'warden-app')})`);
+    for (let i = 0; i < 600 && !(existsSync(started) && readFileSync(started, 'utf8').startsWith('stub-electron\n')); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(started, 'utf8')).toBe('stub-electron\n');
     const sandbox = (await execa('stat', ['-c', '%a', join(root, 'opt', 'Warden', 'chrome-sandbox')])).stdout;
     expect(['755', '4755']).toContain(sandbox);
     const removed = await execa('dpkg', [`--root=${root}`, '--force-script-chrootless', '--log=/dev/null', '-r', 'warden'], { reject: false, all: true });

@@ -42,6 +42,7 @@ Commands:
   show ID [--json]                     one run, live or from the history, whole
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
+  app [--web]                          the desktop app where one is installed, else the web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
   setup claude-code|codex|gemini [--scope user|project] [--shell] [--dry-run] [--remove]
                                        register warden mcp (and the shell hook) with an agent
@@ -165,6 +166,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
     if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
+    if (command === 'app') return await (await import('./app')).appCommand(rest, io, packageRoot(), async (web) => (await import('./serve')).serve(web, io, version()));
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
     if (command === 'setup') return await (await import('./setup/index')).setupCommand(rest, io);
