@@ -64,7 +64,8 @@ list --all-hosts lists every host's runs.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID; 0 with --format shell-results);
-125 for Warden's own errors.
+125 for Warden's own errors. Inside a Kubernetes pod (or with --exit-codes k8s)
+each verdict has a code of its own for a Job to act on (see warden run --help).
 
 Options:
   --help      show this help
