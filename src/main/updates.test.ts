@@ -216,6 +216,37 @@ describe('a .deb', () => {
   });
 });
 
+describe('what the app says', () => {
+  /** An updater that only keeps its listeners: the words, not the fetching, are under test here. */
+  function stubUpdater() {
+    const listeners = new Map<string, (value: never) => void>();
+    const updater = { autoDownload: true, autoInstallOnAppQuit: true, updateConfigPath: null, logger: {}, setFeedURL: () => undefined, checkForUpdates: async () => null, install: () => true, on: (event: string, fn: (value: never) => void) => listeners.set(event, fn) };
+    return { updater: updater as unknown as UpdaterLike, emit: (event: string, value: unknown) => listeners.get(event)!(value as never) };
+  }
+  const info = (files: string[]) => ({ version: '3.0.0', files: files.map((url) => ({ url })) });
+
+  it('a .deb feed without a .deb points at the feed; an AppImage says it downloads', () => {
+    const deb = new Updates({ updater: stubUpdater().updater, kind: 'deb', feed: { url: 'https://r.example/w', source: 'config' }, liveRuns: async () => 0, notify: () => undefined, log: () => undefined, configDir: join(dir, 'c2') });
+    expect(deb.noticeFor(info(['Warden-3.0.0.AppImage']))).toEqual({ title: 'Warden 3.0.0 is available', body: 'Download its .deb from https://r.example/w and install it with apt.' });
+    const image = new Updates({ updater: stubUpdater().updater, kind: 'appimage', feed: { url: 'https://r.example/w', source: 'config' }, liveRuns: async () => 0, notify: () => undefined, log: () => undefined, configDir: join(dir, 'c2') });
+    expect(image.noticeFor(info(['warden_3.0.0_amd64.deb']))).toEqual({ title: 'Warden 3.0.0 is available', body: 'It is downloading, and installs when you quit Warden.' });
+    // A feed from the build's app-update.yml is the updater's own to read: nothing written, no URL set.
+    expect(existsSync(join(dir, 'c2', 'app-update.yml'))).toBe(false);
+  });
+
+  it('"ready" says how many runs are live, or nothing when none is', async () => {
+    for (const [runs, body] of [[0, 'It installs when you quit Warden.'], [1, 'It installs when you quit Warden (a run is live now: Warden restarts for it only once none is).'], [3, 'It installs when you quit Warden (3 runs are live now: Warden restarts for it only once none is).']] as const) {
+      const { updater, emit } = stubUpdater();
+      const notices: UpdateNotice[] = [];
+      const updates = new Updates({ updater, kind: 'appimage', feed: { url: 'https://r.example/w', source: 'config' }, liveRuns: async () => runs, notify: (n) => notices.push(n), log: () => undefined, configDir: join(dir, 'c3') });
+      emit('update-downloaded', info([]));
+      await until(() => notices.length > 0);
+      expect(notices).toEqual([{ title: 'Warden 3.0.0 is ready', body }]);
+      expect(updates.state).toBe('ready');
+    }
+  });
+});
+
 describe('where updates come from', () => {
   it('packageKind: the AppImage by APPIMAGE, the .deb by resources/package-type, else none', () => {
     const resources = join(dir, 'resources');
