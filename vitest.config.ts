@@ -14,6 +14,8 @@ export default defineConfig({
     globalSetup: ['test/kit/vitest-global.ts'],
     // A safety net: a background host a test's warden command started exits soon by itself
     // (tests stop theirs; see src/cli/testkit.ts).
-    env: { WARDEN_HOST_IDLE: '30s' },
+    // KUBERNETES_SERVICE_HOST empty: the tests read the standard exit codes wherever they run (a CI
+    // job in a pod would otherwise get --exit-codes k8s); the k8s contract's own tests set it.
+    env: { WARDEN_HOST_IDLE: '30s', KUBERNETES_SERVICE_HOST: '' },
   },
 });

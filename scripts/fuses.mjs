@@ -5,7 +5,11 @@
 // Playwright's _electron (e2e/electron.spec.ts) or debugged (`electron-vite
 // dev --inspect`), so the checkout's binary is flipped only when asked. Usage:
 //
-//   node scripts/fuses.mjs [ELECTRON]
+//   node scripts/fuses.mjs [--packaged] [ELECTRON]
+//
+// --packaged: the binary of an app packed by electron-builder (its afterPack
+// hook, scripts/after-pack.cjs), whose app is in resources/app.asar: it also
+// gets OnlyLoadAppFromAsar, so nothing but that archive is loaded as the app.
 //
 // ELECTRON defaults to the binary the electron package names (its path.txt in
 // its dist/, or ELECTRON_OVERRIDE_DIST_PATH, as electron's own index.js finds
@@ -28,11 +32,11 @@ const REMOVED = 0x72; // 'r': the fuse no longer exists in this Electron
 
 /**
  * Warden's fuses. Not set (left as the binary has them, off by default):
- * EnableEmbeddedAsarIntegrityValidation and OnlyLoadAppFromAsar, because
- * Warden is not packaged into an asar (there is no packager: the app runs
- * from out/ in the checkout, `npm run preview`), and OnlyLoadAppFromAsar on
- * would make Electron refuse to load it; LoadBrowserProcessSpecificV8Snapshot,
- * which Warden has no snapshot for.
+ * EnableEmbeddedAsarIntegrityValidation (Electron checks it on macOS and
+ * Windows only; Warden's packages are Linux's); OnlyLoadAppFromAsar for the
+ * checkout's binary, which runs the app from out/ (`npm run preview`) and
+ * would refuse to load it (a packed app gets it: PACKAGED_FUSES);
+ * LoadBrowserProcessSpecificV8Snapshot, which Warden has no snapshot for.
  */
 export const WARDEN_FUSES = {
   // ELECTRON_RUN_AS_NODE would turn the app's binary into a plain Node that runs any script.
@@ -46,15 +50,20 @@ export const WARDEN_FUSES = {
   [FuseV1Options.GrantFileProtocolExtraPrivileges]: false,
 };
 
+/** A packed app's: its app is resources/app.asar, and nothing else is loaded as the app (a resources/app directory dropped beside it, say). */
+export const PACKAGED_FUSES = { ...WARDEN_FUSES, [FuseV1Options.OnlyLoadAppFromAsar]: true };
+
 const fuseName = (index) => FuseV1Options[index];
 const fail = (line, status = 1) => {
   console.error(`warden: ${line}`);
   process.exit(status);
 };
 
-const args = process.argv.slice(2);
-if (args.length > 1 || args[0] === '--help' || args[0] === '-h' || args[0]?.startsWith('-')) {
-  fail('usage: node scripts/fuses.mjs [PATH_TO_ELECTRON_BINARY]', args[0] === '--help' || args[0] === '-h' ? 0 : 2);
+const packaged = process.argv[2] === '--packaged';
+const args = process.argv.slice(packaged ? 3 : 2);
+const wanted = packaged ? PACKAGED_FUSES : WARDEN_FUSES;
+if (args.length > 1 || args[0] === '--help' || args[0] === '-h' || args[0]?.startsWith('-') || (packaged && args.length === 0)) {
+  fail('usage: node scripts/fuses.mjs [PATH_TO_ELECTRON_BINARY] | --packaged PATH_TO_PACKED_APP_BINARY', args[0] === '--help' || args[0] === '-h' ? 0 : 2);
 }
 
 let target;
@@ -77,19 +86,19 @@ try {
     version: FuseVersion.V1,
     // An arm64 macOS binary must be signed again after its bytes change, or it will not start.
     resetAdHocDarwinSignature: process.platform === 'darwin' && process.arch === 'arm64',
-    ...WARDEN_FUSES,
+    ...wanted,
   });
   // Read back what the binary now says, as Electron will.
   const wire = await getCurrentFuseWire(target);
   const states = [];
-  for (const [index, wanted] of Object.entries(WARDEN_FUSES)) {
+  for (const [index, on] of Object.entries(wanted)) {
     const state = wire[index];
     if (state === REMOVED) {
       states.push(`${fuseName(index)} removed in this Electron`);
       continue;
     }
-    if (state !== (wanted ? ON : OFF)) throw new Error(`${fuseName(index)} reads ${JSON.stringify(String.fromCharCode(state))} after flipping, not ${wanted ? 'on' : 'off'}`);
-    states.push(`${fuseName(index)} ${wanted ? 'on' : 'off'}`);
+    if (state !== (on ? ON : OFF)) throw new Error(`${fuseName(index)} reads ${JSON.stringify(String.fromCharCode(state))} after flipping, not ${on ? 'on' : 'off'}`);
+    states.push(`${fuseName(index)} ${on ? 'on' : 'off'}`);
   }
   console.error(`warden: fuses set on ${shown}: ${states.join(', ')}.`);
 } catch (error) {

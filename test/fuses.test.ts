@@ -80,6 +80,25 @@ describe('scripts/fuses.mjs', () => {
     expect(changed).toEqual([RUN_AS_NODE, COOKIE_ENCRYPTION, NODE_OPTIONS, INSPECT_ARGUMENTS, FILE_PRIVILEGES]);
   });
 
+  it('--packaged (a packed app in app.asar) also turns OnlyLoadAppFromAsar on', () => {
+    const file = join(dir(), 'warden-app');
+    writeFileSync(file, fakeBinary([SHIPPED]));
+    const result = run(['--packaged', file]);
+    expect(result.status).toBe(0);
+    expect(result.lines).toEqual([`warden: fuses set on ${file}: RunAsNode off, EnableCookieEncryption on, EnableNodeOptionsEnvironmentVariable off, EnableNodeCliInspectArguments off, OnlyLoadAppFromAsar on, GrantFileProtocolExtraPrivileges off.`]);
+    expect(wiresOf(readFileSync(file))).toEqual(['01000100']);
+  });
+
+  it('flips the wire of the stub Electron the packaging tests use (scripts/stub-electron.mjs), which still runs', async () => {
+    const { writeStubElectron } = await import('../scripts/stub-electron.mjs');
+    const dist = writeStubElectron(dir(), '45.5.0');
+    const binary = join(dist, 'electron');
+    expect(wiresOf(readFileSync(binary))).toEqual([SHIPPED]);
+    expect(run(['--packaged', binary]).status).toBe(0);
+    expect(wiresOf(readFileSync(binary))).toEqual(['01000100']);
+    expect(spawnSync(binary, ['a b', '--x'], { encoding: 'utf8' }).stdout).toBe('stub-electron\na b\n--x\n');
+  });
+
   it('flips both wires of a universal (two-slice) binary, and running it again changes nothing', () => {
     const file = join(dir(), 'Electron Framework');
     writeFileSync(file, fakeBinary([SHIPPED, SHIPPED]));
@@ -114,8 +133,10 @@ describe('scripts/fuses.mjs', () => {
   it.each([
     ['a binary named that is not there', 1, () => [join(dir(), 'nope')], /^warden: fuses not set: no Electron binary at .*nope\.$/],
     ['a directory', 1, () => [dir()], /^warden: fuses not set: .* is not a file\.$/],
-    ['two binaries', 2, () => ['a', 'b'], /^warden: usage: node scripts\/fuses\.mjs \[PATH_TO_ELECTRON_BINARY\]$/],
+    ['two binaries', 2, () => ['a', 'b'], /^warden: usage: node scripts\/fuses\.mjs \[PATH_TO_ELECTRON_BINARY\] \| --packaged PATH_TO_PACKED_APP_BINARY$/],
     ['an option it does not know', 2, () => ['--force'], /^warden: usage: /],
+    ['--packaged without the binary', 2, () => ['--packaged'], /^warden: usage: /],
+    ['--packaged after the binary', 2, () => ['x', '--packaged'], /^warden: usage: /],
   ])('refuses %s in one line (exit %i)', (_what, status, args, line) => {
     const result = run(args());
     expect(result.status).toBe(status);

@@ -63,6 +63,21 @@ stdout reach \`warden dial-stdio\` on a machine with Warden.
 Names are 1 to 32 letters, digits, '_', '.' or '-'. Kept in
 <state dir>/remotes.json, readable by you alone.`;
 
+export const APP_HELP = `Usage: warden app [--web] [--port PORT]
+
+Opens the Warden desktop app, where one is installed: WARDEN_APP (a path to
+the app), the package this warden came in, /opt/Warden/warden-app (the .deb),
+warden-app on PATH, a Warden AppImage in ~/Applications or ~/.local/bin, or an
+Electron beside this warden (a checkout after npm start). It starts on its
+own and warden app returns. Where there is none, or no display, one line says
+so and the web UI opens instead: warden serve --open, which prints a login
+link for a browser (--port as warden serve's).
+
+Options:
+  --web         the web UI even where the app is installed
+  --port PORT   with the web UI: serve it on 127.0.0.1:PORT (default 7373)`;
+
+
 export const DIAL_STDIO_HELP = `Usage: warden dial-stdio
 
 Connects stdin and stdout to this state dir's Warden host (starting one in the
@@ -86,6 +101,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   hook: HOOK_HELP,
   remote: REMOTE_HELP,
   'dial-stdio': DIAL_STDIO_HELP,
+  app: APP_HELP,
   k8s: K8S_HELP,
   'k8s job': K8S_JOB_HELP,
   'k8s sandbox': K8S_SANDBOX_HELP,

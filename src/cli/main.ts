@@ -43,6 +43,7 @@ Commands:
   show ID [--json]                     one run, live or from the history, whole
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
+  app [--web]                          the desktop app where one is installed, else the web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
   setup claude-code|codex|gemini [--scope user|project] [--shell] [--dry-run] [--remove]
                                        register warden mcp (and the shell hook) with an agent
@@ -64,7 +65,8 @@ list --all-hosts lists every host's runs.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID; 0 with --format shell-results);
-125 for Warden's own errors.
+125 for Warden's own errors. Inside a Kubernetes pod (or with --exit-codes k8s)
+each verdict has a code of its own for a Job to act on (see warden run --help).
 
 Options:
   --help      show this help
@@ -195,6 +197,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
     if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
+    if (command === 'app') return await (await import('./app')).appCommand(rest, io, packageRoot(), async (web) => (await import('./serve')).serve(web, io, version()));
     const outerCommand = Object.hasOwn(outer, command) ? outer[command] : undefined;
     if (outerCommand) return await outerCommand(rest, io);
     if (command === 'setup') return await (await import('./setup/index')).setupCommand(rest, io);

@@ -5,7 +5,7 @@
 // Everything testable lives in app-host.ts, quit.ts, host/, ipc.ts, window.ts,
 // protocol.ts, window-state.ts, notify.ts, event-batcher.ts and the supervisor.
 
-import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell, type MessageBoxOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Notification, protocol, session, shell, type MessageBoxOptions, type WebContents } from 'electron';
 import { join } from 'node:path';
 import type { WardenApi } from '../shared/api';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
@@ -14,6 +14,7 @@ import { forwardEvents, registerIpc } from './ipc';
 import { noticeFor } from './notify';
 import { quitPrompt } from './quit';
 import { APP_ENTRY, APP_ORIGIN, APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './protocol';
+import { setUpUpdates, type UpdateNotice, type Updates, type UpdaterLike } from './updates';
 import { externalLinkAllowed, permissionAllowed, rendererEntry, windowOptions } from './window';
 import { loadWindowBounds, saveWindowBounds } from './window-state';
 
@@ -29,6 +30,8 @@ let mainWindow: BrowserWindow | null = null;
 /** Set once quitting is decided: the next before-quit and window close go through. */
 let quitting = false;
 let quitAsked: Promise<void> | null = null;
+/** The app's updates (updates.ts), where this install has them. */
+let updates: Updates | null = null;
 /** The open "lost its host" dialog, closed when a host is found again. */
 let lostDialog: AbortController | null = null;
 const log = (line: string) => console.error(`warden: ${line}`);
@@ -173,9 +176,51 @@ async function decideQuit(): Promise<void> {
   }
   quitting = true;
   lostDialog?.abort();
+  // Attached: the other host's runs go on after this app quits; a downloaded update waits until none is live.
+  const stillLive = updates && current?.mode === 'attached' ? await liveCount(current.api) : 0;
   // Hosting: live runs are stopped with the stop sequence, recorded, and torn down before Warden exits.
   await current?.close().catch((error: unknown) => log(`closing: ${error instanceof Error ? error.message : String(error)}`));
+  const update = updates?.installOnQuit(stillLive);
+  if (update?.relaunch) app.relaunch({ execPath: update.relaunch });
   app.quit();
+}
+
+async function liveCount(api: WardenApi): Promise<number> {
+  return (await api.list().catch(() => [])).filter((run) => run.state !== 'ended').length;
+}
+
+/** A click on an update's notice: the .deb's command to copy, or the AppImage's "Restart now" (refused while runs are live). */
+async function showUpdate(notice: UpdateNotice): Promise<void> {
+  if (notice.command) {
+    const answer = await showDialog({ type: 'info', title: notice.title, message: notice.title, detail: `Install it with:\n\n${notice.command}`, buttons: ['Copy command', 'Close'], defaultId: 0, cancelId: 1, noLink: true });
+    if (answer.response === 0) clipboard.writeText(notice.command);
+    return;
+  }
+  if (updates?.state !== 'ready') return;
+  const answer = await showDialog({ type: 'info', title: notice.title, message: notice.title, detail: 'Restart Warden now to use it, or it installs when you quit.', buttons: ['Restart now', 'Later'], defaultId: 0, cancelId: 1, noLink: true });
+  if (answer.response !== 0) return;
+  const refused = await updates.restartToUpdate();
+  if (refused) void showDialog({ type: 'info', title: notice.title, message: refused, buttons: ['OK'] });
+  else requestQuit();
+}
+
+async function startUpdates(api: WardenApi): Promise<void> {
+  try {
+    const set = await setUpUpdates({
+      env: process.env,
+      resourcesPath: process.resourcesPath,
+      isPackaged: app.isPackaged,
+      configDir: () => app.getPath('userData'),
+      // electron-updater picks the AppImage's or the .deb's updater (resources/package-type) itself.
+      loadUpdater: async () => (await import('electron-updater')).autoUpdater as unknown as UpdaterLike,
+      liveRuns: () => liveCount(api),
+      notify: (notice) => notify(notice.title, notice.body, { important: true, onClick: () => void showUpdate(notice) }),
+      log,
+    });
+    updates = set?.updates ?? null;
+  } catch (error) {
+    log(`updates: off: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function requestQuit(): void {
@@ -219,6 +264,7 @@ async function ready(): Promise<void> {
     if (notice) notify(notice.title, notice.body, { onClick: () => openRun(notice.runId) });
   });
   createWindow(api, started.stateDir);
+  void startUpdates(api);
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow(api, started.stateDir);
   });

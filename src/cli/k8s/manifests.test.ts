@@ -95,6 +95,21 @@ describe('warden k8s job', () => {
     expect(JSON.parse(json.out)).toEqual(job);
   });
 
+  it('--indexed alone runs every index at once; the counts take their bounds', async () => {
+    const spec = async (args: string[]) => (parse((await warden(['k8s', 'job', '--image', 'img', ...args, '--', 'x'])).out) as V1Job).spec!;
+    expect(await spec(['--indexed', '4'])).toMatchObject({ completions: 4, parallelism: 4, backoffLimitPerIndex: 3 });
+    expect(await spec(['--indexed', '100000', '--parallelism', '100000'])).toMatchObject({ completions: 100_000, parallelism: 100_000 });
+    expect(await spec(['--indexed', '2', '--parallelism', '1'])).toMatchObject({ parallelism: 1 });
+    expect(await spec(['--backoff-limit', '0'])).toMatchObject({ backoffLimit: 0 });
+    expect(await spec(['--backoff-limit', '10000'])).toMatchObject({ backoffLimit: 10_000 });
+    expect(await spec([])).not.toHaveProperty('completionMode');
+    for (const bad of [['--indexed', '100001'], ['--backoff-limit', '10001'], ['--backoff-limit', '-1'], ['--indexed', '2', '--parallelism', '0'], ['--indexed', '1.5']]) {
+      const r = await warden(['k8s', 'job', '--image', 'img', ...bad, '--', 'x']);
+      expect(r.status, bad.join(' ')).toBe(125);
+      expect(r.err, bad.join(' ')).toMatch(/takes a whole number from/);
+    }
+  });
+
   it('--deadline-grace moves the deadline; a limit that is not whole seconds rounds up', async () => {
     const r = await warden(['k8s', 'job', '--image', 'img', '--limit', '1500ms', '--deadline-grace', '30s', '--', 'x']);
     expect((parse(r.out) as V1Job).spec!.template.spec!.activeDeadlineSeconds).toBe(2 + 30);
