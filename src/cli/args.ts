@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
+import { CLI_ERROR_EXIT } from '../shared/errors';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
 
@@ -400,4 +401,4 @@ stops the run with the stop sequence and records why.
 
 Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
 ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
-returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).`;
+returned first (0 with --format shell-results); ${CLI_ERROR_EXIT} for Warden's own errors (bad arguments).`;
