@@ -46,7 +46,7 @@ test.describe('Crash forensics', () => {
     // Watched while it runs: the page has its tree's last sample.
     await route(page, `#/runs/${started.json.id}`);
     const detail = await visible(page.locator(tid('run-detail')));
-    await waitForAttr(detail, 'data-verdict', 'crashed', 20_000);
+    await waitForAttr(detail, 'data-verdict', 'crashed');
     await page.locator(tid('tab-summary')).click();
     await waitForText(page.locator(tid('crash-status')), '139 (128 + 11, SIGSEGV)');
     await waitForText(page.locator(tid('crash-culprit')), /^pid \d+: .*python/);
@@ -61,7 +61,7 @@ test.describe('Crash forensics', () => {
     expect(done.json.verdict, done.stderr).toBe('crashed');
     await route(page, `#/runs/${done.json.id}`);
     const detail = await visible(page.locator(tid('run-detail')));
-    await waitForAttr(detail, 'data-verdict', 'crashed', 20_000);
+    await waitForAttr(detail, 'data-verdict', 'crashed');
     await visible(page.locator(tid('run-summary')));
     // Line 3 (the call that crashed, in f), not line 4 (where f was called) nor the fatal line.
     const where = await visible(page.locator(tid('summary-script-line')));

@@ -4,7 +4,7 @@
 // the lines written while it connects are neither dropped nor misnumbered.
 
 import { expect, test } from '@playwright/test';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, skipReason, sleep, startHarness, tid, visible, waitFor, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, skipReason, startHarness, tid, visible, waitFor, type Harness } from './harness';
 
 const skip = skipReason('live-data');
 
@@ -39,7 +39,8 @@ test.describe('Exact live data', () => {
     const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '5m', '--', 'bash', '-c', script]);
     expect(started.code, started.stderr).toBe(75);
     const id = started.json.id;
-    await sleep(500);
+    // The first 3,000 are behind it when the page opens (waited on, not a time).
+    await waitFor('the first 3,000 lines', async () => (await h.cliJson(['show', id, '--json'])).json.stdout.includes('line 3000\n'));
     // Straight onto the output by URL, in a page loaded afresh: it connects while the run prints.
     await page.goto('about:blank');
     await page.goto(`${h.url()}/#/runs/${id}/output`);

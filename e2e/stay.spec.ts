@@ -3,6 +3,8 @@
 // is offered, not forced.
 
 import { expect, test } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, sleep, startHarness, tid, visible, waitFor, waitForAttr, type Harness } from './harness';
 
 const skip = skipReason('stay');
@@ -26,7 +28,9 @@ test.describe('Stay where the reader is', () => {
 
   test('a live run that fails under a person reading its output keeps the tab and the scroll, and offers the Summary', async () => {
     const { page } = h;
-    const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '1m', '--', 'bash', '-c', 'for i in $(seq 1 600); do echo "row $i"; done; sleep 4; echo boom >&2; exit 3']);
+    // It fails when the test says (a gate file), once the reader has scrolled: live until then, however slow the machine.
+    const gate = join(h.stateDir, 'fail-now');
+    const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '1m', '--', 'bash', '-c', `for i in $(seq 1 600); do echo "row $i"; done; until [ -e ${gate} ]; do sleep 0.05; done; echo boom >&2; exit 3`]);
     expect(started.code, started.stderr).toBe(75);
     const id = started.json.id;
     // Opened by a link without a tab: a live run opens on its output.
@@ -39,7 +43,8 @@ test.describe('Stay where the reader is', () => {
     await view.evaluate((el) => (el.scrollTop = el.scrollHeight * 0.33));
     await sleep(200);
     const top = await view.evaluate((el) => el.scrollTop);
-    await waitForAttr(detail, 'data-verdict', 'failed', 15_000);
+    writeFileSync(gate, '');
+    await waitForAttr(detail, 'data-verdict', 'failed');
     await sleep(500);
     expect(await detail.getAttribute('data-tab')).toBe('output');
     expect(Math.abs((await view.evaluate((el) => el.scrollTop)) - top)).toBeLessThan(40);

@@ -11,29 +11,37 @@ import { checkOutputRange, outputPage } from '../src/main/host/output-page';
 import { engineApi } from '../src/main/supervisor/api';
 import { Supervisor } from '../src/main/supervisor/supervisor';
 import { useWarden } from '../src/renderer/src/store';
+import { until } from './kit/until';
 
 describe('a run that ends while the page is open, sent as a summary', () => {
   // The engine behind the store, its ended events summarised as the host sends them to a page (?ended=summary) and Electron over IPC.
   const summaryApi = (supervisor: Supervisor) => {
     const api = engineApi(supervisor);
     const asked = { gets: 0, pages: 0 };
+    // The store lists twice on connect (at once, and once the stream is open): both answered, it is in step with the engine.
+    let listed = 0;
     const wrapped: WardenApi = {
       ...api,
+      list: async (...args) => {
+        const runs = await api.list(...args);
+        listed += 1;
+        return runs;
+      },
       subscribe: (listener, options) => api.subscribe((event) => listener(event.type === 'ended' ? { ...event, result: resultSummary(event.result) } : event), options),
       get: (id, o) => ((asked.gets += 1), api.get(id, o)),
       // Paged as the host pages it (the HTTP route and the window's IPC op).
       output: (id, range) => ((asked.pages += 1), outputPage(api, id, checkOutputRange(range))),
     };
-    return { api: wrapped, asked };
+    return { api: wrapped, asked, synced: () => waitUntil(() => listed >= 2) };
   };
   const python = (lines: number) => ['python3', '-c', `import sys\nfor i in range(1, ${lines + 1}): print(f"line {i}")\nprint("to stderr", file=sys.stderr)`];
 
   it('keeps the output it streamed when that is the whole of it, and asks the host nothing', async () => {
     const supervisor = new Supervisor({ sampleRateHz: 0 });
-    const { api, asked } = summaryApi(supervisor);
+    const { api, asked, synced } = summaryApi(supervisor);
     const disconnect = useWarden.getState().connect(api);
     try {
-    await new Promise((r) => setTimeout(r, 50));
+    await synced();
     const started = supervisor.start({ argv: python(5000) });
     const result = await supervisor.wait(started.id);
     await waitUntil(() => useWarden.getState().runs[started.id]?.state === 'ended');
@@ -51,10 +59,10 @@ describe('a run that ends while the page is open, sent as a summary', () => {
 
   it('drops what it streamed when the host cut the output, and fetches it in pages when the run is opened', async () => {
     const supervisor = new Supervisor({ sampleRateHz: 0 });
-    const { api, asked } = summaryApi(supervisor);
+    const { api, asked, synced } = summaryApi(supervisor);
     const disconnect = useWarden.getState().connect(api);
     try {
-    await new Promise((r) => setTimeout(r, 50));
+    await synced();
     // Kept 20,000 of ~98,000 characters: the page streamed all of it, which is not what the host kept.
     const started = supervisor.start({ argv: python(10_000), outputCapChars: 20_000 });
     const result = await supervisor.wait(started.id);
@@ -93,10 +101,6 @@ describe('a run that ends while the page is open, sent as a summary', () => {
   });
 });
 
-async function waitUntil(ok: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+async function waitUntil(ok: () => boolean): Promise<void> {
+  await until('the store to get there', ok);
 }

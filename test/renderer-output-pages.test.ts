@@ -14,6 +14,7 @@ import { NodeTransport } from '../src/client/transport';
 import { startHost, type Host } from '../src/main/host/host';
 import { OUTPUT_PAGE_CHARS } from '../src/renderer/src/output-pages';
 import { useWarden } from '../src/renderer/src/store';
+import { until } from './kit/until';
 
 describe('the store paging an ended run of a real host', () => {
   let host: Host;
@@ -116,10 +117,6 @@ describe('the store paging an ended run of a real host', () => {
   });
 });
 
-async function waitUntil(ok: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+async function waitUntil(ok: () => boolean): Promise<void> {
+  await until('the store to get there', ok);
 }

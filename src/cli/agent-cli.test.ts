@@ -7,13 +7,14 @@
 
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectToHost, NodeTransport, socketPathFor } from '../client/transport';
 import type { RunResult } from '../shared/result';
 import { stopBackgroundHosts } from './testkit';
+import { until } from '../../test/kit/until';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 const dirs: string[] = [];
@@ -39,13 +40,10 @@ async function hostRun(id: string): Promise<RunResult> {
   return (await (await connectToHost(dir))!.get(id))!;
 }
 
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return check();
+/** True once `check` holds (waited on, however slow the machine; test/kit/until.ts gives up on a hang). */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  await until('the host to get there', check, { everyMs: 100 });
+  return true;
 }
 
 const idOf = (text: string) => /(?:wait|show|stop) ([0-9a-f]{6,32})\b/.exec(text)![1]!;
@@ -95,7 +93,9 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
   });
 
   it('a yield exits 0 and its <next> line is the exact command (absolute paths, same --format and --yield) that continues it', async () => {
-    const first = await warden(['run', '--format', 'shell-results', '--yield', '1s', '--', 'bash', '-c', 'echo one; sleep 2; echo two; exit 3']);
+    // The second line waits for the test (a gate file), so the first answer cannot hold it however slow the machine.
+    const gate = join(dir, 'yield-gate');
+    const first = await warden(['run', '--format', 'shell-results', '--yield', '1s', '--', 'bash', '-c', `echo one; until [ -e ${gate} ]; do sleep 0.05; done; echo two; exit 3`]);
     expect(first.exitCode).toBe(0);
     expect(first.stdout).toContain('<verdict>running</verdict>');
     const next = /<next>(.*)<\/next>/.exec(first.stdout)![1]!;
@@ -103,8 +103,9 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
     expect(next).toBe(`${WARDEN} wait ${id} --format shell-results --yield 1s`);
     expect(first.stdout).toMatch(/<advice>It is still running, and keeps going in Warden\. Call .* wait .* for more output/);
     expect(first.stdout).toContain('<stdout>one\n</stdout>');
+    writeFileSync(gate, '');
     let answer = await bash(next);
-    for (let i = 0; i < 10 && answer.stdout.includes('<verdict>running</verdict>'); i++) {
+    while (answer.stdout.includes('<verdict>running</verdict>')) {
       expect(answer.exitCode).toBe(0);
       answer = await bash(/<next>(.*)<\/next>/.exec(answer.stdout)![1]!);
     }
@@ -114,7 +115,7 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
     expect(answer.stdout).not.toContain('<next>');
   });
 
-  it('--owner-pid: the host stops the run within 5 s of that process exiting, with a note; the run gets the default limit', async () => {
+  it('--owner-pid: the host stops the run once that process exits, with a note; the run gets the default limit', async () => {
     const owner = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
       const ran = await warden(['run', '--json', '--yield', '300ms', '--owner-pid', String(owner.pid), '--', 'sleep', '60']);
@@ -122,7 +123,7 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
       const run = JSON.parse(ran.stdout) as RunResult;
       expect(run.limitMs).toBe(600_000);
       owner.kill('SIGKILL');
-      expect(await eventually(async () => (await hostRun(run.id)).state === 'ended', 5000)).toBe(true);
+      expect(await eventually(async () => (await hostRun(run.id)).state === 'ended')).toBe(true);
       const ended = await hostRun(run.id);
       expect(ended.verdict).toBe('stopped');
       expect(ended.notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away before the run ended, so Warden stopped it`);
@@ -144,16 +145,16 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
   it('--detach: the run outlives a SIGKILLed warden run; without it the run is stopped', async () => {
     const detached = execa(process.execPath, [BIN, 'run', '--json', '--detach', '--', 'bash', '-c', 'echo $$; sleep 30'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore' });
     const owned = execa(process.execPath, [BIN, 'run', '--json', '--', 'bash', '-c', 'echo $$; sleep 30'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore' });
-    const api = (await eventually(async () => (await connectToHost(dir)) !== null, 20_000), (await connectToHost(dir))!);
+    const api = (await eventually(async () => (await connectToHost(dir)) !== null), (await connectToHost(dir))!);
     let live: RunResult[] = [];
-    await eventually(async () => (live = (await api.list()).filter((r) => r.argv?.[2] === 'echo $$; sleep 30' && r.stdout !== '')).length === 2, 20_000);
+    await eventually(async () => (live = (await api.list()).filter((r) => r.argv?.[2] === 'echo $$; sleep 30' && r.stdout !== '')).length === 2);
     expect(live).toHaveLength(2);
     detached.kill('SIGKILL');
     owned.kill('SIGKILL');
     await Promise.all([detached, owned]);
     const ids = live.map((r) => r.id);
     // The owned one is stopped; the detached one goes on.
-    expect(await eventually(async () => (await Promise.all(ids.map(hostRun))).some((r) => r.state === 'ended'), 5000)).toBe(true);
+    expect(await eventually(async () => (await Promise.all(ids.map(hostRun))).some((r) => r.state === 'ended'))).toBe(true);
     await new Promise((r) => setTimeout(r, 1000));
     const states = await Promise.all(ids.map(hostRun));
     expect(states.map((r) => r.state).sort()).toEqual(['ended', 'running']);
@@ -173,12 +174,12 @@ describe('a hooked line owns its run until its first yield', { timeout: 90_000 }
         stdio: 'ignore',
         env: { ...process.env, WARDEN_STATE_DIR: dir },
       });
-      await eventually(async () => (await connectToHost(dir)) !== null, 20_000);
+      await eventually(async () => (await connectToHost(dir)) !== null);
       const api = (await connectToHost(dir))!;
       let run: RunResult | undefined;
-      await eventually(async () => (run = (await api.list()).find((r) => r.argv?.[2]?.startsWith(`echo ${marker}`) && r.stdout !== '')) !== undefined, 20_000);
+      await eventually(async () => (run = (await api.list()).find((r) => r.argv?.[2]?.startsWith(`echo ${marker}`) && r.stdout !== '')) !== undefined);
       process.kill(-line.pid!, 'SIGKILL');
-      expect(await eventually(async () => (await hostRun(run!.id)).state === 'ended', 10_000)).toBe(true);
+      expect(await eventually(async () => (await hostRun(run!.id)).state === 'ended')).toBe(true);
       const ended = await hostRun(run!.id);
       expect(ended.verdict).toBe('stopped');
       expect(ended.stop?.reason).toBe('owner');
@@ -191,7 +192,7 @@ describe('a hooked line owns its run until its first yield', { timeout: 90_000 }
       await new Promise((r) => setTimeout(r, 1500)); // longer than the host's owner check (500 ms) and a socket close
       expect((await hostRun(id)).state).toBe('running');
       owner.kill('SIGKILL');
-      expect(await eventually(async () => (await hostRun(id)).state === 'ended', 10_000)).toBe(true);
+      expect(await eventually(async () => (await hostRun(id)).state === 'ended')).toBe(true);
       expect((await hostRun(id)).notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away`);
     } finally {
       owner.kill('SIGKILL');
@@ -208,7 +209,7 @@ describe('run ownership through the control API', { timeout: 60_000 }, () => {
       const reused = await transport.request('POST', `/api/v1/runs?ownerPid=${process.pid}&ownerStart=1&ownerLabel=agent`, { argv: ['sleep', '60'] });
       expect(reused.status).toBe(201);
       const id = (reused.body as RunResult).id;
-      expect(await eventually(async () => (await hostRun(id)).state === 'ended', 5000)).toBe(true);
+      expect(await eventually(async () => (await hostRun(id)).state === 'ended')).toBe(true);
       expect((await hostRun(id)).notes.join(' ')).toContain(`Its owner, agent (pid ${process.pid}), went away`);
       for (const [query, message] of [
         ['ownerPid=12', /ownerPid and ownerStart go together/],

@@ -4,6 +4,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDuration } from '../shared/duration';
+import { CLI_ERROR_EXIT } from '../shared/errors';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
 import { parseExitCodes, parseOomExitCode, type ExitCodeContract } from './exit-codes';
@@ -471,7 +472,7 @@ this process's umask and resource limits (ulimit), not the host's.
 
 Exit status (standard): the command's own; 124 when the limit stopped it; 128+n when
 signal n ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
-returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).
+returned first (0 with --format shell-results); ${CLI_ERROR_EXIT} for Warden's own errors (bad arguments).
 With --exit-codes k8s: completed 0; failed the command's own; timed out 124; Warden's own
-error 125 (a lost host too); a confirmed OOM kill --oom-exit-code (137); another signal n
+error ${CLI_ERROR_EXIT} (a lost host too); a confirmed OOM kill --oom-exit-code (137); another signal n
 128+n; stopped on request (a signal to warden, warden stop) 143; 126 or 127 as above.`;

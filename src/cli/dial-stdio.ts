@@ -14,6 +14,7 @@ import { checkStateDir, resolveStateDir } from '../client/state-dir';
 import { ensureHost } from '../client/autostart';
 import { socketPathFor, untrustedSocketReason, UntrustedHostError } from '../client/transport';
 import { UsageError } from './parse';
+import { cliExitOf } from '../shared/errors';
 import type { CliIo } from './io';
 
 function open(path: string): Promise<Socket> {
@@ -57,7 +58,7 @@ export async function dialStdio(args: string[], io: CliIo): Promise<number> {
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       io.err(`warden dial-stdio: the host's connection failed: ${error.message}\n`);
-      finish(125);
+      finish(cliExitOf('unavailable'));
     });
     socket.on('close', () => finish(0));
     process.stdin.on('data', (chunk: Buffer) => {

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '../../test/kit/until';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../shared/history';
 import { serveFor, stopBackgroundHosts, WARDEN_BIN } from './testkit';
@@ -39,23 +40,17 @@ describe('an embedded run killed while a host is up', () => {
     const { child: host } = await serveFor(dir, servers);
     const embedded = execa(process.execPath, [WARDEN_BIN, 'run', '--embedded', '--', 'sh', '-c', 'echo started; sleep 60'], { reject: false, env: { WARDEN_STATE_DIR: dir }, stdin: 'ignore' });
     // Its record appears in the shared history, running.
-    let run: RunSummary | undefined;
-    for (let i = 0; i < 200 && !run; i++) {
-      run = (await list(dir)).find((r) => r.command?.includes('sleep 60'));
-      if (!run) await new Promise((r) => setTimeout(r, 100));
-    }
+    const run = await until('the embedded run in the history', async () => (await list(dir)).find((r) => r.command?.includes('sleep 60')), { everyMs: 100 });
     expect(run).toMatchObject({ state: 'running' });
     embedded.kill('SIGKILL');
     await embedded;
-    // The host notices within a bounded wait.
-    let after: RunSummary | undefined;
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      after = (await list(dir)).find((r) => r.id === run!.id);
-      if (after?.state === 'ended') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(after).toMatchObject({ id: run!.id, state: 'ended', verdict: 'lost' });
+    // The host notices (waited on, not timed).
+    const after = await until('the host to record it ended', async () => {
+      const now = (await list(dir)).find((r) => r.id === run.id);
+      return now?.state === 'ended' ? now : undefined;
+    }, { everyMs: 200 });
+    expect(after).toMatchObject({ id: run.id, state: 'ended', verdict: 'lost' });
     host.kill('SIGTERM');
-    expect((await host).stderr).toMatch(new RegExp(`recovered 1 run\\(s\\) of a Warden process that went away while this host ran \\(${run!.id}\\)`));
+    expect((await host).stderr).toMatch(new RegExp(`recovered 1 run\\(s\\) of a Warden process that went away while this host ran \\(${run.id}\\)`));
   }, 90_000);
 });

@@ -13,13 +13,10 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
 import { isDead, waitDead } from '../main/supervisor/proc-testkit';
 import { openStore } from '../main/store/store';
+import { until as waitUntil } from '../../test/kit/until';
 
-/** Polls `done` every 50 ms until it holds; throws after 30 s. */
 async function until(done: () => boolean): Promise<void> {
-  for (let waited = 0; !done(); waited += 50) {
-    if (waited > 30_000) throw new Error('the history never held the run\'s output');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil('the history to hold the run\'s output', done);
 }
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');

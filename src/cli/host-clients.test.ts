@@ -5,7 +5,7 @@
 // live run.
 
 import { execa, type ResultPromise } from 'execa';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import type { RunResult } from '../shared/result';
 import type { RunSummary } from '../shared/history';
 import { YIELDED_STATUS } from './remote';
 import { stopBackgroundHosts, serveFor } from './testkit';
+import { until } from '../../test/kit/until';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -47,17 +48,15 @@ describe('the CLI with a host running', () => {
   it('a run one CLI process starts is live in another client\'s list, and `wait` from a third returns its result', async () => {
     const dir = stateDir();
     await serve(dir);
-    const running = warden(dir, ['run', '--json', '--', 'bash', '-c', 'echo started; sleep 3; echo done']);
+    // It goes on until another client has seen it live (a gate file), however slow the machine.
+    const gate = join(dir, 'seen-live');
+    const running = warden(dir, ['run', '--json', '--', 'bash', '-c', 'echo started; until [ -e "$1" ]; do sleep 0.05; done; echo done', 'live', gate]);
     // Another process sees it live.
-    let live: RunSummary | undefined;
-    for (let i = 0; i < 100 && !live; i++) {
-      const list = await warden(dir, ['list', '--json']);
-      live = json<RunSummary[]>(list.stdout).find((r) => r.state === 'running');
-    }
-    expect(live, 'the run in another client\'s list').toBeDefined();
-    const waited = await warden(dir, ['wait', live!.id, '--json']);
+    const live = await until('the run in another client\'s list', async () => json<RunSummary[]>((await warden(dir, ['list', '--json'])).stdout).find((r) => r.state === 'running'));
+    writeFileSync(gate, '');
+    const waited = await warden(dir, ['wait', live.id, '--json']);
     expect(waited.exitCode).toBe(0);
-    expect(json<RunResult>(waited.stdout)).toMatchObject({ id: live!.id, verdict: 'completed', stdout: 'started\ndone\n' });
+    expect(json<RunResult>(waited.stdout)).toMatchObject({ id: live.id, verdict: 'completed', stdout: 'started\ndone\n' });
     const first = await running;
     expect(first.exitCode).toBe(0);
     expect(json<RunResult>(first.stdout).id).toBe(live!.id);

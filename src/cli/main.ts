@@ -26,7 +26,7 @@ import { resolveStateDir, unwritableReason } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
 import { HANDLED_SIGNALS } from './signals';
-import { BOUNDARIES, errorText, kindOf } from '../shared/errors';
+import { CLI_ERROR_EXIT, cliExitOf, errorText, kindOf } from '../shared/errors';
 import { CONTRACT_NAMES, exitCodeChoice, exitStatusUnder, type ExitCodeChoice } from './exit-codes';
 
 export const HELP = `Usage: warden <command> [options]
@@ -65,7 +65,7 @@ list --all-hosts lists every host's runs.
 
 Exit status: a run's own (see warden run --help); ${YIELDED_STATUS} when --yield returned
 before the run ended (it goes on: warden wait ID; 0 with --format shell-results);
-125 for Warden's own errors. Inside a Kubernetes pod (or with --exit-codes k8s)
+${CLI_ERROR_EXIT} for Warden's own errors. Inside a Kubernetes pod (or with --exit-codes k8s)
 each verdict has a code of its own for a Job to act on (see warden run --help).
 
 Options:
@@ -174,7 +174,8 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     const [command, ...rest] = args;
     if (command === undefined || command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
       io.out(`${HELP}\n`);
-      return command === undefined ? 125 : 0;
+      // No command at all is a usage mistake (the help is printed); asking for help is not.
+      return command === undefined ? cliExitOf('bad-input') : 0;
     }
     if (command === '--version' || command === '-V') {
       io.out(`warden ${version()}\n`);
@@ -245,7 +246,7 @@ export function reportError(error: unknown, io: Pick<CliIo, 'err'>): number {
     }
   }
   io.err(`warden: ${errorText(said, 'internal error: ')}\n`);
-  return BOUNDARIES[kindOf(said)].cliExit;
+  return cliExitOf(kindOf(said));
 }
 
 /** The state dir's host: the running one, or one started in the background now. */
@@ -294,7 +295,7 @@ async function run(args: string[], io: CliIo, remote: RemoteLink | null = null):
     // A run that never started still leaves its termination message: why, and the status Warden exits with.
     if (command.terminationLog !== undefined) {
       const { writeTerminationError } = await import('./termination-log');
-      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), BOUNDARIES[kindOf(error)].cliExit, io.err, contract);
+      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), cliExitOf(kindOf(error)), io.err, contract);
     }
     throw error;
   }

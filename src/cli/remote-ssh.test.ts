@@ -19,6 +19,7 @@ import type { RunResult } from '../shared/result';
 import { YIELDED_STATUS } from './remote';
 import { masterPid, startSshd, type Sshd } from './sshd-testkit';
 import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
+import { until as waitUntil } from '../../test/kit/until';
 
 let sshd: Sshd | null = null;
 let skip = '';
@@ -54,13 +55,19 @@ function processesWith(marker: string): number[] {
   return pids.filter((pid) => pid !== process.pid);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, tries = 200): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+async function until<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>): Promise<T> {
+  return (await waitUntil(what, probe, { everyMs: 100 })) as T;
+}
+
+/** A `warden dial-stdio` of the remote state dir running there: a client's channel over ssh is open. */
+function dialing(): boolean {
+  return readdirSync('/proc').some((entry) => {
+    try {
+      return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('dial-stdio') && readFileSync(`/proc/${entry}/environ`, 'utf8').includes(sshd!.remoteStateDir);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 
 beforeAll(async () => {
@@ -138,15 +145,19 @@ describe('remote hosts over ssh', () => {
 
   it('the ssh session killed mid-wait: the run goes on, and the same wait connects again and finds its end', async (context) => {
     if (!sshd) return context.skip(skip);
-    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', 'echo before; sleep 3; echo after']);
+    // The run ends when the test says (a gate file), not after a time the steps below might outlast.
+    const gate = join(localDir, 'mid-wait-gate');
+    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', `echo before; until [ -e ${gate} ]; do sleep 0.05; done; echo after`]);
     expect(started.exitCode).toBe(YIELDED_STATUS);
     const id = json(started.stdout).id;
+    await until('the run\'s client to be gone', () => !dialing());
     const waiting = warden(['--remote', 'box', 'wait', id, '--json', '--all-output']);
-    // The wait is under way over the shared session: kill that session.
-    await new Promise((r) => setTimeout(r, 800));
+    // The wait is under way over the shared session (its channel reached the machine): kill that session.
+    await until('the wait\'s channel to be open', () => dialing());
     const master = masterPid(sshd.ssh, controlPath(localDir, 'box')!);
     expect(master).not.toBeNull();
     process.kill(master!, 'SIGKILL');
+    writeFileSync(gate, '');
     const done = await waiting;
     expect(done.stderr).toMatch(/^warden: the link to the remote host dropped \(.*ssh to box.*\); connecting again$/m);
     expect(done.exitCode).toBe(0);
@@ -158,7 +169,9 @@ describe('remote hosts over ssh', () => {
 
   it('the machine unreachable: wait gives up with one line while the run goes on; once it is back, wait finds the end', async (context) => {
     if (!sshd) return context.skip(skip);
-    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', 'echo before; sleep 12; echo after']);
+    // The run ends when the test says (a gate file): it must still be going when the wait gives up.
+    const gate = join(localDir, 'unreachable-gate');
+    const started = await warden(['--remote', 'box', 'run', '--json', '--yield', '300ms', '--', 'bash', '-c', `echo before; until [ -e ${gate} ]; do sleep 0.05; done; echo after`]);
     expect(started.exitCode).toBe(YIELDED_STATUS);
     const id = json(started.stdout).id;
     // sshd down and the session gone: no new connection can be made.
@@ -172,6 +185,7 @@ describe('remote hosts over ssh', () => {
       // The run is still going there.
       expect(json((await there(['show', id, '--json'])).stdout).state).toBe('running');
     } finally {
+      writeFileSync(gate, '');
       await sshd.restart();
     }
     const done = await warden(['--remote', 'box', 'wait', id, '--json', '--all-output']);
@@ -191,9 +205,7 @@ describe('remote hosts over ssh', () => {
       const runs = JSON.parse((await there(['list', '--json'])).stdout) as { verdict: string | null; argv: string[] }[];
       return runs.find((r) => r.argv.join(' ').includes(marker))?.verdict;
     };
-    let verdict = await ended();
-    for (let i = 0; i < 50 && !verdict; i++) verdict = await ended();
-    expect(verdict).toBe('stopped');
+    expect(await until('the run there to end', ended)).toBe('stopped');
   }, 60_000);
 
   it('list --all-hosts: this machine\'s runs and the remote\'s, each with its host; a host that is down is named', async (context) => {

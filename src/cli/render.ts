@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import type { RunResult } from '../shared/result';
+import { CLI_ERROR_EXIT } from '../shared/errors';
 import { seconds } from '../main/supervisor/format';
 import { signalNumber } from '../main/supervisor/signals';
 import { packageRoot } from '../client/package-root';
@@ -13,7 +14,8 @@ export function exitStatusFor(result: RunResult): number {
   if (result.verdict === 'timed-out') return 124;
   if (result.signal !== null) return 128 + (signalNumber(result.signal) ?? 0);
   if (result.exitCode !== null) return result.exitCode;
-  return 125;
+  // Neither a code nor a signal (a run Warden lost, one that never started): Warden's own.
+  return CLI_ERROR_EXIT;
 }
 
 /** A word for a POSIX shell: double-quoted when it holds nothing special there, else single-quoted. */

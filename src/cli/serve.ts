@@ -4,6 +4,7 @@
 
 import type { CliIo } from './io';
 import { parseDuration } from '../shared/duration';
+import { cliExitOf } from '../shared/errors';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { HostError, HostRunningError, shutdownLine, startHost } from '../main/host/host';
 import { NodeTransport, socketPathFor } from '../client/transport';
@@ -76,11 +77,11 @@ export async function serve(args: string[], io: CliIo, version: string): Promise
       io.err(
         `warden: a background Warden host (pid ${pid}, started by a warden command; it exits after ${Math.round(idleExitMs / 1000)} s with nothing to do) already serves ${error.other.stateDir}${port !== null ? ' without the web UI' : ''}. To serve it here, stop that one first (kill ${pid}: its live runs are stopped and recorded), then run warden serve again.\n`,
       );
-      return 125;
+      return cliExitOf(error.kind);
     }
     if (error instanceof HostError) {
       io.err(`warden: ${error.message}\n`);
-      return 125;
+      return cliExitOf(error.kind);
     }
     throw error;
   }

@@ -8,11 +8,12 @@
 // installed, or it does not start), for the tests to skip with the reason.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { noteSuitePort } from '../../test/kit/leftovers';
+import { until } from '../../test/kit/until';
 import { WARDEN_BIN } from './testkit';
 
 export const SSHD = '/usr/sbin/sshd';
@@ -115,11 +116,9 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
     const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr!.on('data', (chunk: Buffer) => void (log += chunk.toString()));
+    // Until it answers or exits (a loaded machine may take a while): never given up on by a count of tries.
     let up = false;
-    for (let i = 0; i < 100 && child.exitCode === null && !up; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      up = await accepts(port);
-    }
+    await until('sshd to answer or exit', async () => child.exitCode !== null || (up = await accepts(port)), { everyMs: 50 }).catch(() => undefined);
     if (up) return { child };
     child.kill('SIGKILL');
     return { why: `sshd did not start: ${log.trim().split('\n').pop() ?? 'no reason given'}` };
@@ -141,9 +140,20 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
     },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      // The machine goes away: the listener and its sessions (which outlive a listener's SIGTERM
+      // while a client holds them), not the commands they started (a detached host goes on).
+      const sessions = sshdDescendants(child.pid!);
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
+      for (const pid of sessions) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // ended with the listener
+        }
+      }
       await gone;
+      await until('the sshd sessions to end', () => sessions.every((pid) => !sshdAlive(pid)));
     },
     restart: async () => {
       const again = await launch();
@@ -151,6 +161,37 @@ export async function startSshd(): Promise<Sshd | { skip: string }> {
       child = again.child;
     },
   };
+}
+
+/** The sshd processes below `pid` (its sessions: 'sshd: user@notty', sshd-session), by their parent links in /proc. */
+function sshdDescendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  const sshd = new Set<number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (readFileSync(`/proc/${entry}/comm`, 'latin1').startsWith('sshd')) sshd.add(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (p: number): boolean => {
+    for (let at = parent.get(p), hops = 0; at !== undefined && at > 1 && hops < 64; at = parent.get(at), hops++) if (at === pid) return true;
+    return false;
+  };
+  return [...sshd].filter((p) => p !== pid && below(p));
+}
+
+/** Whether an sshd process is still there (a zombie has ended). */
+function sshdAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
 }
 
 /** The pid of the ssh session (ControlMaster) a remote shares, or null when none runs. */

@@ -5,6 +5,7 @@ import { execa, type ResultPromise } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from '../../test/kit/until';
 
 /** Background hosts of a state dir: `warden serve --background` processes whose environment names it. */
 export function backgroundHostPids(dir: string): number[] {
@@ -23,20 +24,44 @@ export function backgroundHostPids(dir: string): number[] {
   return pids;
 }
 
-/** SIGTERM to each background host of the dirs (live runs are stopped and recorded), then waits until all are gone. */
+/** Warden processes of a state dir other than its background hosts (a CLI, a dial-stdio): any may start a host. */
+function clientPids(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!cmdline.some((arg) => arg.endsWith('warden.mjs')) || cmdline.includes('--background')) continue;
+      if (/\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'latin1'))) continue;
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (environ.includes(`WARDEN_STATE_DIR=${dir}`)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/**
+ * SIGTERM to each background host of the dirs (live runs are stopped and
+ * recorded), then waits until all are gone. A client of the dir still
+ * running (a dial-stdio over an ssh session that just closed) may start a
+ * host after a look, so it looks again until neither is left.
+ */
 export async function stopBackgroundHosts(dirs: string[]): Promise<void> {
-  for (const dir of dirs) {
-    for (const pid of backgroundHostPids(dir)) {
+  const signalled = new Set<number>();
+  await until('the background hosts to stop', () => {
+    const hosts = dirs.flatMap(backgroundHostPids);
+    for (const pid of hosts.filter((pid) => !signalled.has(pid))) {
+      signalled.add(pid);
       try {
         process.kill(pid, 'SIGTERM');
       } catch {
         // Already gone.
       }
     }
-  }
-  for (let i = 0; i < 300 && dirs.some((dir) => backgroundHostPids(dir).length > 0); i++) await new Promise((r) => setTimeout(r, 100));
-  const left = dirs.flatMap(backgroundHostPids);
-  if (left.length > 0) throw new Error(`background hosts still running after SIGTERM: ${left.join(', ')}`);
+    return hosts.length === 0 && dirs.every((dir) => clientPids(dir).length === 0);
+  }, { everyMs: 100 });
 }
 
 /** bin/warden.mjs of this checkout. */

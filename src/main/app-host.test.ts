@@ -18,6 +18,7 @@ import { connectToHost, socketPathFor } from '../client/transport';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
 import { HostRunningError, lockName } from './host/host';
 import { serveFor } from '../cli/testkit';
+import { until as waitUntil } from '../../test/kit/until';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -36,12 +37,8 @@ async function open(options: Parameters<typeof startOrAttach>[0]): Promise<AppHo
   return app;
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, tries = 400): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await condition()) return;
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  await waitUntil(what, condition);
 }
 
 afterEach(async () => {

@@ -17,6 +17,7 @@ import type { RunEvent } from '../shared/events';
 import { fromIpcAnswer } from '../shared/errors';
 import { connectToHost } from '../client/transport';
 import { serveFor } from '../cli/testkit';
+import { until as waitUntil } from '../../test/kit/until';
 
 
 const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();
@@ -111,11 +112,7 @@ function call<T>(channel: string, ...args: unknown[]): Promise<T> {
 }
 
 async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await condition()) return;
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitUntil(what, condition);
 }
 
 const serve = (dir: string) => serveFor(dir, servers);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { fromIpcAnswer } from '../shared/errors';
+import { until as waitUntil } from '../../test/kit/until';
 
 // The app hosts the control socket of this state dir, not the user's.
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'wi-'));
@@ -134,8 +135,7 @@ const frame = { senderFrame: { url: 'app://warden/index.html' } };
 let liveId = '';
 
 async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+  await waitUntil(what, condition);
 }
 
 /** Lets what follows an answered dialog run (a few turns of the event loop). */
@@ -146,7 +146,7 @@ describe('the Electron main process', () => {
   beforeAll(async () => {
     vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
     await import('./index');
-    for (let i = 0; i < 200 && created.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until('the window to be created', () => created.length > 0);
   });
 
   it('hosts the control socket of its state dir, so CLI runs appear in the app', async () => {

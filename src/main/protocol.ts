@@ -9,6 +9,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from '../shared/csp';
+import { httpStatusOf, type ErrorKind, type HttpRefusal } from '../shared/errors';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'warden';
@@ -54,8 +55,9 @@ const COMMON_HEADERS = {
 
 export type ProtocolHandler = (request: Request) => Promise<Response>;
 
-function refuse(status: number, message: string): Response {
-  return new Response(`${message}\n`, { status, headers: { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' } });
+/** A refusal, its status from the kind table (src/shared/errors.ts), as the host's. */
+function refuse(refusal: ErrorKind | HttpRefusal, message: string): Response {
+  return new Response(`${message}\n`, { status: httpStatusOf(refusal), headers: { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' } });
 }
 
 /** True when `path` is `root` or inside it (both absolute and resolved). */
@@ -79,25 +81,25 @@ export function appProtocolHandler(root: string, log: (line: string) => void = (
     try {
       url = new URL(request.url);
     } catch {
-      return refuse(400, 'Bad URL.');
+      return refuse('bad-input', 'Bad URL.');
     }
-    if (url.protocol !== `${APP_SCHEME}:` || url.host !== APP_HOST) return refuse(404, `Only ${APP_ORIGIN} is served.`);
-    if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(405, `${request.method} is not served; only GET and HEAD.`);
+    if (url.protocol !== `${APP_SCHEME}:` || url.host !== APP_HOST) return refuse('not-found', `Only ${APP_ORIGIN} is served.`);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return refuse('wrong-method', `${request.method} is not served; only GET and HEAD.`);
     let path: string;
     try {
       // The URL parser already folded "." and ".." segments; decoding can make new ones ("..%2F"), checked below.
       path = decodeURIComponent(url.pathname);
     } catch {
-      return refuse(400, 'Bad percent-encoding in the path.');
+      return refuse('bad-input', 'Bad percent-encoding in the path.');
     }
     if (path.includes('\0') || path.includes('\\')) {
       log(`app:// refused ${JSON.stringify(url.pathname)}: a NUL or a backslash in the path.`);
-      return refuse(400, 'Bad characters in the path.');
+      return refuse('bad-input', 'Bad characters in the path.');
     }
     const file = resolve(rootPath, `.${path === '/' ? '/index.html' : path}`);
     if (!inside(rootPath, file)) {
       log(`app:// refused ${JSON.stringify(url.pathname)}: it leads outside ${rootPath}.`);
-      return refuse(403, 'Outside the app.');
+      return refuse('denied', 'Outside the app.');
     }
     let real: string;
     let body: Uint8Array<ArrayBuffer>;
@@ -107,14 +109,14 @@ export function appProtocolHandler(root: string, log: (line: string) => void = (
       // A symlink inside out/renderer that points elsewhere is outside too.
       if (!inside(rootReal, fileReal)) {
         log(`app:// refused ${JSON.stringify(url.pathname)}: a link to ${fileReal}, outside ${rootReal}.`);
-        return refuse(403, 'Outside the app.');
+        return refuse('denied', 'Outside the app.');
       }
       real = fileReal;
       // A directory fails here (EISDIR): no listings.
       body = await readFile(real);
     } catch {
       realRoot = null; // out/renderer itself may be missing now and built later
-      return refuse(404, 'Not found.');
+      return refuse('not-found', 'Not found.');
     }
     const headers = { ...COMMON_HEADERS, 'Content-Type': CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream', 'Content-Length': String(body.length) };
     return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });

@@ -24,6 +24,7 @@ import type { HostLinks } from './tools';
 import { createMcpServer } from './server';
 import { BoundedStdioTransport } from './stdio';
 import { newSession } from './tools';
+import { cliExitOf } from '../shared/errors';
 
 export const MCP_HELP = `Usage: warden mcp
 
@@ -109,7 +110,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     } else {
       io.err(`warden: warden mcp takes no words (${JSON.stringify(first)}); see warden mcp --help.\n`);
     }
-    return 125;
+    return cliExitOf('bad-input');
   }
   if (embeddedFromEnv()) io.err('warden mcp: WARDEN_EMBEDDED is ignored: the MCP server always uses a Warden host.\n');
 
@@ -139,7 +140,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
     if (!(error instanceof RemoteError)) throw error;
     io.err(`warden mcp: ${error.message}\n`);
     // Serving a remote needs it; this machine's host does not need the others.
-    if (remoteName !== undefined) return 125;
+    if (remoteName !== undefined) return cliExitOf(error.kind);
     hosts = { names: () => [], link: () => new HostLink(stateDir) };
   }
   const link = remoteName !== undefined ? hosts.link(remoteName) : localLink(stateDir, io);

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { InputError } from '../shared/schemas';
 import { parseToolArgs, runInput } from './schemas';
 import { runRequestFrom } from './tools';
 import type { RunResult } from '../shared/result';
+import { until } from '../../test/kit/until';
 
 const BIN = resolve(__dirname, '../../bin/warden.mjs');
 
@@ -148,7 +149,9 @@ describe('warden mcp', { timeout: 60_000 }, () => {
   });
 
   it('yields a run still going with a <next> hint; wait returns the rest and its end', async () => {
-    const first = await call('run', { shell: 'echo first; sleep 2.5; echo second', yield: '1s' });
+    // The second line waits for the test (a gate file), so the first answer cannot hold it however slow the machine.
+    const gate = join(workDir, 'yield-gate');
+    const first = await call('run', { shell: `echo first; until [ -e ${gate} ]; do sleep 0.05; done; echo second`, yield: '1s' });
     expect(first.run.state).toBe('running');
     expect(first.run.verdict).toBe('running');
     expect(first.run.stdout).toBe('first\n');
@@ -157,16 +160,24 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     // What Claude Code and Codex show (structuredContent): the exact call, and advice saying to make it.
     expect((first.run as unknown as { next: string }).next).toBe(`wait {"id": "${first.run.id}"}`);
     expect(first.run.advice).toContain(`wait {"id": "${first.run.id}"}`);
+    writeFileSync(gate, '');
     const rest = await call('wait', { id: first.run.id });
     expect(rest.run).toMatchObject({ id: first.run.id, state: 'ended', verdict: 'completed', exitCode: 0, stdout: 'second\n' });
     expect(rest.text).not.toContain('<next>');
   });
 
   it('sends progress notifications while wait blocks, when the client asks for them', async () => {
-    const started = await call('run', { argv: ['bash', '-c', 'echo tick; sleep 4'], yield: '500ms' });
+    // It ends once the wait has sent two notifications (the test opens a gate), not after a time the wait might start too late for.
+    const gate = join(workDir, 'progress-gate');
+    const started = await call('run', { argv: ['bash', '-c', 'echo tick; until [ -e "$1" ]; do sleep 0.05; done', 'tick', gate], yield: '500ms' });
     expect(started.run.state).toBe('running');
     const seen: { progress: number; message?: string }[] = [];
-    const done = await call('wait', { id: started.run.id }, { onprogress: (p) => seen.push(p) });
+    const done = await call('wait', { id: started.run.id }, {
+      onprogress: (p) => {
+        seen.push(p);
+        if (seen.length === 2) writeFileSync(gate, '');
+      },
+    });
     expect(done.run.verdict).toBe('completed');
     expect(seen.length).toBeGreaterThan(0);
     expect(seen[0]!.message).toContain(started.run.id);
@@ -323,20 +334,18 @@ describe('warden mcp', { timeout: 60_000 }, () => {
       const first = (await attached.client.callTool({ name: 'run', arguments: { argv: ['true'] } }, undefined, { timeout: 60_000 })) as CallToolResult;
       expect(first.isError).toBeFalsy();
       const pid = (await (await connectToHost(quick))!.host()).pid;
-      // Several idle periods with no live run: the open event stream keeps the host.
+      // Several idle periods with no live run (at least 3.5 s pass: a bound from below): the open event stream keeps the host.
       await new Promise((r) => setTimeout(r, 3500));
       expect((await (await connectToHost(quick))?.host())?.pid).toBe(pid);
       await attached.client.close();
-      let gone = false;
-      for (let i = 0; i < 300 && !gone; i++) {
+      await until('the host to idle out', () => {
         try {
           process.kill(pid, 0);
-          await new Promise((r) => setTimeout(r, 100));
+          return false;
         } catch {
-          gone = true;
+          return true;
         }
-      }
-      expect(gone).toBe(true);
+      });
     } finally {
       await attached.client.close();
       await stopHost(quick);
@@ -432,14 +441,10 @@ async function hostRun(stateDir: string, id: string): Promise<RunResult | null> 
   return (await connectToHost(stateDir))!.get(id);
 }
 
-/** Polls until `check` holds or `ms` passed; returns whether it held. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return check();
+/** True once `check` holds (waited on, however slow the machine; test/kit/until.ts gives up on a hang). */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  await until('the host to get there', check, { everyMs: 100 });
+  return true;
 }
 
 const MARKER = /\[warden: ([\d,]+) characters of (stdout|stderr) cut here \(characters ([\d,]+) to ([\d,]+)(?: of ([\d,]+))?\); read them with show (\{[^}]*\})\]/;
@@ -553,7 +558,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
   });
 
   for (const how of ['stdin closes', 'warden mcp is SIGKILLed'] as const) {
-    it(`stops the runs an agent left live within 5 s when ${how}, with a note; detach: true keeps a run`, async () => {
+    it(`stops the runs an agent left live when ${how}, with a note; detach: true keeps a run`, async () => {
       const agent = await attachAs('claude-code', dir);
       const owned = await callOn(agent.client, 'run', { argv: ['sleep', '60'], yield: '300ms' });
       const kept = await callOn(agent.client, 'run', { argv: ['sleep', '60'], yield: '300ms', detach: true });
@@ -561,7 +566,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
       expect(kept.json.state).toBe('running');
       if (how === 'stdin closes') await agent.client.close();
       else process.kill(agent.transport.pid!, 'SIGKILL');
-      const ended = await eventually(async () => (await hostRun(dir, owned.json.id))?.state === 'ended', 5000);
+      const ended = await eventually(async () => (await hostRun(dir, owned.json.id))?.state === 'ended');
       expect(ended).toBe(true);
       const result = (await hostRun(dir, owned.json.id))!;
       expect(result.verdict).toBe('stopped');
@@ -591,11 +596,15 @@ describe('warden mcp over raw stdio', { timeout: 60_000 }, () => {
     child.stdin.on('error', () => undefined); // a server that died is seen by the assertions, not as EPIPE
     const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id: unknown; result?: unknown; error?: { code: number; message: string } });
     const next = async (count: number) => {
-      const until = Date.now() + 30_000;
-      while (lines().length < count && Date.now() < until) await new Promise<void>((r) => waiters.push(r));
+      // Each line wakes it; the server's exit (no more lines) or the test's timeout ends a wait for more.
+      let ended = false;
+      void closed.then(() => ((ended = true), waiters.splice(0).forEach((w) => w())));
+      while (lines().length < count && !ended) await new Promise<void>((r) => waiters.push(r));
       return lines();
     };
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    // After 'close' the server's every line has been read.
+    const closed = new Promise<void>((r) => child.on('close', () => r()));
     return { child, next, exited, write: (text: string) => child.stdin.write(text) };
   }
 

@@ -2,7 +2,9 @@
 // WardenError with a kind; each boundary (the HTTP status, the CLI's exit and
 // line, an MCP tool's isError answer, IPC) is chosen by the kind, never by the
 // message, so a message can be reworded without changing the API. Anything
-// else that reaches a boundary is a bug in Warden: kind 'internal'.
+// else that reaches a boundary is a bug in Warden: kind 'internal'. The
+// statuses are written here only (BOUNDARIES, HTTP_REFUSALS): code elsewhere
+// names a kind and asks this table.
 
 /**
  * - bad-input: the request cannot be done as asked (a value, a word, a file);
@@ -16,6 +18,14 @@
 export const ERROR_KINDS = ['bad-input', 'not-found', 'busy', 'shutting-down', 'unavailable', 'denied', 'internal'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/**
+ * The brand every WardenError carries, as execa brands its errors: a
+ * registered symbol (Symbol.for), so an error made by another copy of this
+ * module (the hook's own bundle, another realm) is known too, where
+ * `instanceof` would not see it and a `kind` field alone could be anyone's.
+ */
+const WARDEN_ERROR = Symbol.for('warden.error');
+
 export class WardenError extends Error {
   override name = 'WardenError';
   constructor(
@@ -23,6 +33,8 @@ export class WardenError extends Error {
     message: string,
   ) {
     super(message);
+    // Not enumerable: an error's JSON and its printed form stay as they were.
+    Object.defineProperty(this, WARDEN_ERROR, { value: true });
   }
 }
 
@@ -39,12 +51,12 @@ export function isErrorKind(value: unknown): value is ErrorKind {
 }
 
 /**
- * Whether `error` is a WardenError. By its kind too, not only its class: a
- * bundle built on its own (the hook's) holds another copy of this class, and
- * its errors must still count.
+ * Whether `error` is a WardenError: by its brand, not its class (a bundle
+ * built on its own, the hook's, holds another copy of the class) and never
+ * by a `kind` field alone (any library's error may have one).
  */
 export function isWardenError(error: unknown): error is WardenError {
-  return error instanceof WardenError || (error instanceof Error && isErrorKind((error as { kind?: unknown }).kind));
+  return typeof error === 'object' && error !== null && (error as { [WARDEN_ERROR]?: unknown })[WARDEN_ERROR] === true && isErrorKind((error as { kind?: unknown }).kind);
 }
 
 export function kindOf(error: unknown): ErrorKind {
@@ -74,21 +86,54 @@ export const BOUNDARIES: Record<ErrorKind, KindBoundaries> = {
   internal: { httpStatus: 500, cliExit: CLI_ERROR_EXIT, mcpIsError: true },
 };
 
-export function httpStatusOf(kind: ErrorKind): number {
-  return BOUNDARIES[kind].httpStatus;
+/**
+ * The refusals HTTP names more closely than a kind's status: each keeps its
+ * kind (the body says it), with a status of its own.
+ */
+export const HTTP_REFUSALS = {
+  /** No token, or a wrong one (a login link, a bearer token). */
+  'no-token': { kind: 'denied', httpStatus: 401 },
+  /** A route asked with a method it does not take (with an Allow header). */
+  'wrong-method': { kind: 'bad-input', httpStatus: 405 },
+  /** A request body over the route's limit. */
+  'too-large': { kind: 'bad-input', httpStatus: 413 },
+  /** A request body that is not JSON. */
+  'not-json': { kind: 'bad-input', httpStatus: 415 },
+} as const satisfies Record<string, { kind: ErrorKind; httpStatus: number }>;
+export type HttpRefusal = keyof typeof HTTP_REFUSALS;
+
+/** The HTTP status of a kind, or of one of HTTP's own refusals. */
+export function httpStatusOf(kind: ErrorKind | HttpRefusal): number {
+  return Object.hasOwn(HTTP_REFUSALS, kind) ? HTTP_REFUSALS[kind as HttpRefusal].httpStatus : BOUNDARIES[kind as ErrorKind].httpStatus;
+}
+
+/** The kind of one of HTTP's own refusals, or the kind itself. */
+export function kindOfRefusal(kind: ErrorKind | HttpRefusal): ErrorKind {
+  return Object.hasOwn(HTTP_REFUSALS, kind) ? HTTP_REFUSALS[kind as HttpRefusal].kind : (kind as ErrorKind);
 }
 
 /**
+ * Each status the tables name, read back: a kind's own, HTTP's refusals'.
+ * Where two kinds share one (503: shutting-down, unavailable) the later in
+ * ERROR_KINDS reads it: an answer that names no kind is only "not now".
+ */
+const STATUS_KINDS: ReadonlyMap<number, ErrorKind> = new Map<number, ErrorKind>([
+  ...ERROR_KINDS.map((kind): [number, ErrorKind] => [BOUNDARIES[kind].httpStatus, kind]),
+  ...Object.values(HTTP_REFUSALS).map((r): [number, ErrorKind] => [r.httpStatus, r.kind]),
+]);
+
+/**
  * The kind of an HTTP answer that names none (a host from before kinds were
- * on the wire, or something else answering): its status class.
+ * on the wire, or something else answering): the tables' kind for its
+ * status, else by its class (any other 4xx is bad input, the rest internal).
  */
 export function kindOfHttpStatus(status: number): ErrorKind {
-  if (status === 404) return 'not-found';
-  if (status === 409) return 'busy';
-  if (status === 401 || status === 403) return 'denied';
-  if (status === 503) return 'unavailable';
-  if (status >= 400 && status < 500) return 'bad-input';
-  return 'internal';
+  return STATUS_KINDS.get(status) ?? (status >= 400 && status < 500 ? 'bad-input' : 'internal');
+}
+
+/** The `warden` command's exit status for an error of this kind. */
+export function cliExitOf(kind: ErrorKind): number {
+  return BOUNDARIES[kind].cliExit;
 }
 
 /**

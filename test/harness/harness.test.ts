@@ -27,6 +27,7 @@ import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
 import { configureHarness, driveHarness, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
 import { CLAUDE_CODE_LATER, ensureHarness, PINNED, type Pinned } from './install';
 import { startModelServer, type ModelServer, type ScriptStep, type ToolResult } from './model-server';
+import { until } from '../kit/until';
 
 const CASE_MS = 180_000;
 /** What a model may receive for one call: Gemini CLI's own cut is 40,000 characters. */
@@ -311,12 +312,9 @@ for (const { name, pinned, cases } of TARGETS) {
       const { box, results, endedAt } = await play(context, [{ mcp: 'run', args: { shell: 'echo live; exec sleep 600', yield: '1s' } }, { text: 'Leaving it.' }]);
       const id = await runOf(box, mcpResult(results, 0).text);
       let run = await showRun(box, id);
-      // A bounded wait for the outcome (the issue asks for 5 s; a loaded machine gets three times that).
-      for (const deadline = endedAt + 15_000; run.state !== 'ended' && Date.now() < deadline; ) {
-        await new Promise((r) => setTimeout(r, 250));
-        run = await showRun(box, id);
-      }
-      console.log(`[${name} ${pinned.version}] the live run ${run.state === 'ended' ? `ended ${Date.parse(run.endedAt!) - endedAt} ms after the agent exited` : 'was still running 15 s after the agent exited'}`);
+      // Waited on (test/kit/until.ts gives up on a hang); how soon is printed, never asserted (a loaded machine is slower).
+      await until('the live run to end', async () => (run = await showRun(box, id)).state === 'ended', { everyMs: 250 }).catch(() => undefined);
+      console.log(`[${name} ${pinned.version}] the live run ${run.state === 'ended' ? `ended ${Date.parse(run.endedAt!) - endedAt} ms after the agent exited` : 'was still running after the agent exited'}`);
       expect(run.state, `${name}: the run outlived its agent`).toBe('ended');
       expect(run.verdict).toBe('stopped');
       expect(run.notes.join('\n')).toMatch(/agent|client|session/i);

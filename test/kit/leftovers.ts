@@ -36,6 +36,8 @@ export interface Leftover {
   pid: number;
   ppid: number;
   command: string;
+  /** Its working directory (a state dir, often), where it can be read. */
+  cwd: string;
   /** How it was known to be the suite's. */
   why: string;
 }
@@ -92,6 +94,14 @@ function read(path: string): Buffer | undefined {
     return readFileSync(path);
   } catch {
     return undefined; // gone, or not ours to read
+  }
+}
+
+function cwdOf(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return '?'; // gone, or not ours to read
   }
 }
 
@@ -163,12 +173,7 @@ export function leftovers(suite: Suite, self = process.pid): Leftover[] {
   for (const { pid } of rows.values()) {
     if (pid === self) continue;
     const environ = read(`/proc/${pid}/environ`);
-    let cwd = '';
-    try {
-      cwd = readlinkSync(`/proc/${pid}/cwd`);
-    } catch {
-      // gone, or not ours to read
-    }
+    const cwd = cwdOf(pid);
     if (environ && environHas(environ, marker)) why.set(pid, 'the suite\'s marker');
     else if (commandOf(pid).includes(suite.dir)) why.set(pid, 'a command line in the suite\'s temp dir');
     else if (cwd === suite.dir || cwd.startsWith(`${suite.dir}/`)) why.set(pid, 'a working directory in the suite\'s temp dir');
@@ -181,7 +186,7 @@ export function leftovers(suite: Suite, self = process.pid): Leftover[] {
     for (let at = row.ppid; at > 0 && rows.has(at) && !up.includes(at); at = rows.get(at)!.ppid) up.push(at);
     if (up.includes(self)) continue; // the runner's own helpers (vitest's esbuild service)
     const reason = why.get(row.pid) ?? (up.some((pid) => why.has(pid)) ? `a descendant of ${up.find((pid) => why.has(pid))}` : undefined);
-    if (reason) found.push({ pid: row.pid, ppid: row.ppid, command: commandOf(row.pid), why: reason });
+    if (reason) found.push({ pid: row.pid, ppid: row.ppid, command: commandOf(row.pid), cwd: cwdOf(row.pid), why: reason });
   }
   return found.sort((a, b) => a.pid - b.pid);
 }
@@ -217,6 +222,6 @@ export async function collectLeftovers(suite: Suite, settleMs = 5_000): Promise<
 export function describeLeftovers(found: Leftover[]): string {
   return [
     `Tests left ${found.length} process${found.length === 1 ? '' : 'es'} running (killed now); a test must end what it starts:`,
-    ...found.map((p) => `  pid ${p.pid} (parent ${p.ppid}), by ${p.why}: ${p.command}`),
+    ...found.map((p) => `  pid ${p.pid} (parent ${p.ppid}, in ${p.cwd}), by ${p.why}: ${p.command}`),
   ].join('\n');
 }

@@ -10,6 +10,7 @@ import type { RunEvent } from '../../shared/events';
 import { BATCH_EVENT } from '../../shared/http-api';
 import { Supervisor } from '../supervisor/supervisor';
 import { EventHub } from './event-hub';
+import { until as waitUntil } from '../../../test/kit/until';
 
 interface Reader {
   events: RunEvent[];
@@ -46,11 +47,7 @@ function read(port: number, query: string): Promise<Reader> {
 }
 
 async function until(ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil('the stream to get there', ok);
 }
 
 describe('the event hub, summary and whole clients', () => {

@@ -14,6 +14,7 @@ import type { RunSummary } from '../../shared/history';
 import type { HttpWardenApi } from '../../shared/http-api';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
 import { startHost, type Host } from './host';
+import { until } from '../../../test/kit/until';
 
 const localDir = mkdtempSync(join(tmpdir(), 'wfh-local-'));
 const remoteDir = mkdtempSync(join(tmpdir(), 'wfh-remote-'));
@@ -26,7 +27,7 @@ beforeAll(async () => {
   saveRemotes(localDir, [makeCommandRemote('other', `env WARDEN_STATE_DIR=${remoteDir} WARDEN_HOST_IDLE=60s ${process.execPath} ${WARDEN_BIN} dial-stdio`)]);
   host = await startHost({ stateDir: localDir, webRoot: null, remotes: { retryMs: 300 } });
   api = (await connectToHost(localDir))!;
-  for (let i = 0; i < 60 && (await api.hosts()).find((h) => h.name === 'other')?.state !== 'connected'; i++) await new Promise((r) => setTimeout(r, 250));
+  await until('the remote to connect', async () => (await api.hosts()).find((h) => h.name === 'other')?.state === 'connected');
   // Interleaved in time: two local, one there, and so on.
   for (let i = 0; i < 12; i++) {
     const there = i % 3 === 2;

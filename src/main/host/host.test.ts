@@ -13,6 +13,7 @@ import { HttpWardenApi, ROUTES } from '../../shared/http-api';
 import { openStore } from '../store';
 import { NodeTransport, SseParser } from '../../client/transport';
 import { HostRunningError, startHost, type Host } from './host';
+import { until as waitUntil } from '../../../test/kit/until';
 
 const hosts: Host[] = [];
 
@@ -36,12 +37,9 @@ afterEach(async () => {
 
 /** Resolves once `predicate` holds for the collected values; polls, no wall-clock assertion. */
 async function until<T>(read: () => T, predicate: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = read();
-    if (predicate(value)) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  let value = read();
+  await waitUntil(what, () => predicate((value = read())), { progress: read });
+  return value;
 }
 
 interface Frame {
@@ -210,6 +208,8 @@ describe('the host over its unix socket', () => {
       api.start({ code: 'import time\nprint("py", flush=True)\ntime.sleep(60)', session: 'shut' }),
     ]).then((runs) => runs.map((r) => r.id));
     await until(() => h.supervisor.list().filter((r) => r.state === 'running').length, (n) => n === 3, 'three live runs');
+    // The stubborn one has set its trap (it prints after), and the script runs: a shutdown before would find them elsewhere.
+    await until(() => h.supervisor.get(ids[1]!)!.stdout + h.supervisor.get(ids[2]!)!.stdout, (out) => out.includes('stubborn') && out.includes('py'), 'both to print');
     await h.shutdown();
     // The start of a new run is refused from now on; the store is closed: read it afresh.
     const store = openStore({ dir });

@@ -20,6 +20,7 @@ import { masterPid, startSshd, type Sshd } from '../../cli/sshd-testkit';
 import { stopBackgroundHosts } from '../../cli/testkit';
 import { startHost, type Host } from './host';
 import { RemoteHosts } from './remote-hosts';
+import { until as waitUntil } from '../../../test/kit/until';
 
 let sshd: Sshd | null = null;
 let skip = '';
@@ -27,18 +28,8 @@ let host: Host | null = null;
 let api: HttpWardenApi;
 const localDir = mkdtempSync(join(tmpdir(), 'wfed-'));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, tries = 300): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < tries; i++) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>): Promise<T> {
+  return (await waitUntil(what, probe, { everyMs: 100 })) as T;
 }
 
 const stateOf = async (name: string): Promise<HostStatus | undefined> => (await api.hosts()).find((h) => h.name === name);

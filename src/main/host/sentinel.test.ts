@@ -16,6 +16,7 @@ import { serveFor, stopBackgroundHosts, WARDEN_BIN } from '../../cli/testkit';
 import { detectMemoryBackend } from '../supervisor/cgroup';
 import { reaperOnce } from '../supervisor/reaper';
 import { startSentinel } from './sentinel';
+import { until } from '../../../test/kit/until';
 
 const servers: ResultPromise[] = [];
 const dirs: string[] = [];
@@ -69,24 +70,14 @@ function marked(hostId: string): number[] {
   return pids;
 }
 
-/** Polls until none of the pids is alive (or gives up after a generous bound); returns those still alive. */
-async function waitDead(pids: number[], boundMs = 8000): Promise<number[]> {
-  const until = Date.now() + boundMs;
-  for (;;) {
-    const left = pids.filter(alive);
-    if (left.length === 0 || Date.now() > until) return left;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Polls until none of the pids is alive (or gives up after the hang guard); returns those still alive. */
+async function waitDead(pids: number[]): Promise<number[]> {
+  await until('the processes to end', () => !pids.some(alive)).catch(() => undefined);
+  return pids.filter(alive);
 }
 
-async function waitFor<T>(get: () => T | undefined | Promise<T | undefined>, boundMs = 8000): Promise<T> {
-  const until = Date.now() + boundMs;
-  for (;;) {
-    const value = await get();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+async function waitFor<T>(get: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  return (await until('the host to get there', get)) as T;
 }
 
 const pidsIn = (text: string, tag: string) => [...text.matchAll(new RegExp(`\\b${tag} (\\d+)`, 'g'))].map((m) => Number(m[1]));

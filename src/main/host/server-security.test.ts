@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type Host } from './host';
 import { LOGIN_LINK_ROUTE, MAX_BODY_BYTES, SESSION_COOKIE } from './server';
-import { ERROR_KINDS } from '../../shared/errors';
+import { ERROR_KINDS, type ErrorKind } from '../../shared/errors';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -90,11 +90,16 @@ function jsonHeaders(extra: Record<string, string> = {}): Record<string, string>
 }
 
 /** The body of a refusal: JSON { error, kind } with one plain line, no stack, and the error's kind (src/shared/errors.ts). */
-function expectOneLineError(reply: Reply): string {
+/** The kind each refusal's status stands for (docs/architecture.md, "Errors"), written out: not read from the table under test. */
+const KIND_OF_STATUS: Record<number, ErrorKind> = { 400: 'bad-input', 401: 'denied', 403: 'denied', 404: 'not-found', 405: 'bad-input', 409: 'busy', 413: 'bad-input', 415: 'bad-input', 503: 'unavailable' };
+
+/** The body of a refusal: one line, and the kind the status stands for (a 403 is denied, never bad input). */
+function expectOneLineError(reply: Reply, kind?: ErrorKind): string {
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
   const parsed = JSON.parse(reply.body) as unknown;
   expect(parsed).toEqual({ error: expect.any(String), kind: expect.any(String) });
   expect(ERROR_KINDS).toContain((parsed as { kind: string }).kind);
+  if (kind !== undefined) expect((parsed as { kind: string }).kind, `the kind of a ${reply.status}`).toBe(kind);
   const error = (parsed as { error: string }).error;
   expect(error.length).toBeGreaterThan(0);
   expect(error).not.toMatch(/[\r\n\u2028\u2029]/);
@@ -149,7 +154,7 @@ describe('trust rules', () => {
   it.each(cases)('$name', async ({ req, status, check }) => {
     const reply = await send(req());
     expect(reply.status).toBe(status);
-    if (status >= 400) expectOneLineError(reply);
+    if (status >= 400) expectOneLineError(reply, KIND_OF_STATUS[status]);
     check?.(reply);
   });
 
@@ -168,7 +173,7 @@ describe('trust rules', () => {
     expect(ok.status).toBe(200);
     const bad = await send({ path: '/api/v1/host', headers: auth({ Host: `localhost.evil.example:${tcp.port}` }) });
     expect(bad.status).toBe(403);
-    expectOneLineError(bad);
+    expectOneLineError(bad, 'denied');
   });
 
   it('no Host header at all: never served (Node answers HTTP/1.1 with 400; the handler answers HTTP/1.0 with 403)', async () => {
@@ -176,7 +181,7 @@ describe('trust rules', () => {
     expect(v11.status).toBe(400);
     const v10 = await rawExchange(`GET /api/v1/host HTTP/1.0\r\nAuthorization: Bearer ${tcp.token}\r\n\r\n`);
     expect(v10.status).toBe(403);
-    expectOneLineError(v10);
+    expectOneLineError(v10, 'denied');
   });
 
   // Node keeps the first Host of several in req.headers; RFC 9112 3.2: a server MUST answer 400 to more than one.
@@ -186,7 +191,7 @@ describe('trust rules', () => {
   ])('two Host headers (%s, then %s) with the token: 400', async (first, second) => {
     const reply = await rawExchange(`GET /api/v1/host HTTP/1.1\r\nHost: ${first}\r\nHost: ${second}\r\nAuthorization: Bearer ${tcp.token}\r\nConnection: close\r\n\r\n`);
     expect(reply.status).toBe(400);
-    expectOneLineError(reply);
+    expectOneLineError(reply, 'bad-input');
   });
 
   it('the unix socket needs no token, Host or Origin', async () => {
@@ -208,10 +213,10 @@ describe('one-time login', () => {
   it('a wrong one-time token: 401', async () => {
     const reply = await send({ path: '/login?token=not-a-login-token', headers: { Host: `localhost:${tcp.port}` } });
     expect(reply.status).toBe(401);
-    expectOneLineError(reply);
+    expectOneLineError(reply, 'denied');
     const none = await send({ path: '/login', headers: { Host: `localhost:${tcp.port}` } });
     expect(none.status).toBe(401);
-    expectOneLineError(none);
+    expectOneLineError(none, 'denied');
   });
 
   it('the right one: 303 with an HttpOnly SameSite=Strict cookie that authorises the API, once', async () => {
@@ -238,17 +243,17 @@ describe('one-time login', () => {
 
     const again = await send({ path, headers: { Host: `127.0.0.1:${tcp.port}` } });
     expect(again.status).toBe(401);
-    expectOneLineError(again);
+    expectOneLineError(again, 'denied');
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
   it(`${LOGIN_LINK_ROUTE} mints a working login link on the unix socket only`, async () => {
     const tcpPost = await send({ method: 'POST', path: LOGIN_LINK_ROUTE, headers: auth() });
     expect(tcpPost.status).toBe(403);
-    expectOneLineError(tcpPost);
+    expectOneLineError(tcpPost, 'denied');
     const unixGet = await send({ via: 'unix', path: LOGIN_LINK_ROUTE, headers: { Host: 'localhost' } });
     expect(unixGet.status).toBe(405);
-    expectOneLineError(unixGet);
+    expectOneLineError(unixGet, 'bad-input');
     const minted = await send({ via: 'unix', method: 'POST', path: LOGIN_LINK_ROUTE, headers: { Host: 'localhost' } });
     expect(minted.status).toBe(200);
     const url = new URL((JSON.parse(minted.body) as { url: string }).url);
@@ -282,14 +287,14 @@ describe('one-time login', () => {
     // The API answers JSON whatever the Accept header says.
     const api = await send({ path: '/api/v1/host', headers: { Host: `127.0.0.1:${tcp.port}`, Accept: accept } });
     expect(api.status).toBe(401);
-    expectOneLineError(api);
+    expectOneLineError(api, 'denied');
   });
 
   it('a one-time token is not a bearer token', async () => {
     const token = new URL(host.loginUrl()!).searchParams.get('token')!;
     const reply = await send({ path: '/api/v1/host', headers: { Host: 'localhost', Authorization: `Bearer ${token}` } });
     expect(reply.status).toBe(401);
-    expectOneLineError(reply);
+    expectOneLineError(reply, 'denied');
   });
 });
 
@@ -379,13 +384,13 @@ describe('bodies', () => {
   it('1 MiB + 1 byte with a Content-Length: 413', async () => {
     const reply = await sendLarge(MAX_BODY_BYTES + 1, { chunked: false, fill: jsonOfSize });
     expect(reply.status).toBe(413);
-    expectOneLineError(reply);
+    expectOneLineError(reply, 'bad-input');
   });
 
   it('1 MiB + 1 byte chunked, no Content-Length: 413', async () => {
     const reply = await sendLarge(MAX_BODY_BYTES + 1, { chunked: true, fill: jsonOfSize });
     expect(reply.status).toBe(413);
-    expectOneLineError(reply);
+    expectOneLineError(reply, 'bad-input');
   });
 
   it('exactly 1 MiB of valid JSON with a Content-Length: read and judged (400 for argv), not 413', async () => {
@@ -436,7 +441,7 @@ describe('bodies', () => {
   it.each(cases)('POST /api/v1/runs, $name', async ({ req, status, mentions }) => {
     const reply = await send(req());
     expect(reply.status).toBe(status);
-    const error = expectOneLineError(reply);
+    const error = expectOneLineError(reply, KIND_OF_STATUS[status]);
     if (mentions) expect(error).toMatch(mentions);
   });
 
@@ -504,7 +509,7 @@ describe('routes and queries', () => {
     const reply = await send(req());
     expect(reply.status).toBe(status);
     if (status >= 400) {
-      const error = expectOneLineError(reply);
+      const error = expectOneLineError(reply, KIND_OF_STATUS[status]);
       if (mentions) expect(error).toMatch(mentions);
     }
     check?.(reply);
@@ -538,7 +543,7 @@ describe('the web root', () => {
     expect(reply.body).not.toContain(SECRET);
     expect(reply.body).not.toMatch(/root:.*:0:0:/);
     if (reply.status === 200) expect(reply.body).toBe(INDEX_HTML);
-    else expectOneLineError(reply);
+    else expectOneLineError(reply, KIND_OF_STATUS[reply.status]);
   });
 
   it.each(['/../../etc/passwd', '/..%2fsecret.txt'])('GET %s on the unix socket: never a file outside the root', async (path) => {
@@ -555,9 +560,9 @@ describe('the web root', () => {
     expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
     const post = await send({ method: 'POST', path: '/', headers: jsonHeaders(), body: '{}' });
     expect(post.status).toBe(405);
-    expectOneLineError(post);
+    expectOneLineError(post, 'bad-input');
     const missingAsset = await send({ path: '/assets/missing.js', headers: auth() });
     expect(missingAsset.status).toBe(404);
-    expectOneLineError(missingAsset);
+    expectOneLineError(missingAsset, 'not-found');
   });
 });

@@ -18,7 +18,7 @@ import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
-import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
+import { httpStatusOf, isWardenError, kindOfRefusal, WardenError, type ErrorKind, type HttpRefusal } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
 import { outputPage } from './output-page';
@@ -58,14 +58,16 @@ export interface ControlServerOptions {
  * (405, 413, 415, 401 are each a kind's finer grain); its kind is the
  * status's unless given.
  */
+/** A refusal of the HTTP layer: a kind, or one of HTTP's closer refusals, whose status comes from the table (src/shared/errors.ts). */
 class HttpError extends WardenError {
+  readonly status: number;
   constructor(
-    readonly status: number,
+    refusal: ErrorKind | HttpRefusal,
     message: string,
     readonly headers: Record<string, string> = {},
-    kind: ErrorKind = kindOfHttpStatus(status),
   ) {
-    super(kind, message);
+    super(kindOfRefusal(refusal), message);
+    this.status = httpStatusOf(refusal);
   }
 }
 
@@ -117,7 +119,7 @@ function sendError(res: ServerResponse, status: number, kind: ErrorKind, message
 /** A WardenError's answer: its status from its kind (an HttpError's own); null for anything else (a bug: a 500). */
 function answerOf(error: unknown): { status: number; kind: ErrorKind; message: string; headers: Record<string, string> } | null {
   if (error instanceof HttpError) return { status: error.status, kind: error.kind, message: error.message, headers: error.headers };
-  if (error instanceof URIError) return { status: 400, kind: 'bad-input', message: 'The path has a malformed %-escape.', headers: {} };
+  if (error instanceof URIError) return { status: httpStatusOf('bad-input'), kind: 'bad-input', message: 'The path has a malformed %-escape.', headers: {} };
   if (isWardenError(error)) return { status: httpStatusOf(error.kind), kind: error.kind, message: error.message, headers: {} };
   return null;
 }
@@ -126,7 +128,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolvePromise, reject) => {
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limit) {
-      reject(new HttpError(413, `The body is over ${limit} bytes.`, { Connection: 'close' }));
+      reject(new HttpError('too-large', `The body is over ${limit} bytes.`, { Connection: 'close' }));
       req.resume();
       return;
     }
@@ -138,24 +140,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
       size += chunk.length;
       if (size > limit) {
         failed = true;
-        reject(new HttpError(413, `The body is over ${limit} bytes.`, { Connection: 'close' }));
+        reject(new HttpError('too-large', `The body is over ${limit} bytes.`, { Connection: 'close' }));
         return;
       }
       chunks.push(chunk);
     });
     req.on('error', (error) => {
-      if (!failed) reject(new HttpError(400, `The request could not be read: ${error.message}`));
+      if (!failed) reject(new HttpError('bad-input', `The request could not be read: ${error.message}`));
       failed = true;
     });
     req.on('end', () => {
       if (failed) return;
       if (size === 0) return resolvePromise(undefined);
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') return reject(new HttpError(415, 'A request body must be JSON (Content-Type: application/json).'));
+      if (type !== 'application/json') return reject(new HttpError('not-json', 'A request body must be JSON (Content-Type: application/json).'));
       try {
         resolvePromise(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
       } catch (error) {
-        reject(new HttpError(400, `The body is not valid JSON: ${(error as Error).message}`));
+        reject(new HttpError('bad-input', `The body is not valid JSON: ${(error as Error).message}`));
       }
     });
   });
@@ -165,20 +167,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<unknown> {
 function ownerQuery(params: URLSearchParams): { connection: boolean; pid: PidOwner | null } {
   const allowed = new Set(['owner', 'ownerPid', 'ownerStart', 'ownerLabel']);
   for (const [key, value] of params) {
-    if (!allowed.has(key)) throw new HttpError(400, `Starting a run takes only the query owner=connection and ownerPid, ownerStart, ownerLabel, not ${key}.`);
-    if (params.getAll(key).length > 1) throw new HttpError(400, `The query gives ${key} twice.`);
-    if (key === 'owner' && value !== 'connection') throw new HttpError(400, `owner takes only connection, not ${JSON.stringify(value.slice(0, 40))}.`);
+    if (!allowed.has(key)) throw new HttpError('bad-input', `Starting a run takes only the query owner=connection and ownerPid, ownerStart, ownerLabel, not ${key}.`);
+    if (params.getAll(key).length > 1) throw new HttpError('bad-input', `The query gives ${key} twice.`);
+    if (key === 'owner' && value !== 'connection') throw new HttpError('bad-input', `owner takes only connection, not ${JSON.stringify(value.slice(0, 40))}.`);
   }
   const pidText = params.get('ownerPid');
   const start = params.get('ownerStart');
-  if ((pidText === null) !== (start === null)) throw new HttpError(400, 'ownerPid and ownerStart go together (the start time tells a reused pid from its owner).');
+  if ((pidText === null) !== (start === null)) throw new HttpError('bad-input', 'ownerPid and ownerStart go together (the start time tells a reused pid from its owner).');
   if (pidText === null || start === null) {
-    if (params.has('ownerLabel')) throw new HttpError(400, 'ownerLabel goes with ownerPid.');
+    if (params.has('ownerLabel')) throw new HttpError('bad-input', 'ownerLabel goes with ownerPid.');
     return { connection: params.has('owner'), pid: null };
   }
   const pid = Number(pidText);
-  if (!/^\d{1,10}$/.test(pidText) || !Number.isSafeInteger(pid) || pid < 2) throw new HttpError(400, `ownerPid takes a process id (a whole number from 2), not ${JSON.stringify(pidText.slice(0, 40))}.`);
-  if (!/^\d{1,20}$/.test(start)) throw new HttpError(400, `ownerStart takes the process's start time from /proc/PID/stat (a whole number), not ${JSON.stringify(start.slice(0, 40))}.`);
+  if (!/^\d{1,10}$/.test(pidText) || !Number.isSafeInteger(pid) || pid < 2) throw new HttpError('bad-input', `ownerPid takes a process id (a whole number from 2), not ${JSON.stringify(pidText.slice(0, 40))}.`);
+  if (!/^\d{1,20}$/.test(start)) throw new HttpError('bad-input', `ownerStart takes the process's start time from /proc/PID/stat (a whole number), not ${JSON.stringify(start.slice(0, 40))}.`);
   const rawLabel = params.get('ownerLabel') ?? `process ${pid}`;
   const label = rawLabel.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ').trim().slice(0, 120) || `process ${pid}`;
   return { connection: params.has('owner'), pid: { pid, startTime: start, label } };
@@ -186,7 +188,7 @@ function ownerQuery(params: URLSearchParams): { connection: boolean; pid: PidOwn
 
 /** A run's id in a route: the engine's, or ID@HOST for a configured remote's run (shared/hosts.ts). */
 function runRef(text: string): string {
-  if (splitRunId(text) === null) throw new HttpError(400, `A run id is 6 to 32 hex characters, or that and @HOST for a remote's run, not ${JSON.stringify(text.slice(0, 80))}.`);
+  if (splitRunId(text) === null) throw new HttpError('bad-input', `A run id is 6 to 32 hex characters, or that and @HOST for a remote's run, not ${JSON.stringify(text.slice(0, 80))}.`);
   return text;
 }
 
@@ -196,9 +198,9 @@ function takeHost(params: URLSearchParams, what: string, all: boolean): string |
   params.delete('host');
   if (values.length === 0) return undefined;
   const host = values[0]!;
-  if (values.length > 1) throw new HttpError(400, 'The query gives host twice.');
+  if (values.length > 1) throw new HttpError('bad-input', 'The query gives host twice.');
   if (host === LOCAL_HOST || HOST_NAME.test(host) || (all && host === ALL_HOSTS)) return host;
-  throw new HttpError(400, `${what} takes host=local${all ? ', host=*' : ''} or a remote's name, not ${JSON.stringify(host.slice(0, 40))}.`);
+  throw new HttpError('bad-input', `${what} takes host=local${all ? ', host=*' : ''} or a remote's name, not ${JSON.stringify(host.slice(0, 40))}.`);
 }
 
 /** Query values as the schemas take them: numbers where the text is a number, comma lists for verdicts. */
@@ -206,7 +208,7 @@ function queryObject(params: URLSearchParams, numeric: string[], lists: string[]
   // No prototype: "__proto__", "constructor" or "toString" are keys like any other (and unknown to every schema).
   const out = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of params) {
-    if (Object.hasOwn(out, key)) throw new HttpError(400, `The query gives ${key} twice.`);
+    if (Object.hasOwn(out, key)) throw new HttpError('bad-input', `The query gives ${key} twice.`);
     if (lists.includes(key)) out[key] = value.includes(',') ? value.split(',') : value;
     else if (numeric.includes(key) && /^-?\d+(\.\d+)?$/.test(value)) out[key] = Number(value);
     else out[key] = value;
@@ -217,9 +219,9 @@ function queryObject(params: URLSearchParams, numeric: string[], lists: string[]
 function waitOptionsFrom(params: URLSearchParams) {
   const q = queryObject(params, ['timeoutMs', 'stdoutFrom', 'stderrFrom']);
   const { stdoutFrom, stderrFrom, ...rest } = q;
-  if ((stdoutFrom === undefined) !== (stderrFrom === undefined)) throw new HttpError(400, 'stdoutFrom and stderrFrom go together.');
+  if ((stdoutFrom === undefined) !== (stderrFrom === undefined)) throw new HttpError('bad-input', 'stdoutFrom and stderrFrom go together.');
   if (stdoutFrom !== undefined) {
-    if (rest.output !== undefined) throw new HttpError(400, 'output and stdoutFrom/stderrFrom exclude each other.');
+    if (rest.output !== undefined) throw new HttpError('bad-input', 'output and stdoutFrom/stderrFrom exclude each other.');
     rest.output = { stdout: stdoutFrom, stderr: stderrFrom };
   }
   return parseWaitOptions(rest);
@@ -322,23 +324,23 @@ const LOGIN_PAGE_POLICY = CONTENT_SECURITY_POLICY.replace(
 function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', method: string | undefined): void {
   if (res.headersSent || res.destroyed) return;
   const html = loginPage(reason);
-  res.writeHead(401, { ...PAGE_HEADERS, 'Content-Security-Policy': LOGIN_PAGE_POLICY, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(html)), 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="warden"' });
+  res.writeHead(httpStatusOf('no-token'), { ...PAGE_HEADERS, 'Content-Security-Policy': LOGIN_PAGE_POLICY, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(html)), 'Cache-Control': 'no-store', 'WWW-Authenticate': 'Bearer realm="warden"' });
   res.end(method === 'HEAD' ? undefined : html);
 }
 
 /** ?stream=stdout|stderr&offset=N&limit=M of GET /runs/ID/output, each given at most once; anything else is a 400. */
 function outputRange(params: URLSearchParams): { stream: 'stdout' | 'stderr'; offset: number; limit: number } {
   for (const key of params.keys()) {
-    if (key !== 'stream' && key !== 'offset' && key !== 'limit') throw new HttpError(400, `A page of output takes stream, offset and limit, not ${key}.`);
-    if (params.getAll(key).length > 1) throw new HttpError(400, `${key} is given more than once.`);
+    if (key !== 'stream' && key !== 'offset' && key !== 'limit') throw new HttpError('bad-input', `A page of output takes stream, offset and limit, not ${key}.`);
+    if (params.getAll(key).length > 1) throw new HttpError('bad-input', `${key} is given more than once.`);
   }
   const stream = params.get('stream');
-  if (stream !== 'stdout' && stream !== 'stderr') throw new HttpError(400, `stream is stdout or stderr, not ${JSON.stringify(stream ?? '')}.`);
+  if (stream !== 'stdout' && stream !== 'stderr') throw new HttpError('bad-input', `stream is stdout or stderr, not ${JSON.stringify(stream ?? '')}.`);
   const whole = (key: string, fallback: number, min: number, max: number): number => {
     const text = params.get(key);
     if (text === null) return fallback;
     const n = Number(text);
-    if (!/^\d{1,15}$/.test(text) || n < min || n > max) throw new HttpError(400, `${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text.slice(0, 40))}.`);
+    if (!/^\d{1,15}$/.test(text) || n < min || n > max) throw new HttpError('bad-input', `${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text.slice(0, 40))}.`);
     return n;
   };
   return { stream, offset: whole('offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: whole('limit', OUTPUT_PAGE_DEFAULT_CHARS, 1, OUTPUT_PAGE_MAX_CHARS) };
@@ -384,11 +386,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     const allowed = new Set(['127.0.0.1', 'localhost', ...(port !== null ? [`127.0.0.1:${port}`, `localhost:${port}`] : [])]);
     // An Origin names its port unless it is 80: only pages of our own port, never another server on localhost.
     const origins = new Set(port === null ? [] : port === 80 ? ['http://127.0.0.1', 'http://localhost'] : [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-    if ((req.headersDistinct.host?.length ?? 0) > 1) throw new HttpError(400, 'The request has more than one Host header.');
+    if ((req.headersDistinct.host?.length ?? 0) > 1) throw new HttpError('bad-input', 'The request has more than one Host header.');
     const host = (req.headers.host ?? '').toLowerCase();
-    if (!allowed.has(host)) throw new HttpError(403, 'This host answers only to localhost and 127.0.0.1 (the Host header named something else).');
+    if (!allowed.has(host)) throw new HttpError('denied', 'This host answers only to localhost and 127.0.0.1 (the Host header named something else).');
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin.toLowerCase())) throw new HttpError(403, 'Requests from other sites are refused.');
+    if (origin !== undefined && !origins.has(origin.toLowerCase())) throw new HttpError('denied', 'Requests from other sites are refused.');
   }
 
   function authorised(req: IncomingMessage): boolean {
@@ -403,7 +405,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     const method = req.method ?? 'GET';
     const path = url.pathname;
     const only = (allowed: string) => {
-      if (method !== allowed) throw new HttpError(405, `${path} takes ${allowed}, not ${method}.`, { Allow: allowed });
+      if (method !== allowed) throw new HttpError('wrong-method', `${path} takes ${allowed}, not ${method}.`, { Allow: allowed });
     };
     const body = async () => readBody(req, limit);
 
@@ -413,15 +415,15 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     }
     if (path === ROUTES.hosts) {
       only('GET');
-      if (!api.hosts) throw new HttpError(404, 'This host relays no remote hosts.');
+      if (!api.hosts) throw new HttpError('not-found', 'This host relays no remote hosts.');
       return send(res, 200, await api.hosts());
     }
     if (path === LOGIN_LINK_ROUTE) {
       // A browser login for the user at the terminal: only through the private socket.
       only('POST');
-      if (via !== 'unix') throw new HttpError(403, 'Login links are given through the control socket only.');
+      if (via !== 'unix') throw new HttpError('denied', 'Login links are given through the control socket only.');
       const port = options.port();
-      if (port === null) throw new HttpError(409, 'This host serves no web UI (it was started with --no-tcp).', {}, 'unavailable');
+      if (port === null) throw new HttpError('unavailable', 'This host serves no web UI (it was started with --no-tcp).');
       return send(res, 200, { url: `http://127.0.0.1:${port}${handler.oneTimeLogin()}` });
     }
     if (path === `${API_PREFIX}/runs`) {
@@ -432,7 +434,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         const host = takeHost(url.searchParams, 'Starting a run', false);
         const owned = ownerQuery(url.searchParams);
         if (host !== undefined && host !== LOCAL_HOST && (owned.connection || owned.pid)) {
-          throw new HttpError(400, `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
+          throw new HttpError('bad-input', `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
         }
         const request = parseRunRequest(await body());
         const started = await api.start(request, host !== undefined ? { host } : {});
@@ -452,11 +454,11 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         if (owned.pid && started.state !== 'ended') ownerPids.add(started.id, owned.pid);
         return send(res, 201, started);
       }
-      if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
+      if (method !== 'GET') throw new HttpError('wrong-method', `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
       // ?output=none: a listing (each run without stdout and stderr, their lengths in outputChars).
       // ?hosts=all: every connected remote's runs too (the app's list).
       for (const [key, value] of url.searchParams) {
-        if ((key !== 'output' || (value !== 'none' && value !== 'all')) && (key !== 'hosts' || value !== 'all')) throw new HttpError(400, `Listing runs takes only the query output=none or output=all, and hosts=all, not ${key}=${value}.`);
+        if ((key !== 'output' || (value !== 'none' && value !== 'all')) && (key !== 'hosts' || value !== 'all')) throw new HttpError('bad-input', `Listing runs takes only the query output=none or output=all, and hosts=all, not ${key}=${value}.`);
       }
       const output = url.searchParams.get('output');
       return send(res, 200, await api.list({ ...(output === 'none' ? { output: 'none' } : {}), ...(url.searchParams.has('hosts') ? { hosts: 'all' } : {}) }));
@@ -469,7 +471,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     }
     if (path === `${API_PREFIX}/settings`) {
       if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
-      if (method !== 'GET') throw new HttpError(405, `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
+      if (method !== 'GET') throw new HttpError('wrong-method', `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
       return send(res, 200, await api.settings());
     }
     if (path === `${API_PREFIX}/sessions`) {
@@ -481,15 +483,15 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const run = url.searchParams.get('run');
       if (run !== null) runRef(run);
       const since = url.searchParams.get('since');
-      if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
+      if (since !== null && (since !== 'start' || run === null)) throw new HttpError('bad-input', 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended') throw new HttpError(400, `The event stream takes run, since, lastEventId, batch and ended, not ${key}.`);
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended') throw new HttpError('bad-input', `The event stream takes run, since, lastEventId, batch and ended, not ${key}.`);
       }
       const batch = url.searchParams.get('batch');
-      if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError(400, 'batch is 1 or 0.');
+      if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError('bad-input', 'batch is 1 or 0.');
       // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
       const ended = url.searchParams.get('ended');
-      if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError(400, 'ended is summary or whole.');
+      if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError('bad-input', 'ended is summary or whole.');
       const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
       return;
@@ -502,7 +504,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           only('GET');
           // ?output=none: the run without its output (a view then fetches it in pages from /output).
           const output = url.searchParams.get('output');
-          if (output !== null && output !== 'none' && output !== 'all') throw new HttpError(400, `output is none or all, not ${JSON.stringify(output.slice(0, 40))}.`);
+          if (output !== null && output !== 'none' && output !== 'all') throw new HttpError('bad-input', `output is none or all, not ${JSON.stringify(output.slice(0, 40))}.`);
           const result = await api.get(id, output === 'none' ? { output: 'none' } : {});
           if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
           return send(res, 200, result);
@@ -554,15 +556,15 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       await body();
       return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
     }
-    if (path === '/api' || path.startsWith('/api/')) throw new HttpError(404, `No route ${path} (see docs/architecture.md, "The host and its API").`);
+    if (path === '/api' || path.startsWith('/api/')) throw new HttpError('not-found', `No route ${path} (see docs/architecture.md, "The host and its API").`);
     servePage(req, res, path, method);
   }
 
   function servePage(req: IncomingMessage, res: ServerResponse, path: string, method: string): void {
-    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${path} takes GET.`, { Allow: 'GET, HEAD' });
-    if (!webRoot) throw new HttpError(404, 'This host serves no web UI: build it with npm run build, then start warden serve again.');
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError('wrong-method', `${path} takes GET.`, { Allow: 'GET, HEAD' });
+    if (!webRoot) throw new HttpError('not-found', 'This host serves no web UI: build it with npm run build, then start warden serve again.');
     let file = resolve(join(webRoot, decodeURIComponent(path)));
-    if (file !== webRoot && !file.startsWith(webRoot + sep)) throw new HttpError(404, 'Not found.');
+    if (file !== webRoot && !file.startsWith(webRoot + sep)) throw new HttpError('not-found', 'Not found.');
     let stat = statOrNull(file);
     if (stat?.isDirectory()) {
       file = join(file, 'index.html');
@@ -573,7 +575,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       file = join(webRoot, 'index.html');
       stat = statOrNull(file);
     }
-    if (!stat || !stat.isFile()) throw new HttpError(404, 'Not found.');
+    if (!stat || !stat.isFile()) throw new HttpError('not-found', 'Not found.');
     const page = file === join(webRoot, 'index.html');
     const headers = {
       ...PAGE_HEADERS,
@@ -599,7 +601,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     const token = url.searchParams.get('token') ?? '';
     if (!oneTime.delete(token)) {
       if (wantsPage(req, url.pathname)) return sendLoginPage(res, 'bad-link', req.method);
-      throw new HttpError(401, 'This login link was used already or is not valid: run warden serve --open for a new one.');
+      throw new HttpError('no-token', 'This login link was used already or is not valid: run warden serve --open for a new one.');
     }
     const session = randomBytes(32).toString('base64url');
     sessions.add(session);
@@ -621,18 +623,18 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         try {
           url = new URL(req.url ?? '/', 'http://localhost');
         } catch {
-          throw new HttpError(400, 'The request target is not a valid path.');
+          throw new HttpError('bad-input', 'The request target is not a valid path.');
         }
         if (via === 'tcp') {
           checkTcpOrigin(req);
           if (url.pathname === '/login') {
-            if (req.method !== 'GET') throw new HttpError(405, '/login takes GET.', { Allow: 'GET' });
+            if (req.method !== 'GET') throw new HttpError('wrong-method', '/login takes GET.', { Allow: 'GET' });
             return login(req, res, url);
           }
           if (!authorised(req)) {
             // A browser opening the page gets a page that says how to log in, never raw JSON.
             if (wantsPage(req, url.pathname)) return sendLoginPage(res, 'no-session', req.method);
-            throw new HttpError(401, 'This request needs the token: Authorization: Bearer <token from the token file>, or a login link from warden serve --open.', {
+            throw new HttpError('no-token', 'This request needs the token: Authorization: Bearer <token from the token file>, or a login link from warden serve --open.', {
               'WWW-Authenticate': 'Bearer realm="warden"',
             });
           }
@@ -643,7 +645,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
         if (known) {
           if (known.kind === 'internal') options.log?.(`internal error on ${req.method} ${req.url}: ${known.message}`);
           sendError(res, known.status, known.kind, known.message, known.headers);
-          if (known.status === 413) req.resume();
+          if (known.status === httpStatusOf('too-large')) req.resume();
           return;
         }
         const message = error instanceof Error ? error.message : String(error);

@@ -14,6 +14,7 @@ import { HttpWardenApi, ROUTES, WardenApiError } from '../../shared/http-api';
 import type { ProcNode } from '../../shared/proc-tree';
 import { NodeTransport } from '../../client/transport';
 import { startHost, type Host } from './host';
+import { until } from '../../../test/kit/until';
 
 let host: Host;
 let api: HttpWardenApi;
@@ -43,12 +44,7 @@ function flat(nodes: ProcNode[]): ProcNode[] {
 
 /** Polls until the run's sampled tree holds a process matching `match`; no wall-clock assertion. */
 async function processOf(runId: string, match: (node: ProcNode) => boolean): Promise<ProcNode> {
-  for (let i = 0; i < 400; i++) {
-    const found = flat(trees.get(runId) ?? []).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`run ${runId} never showed the process in its tree`);
+  return until(`run ${runId} to show the process in its tree`, () => flat(trees.get(runId) ?? []).find(match));
 }
 
 function alive(pid: number): boolean {

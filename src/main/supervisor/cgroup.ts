@@ -38,6 +38,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { CLI_ERROR_EXIT } from '../../shared/errors';
 import type { OomReport } from '../../shared/result';
 import { bytes } from './format';
 import { WardenInputError } from './errors';
@@ -392,7 +393,7 @@ export class MemoryBackend {
 /** The wrapper's name ($0): the shell prefixes its own error messages with it. */
 export const WRAPPER_NAME = 'warden-cgroup';
 /** The wrapper's exit status when it could not join: Warden's own error, as in the result contract. */
-export const JOIN_FAILED_STATUS = 125;
+export const JOIN_FAILED_STATUS = CLI_ERROR_EXIT;
 const JOIN_FAILED_TEXT = 'could not join the memory cgroup';
 // $1 is the cgroup's directory, the rest is the command. `exec "$@"` keeps each
 // word as it is: nothing the command's words contain is parsed by the shell.

@@ -32,6 +32,7 @@
 // never parsed by a shell.
 
 import { execFileSync } from 'node:child_process';
+import { CLI_ERROR_EXIT } from '../../shared/errors';
 
 export interface Reaper {
   perl: string;
@@ -53,7 +54,7 @@ const SYSCALLS: Record<string, { prctl: number; setsid: number }> = {
 
 const SHIM = `
 my ($prctl, $setsid, $scope, $fd, @cmd) = @ARGV;
-open(my $status, '+<&=', $fd) or exit 125;
+open(my $status, '+<&=', $fd) or exit ${CLI_ERROR_EXIT};
 syscall($prctl, 36, 1, 0, 0, 0) == 0 or syswrite($status, "error no subreaper\\n");
 $SIG{$_} = 'IGNORE' for qw(INT TERM HUP QUIT USR1 USR2 ALRM PIPE TSTP TTIN TTOU);
 my $pid = fork();
