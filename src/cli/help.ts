@@ -10,6 +10,7 @@ import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
 // every call's startup (the bundle's metafile shows what help.ts pulls in).
 import { SETUP_HELP } from './setup/help';
 import { HOOK_HELP } from './hook/help';
+import { SEARCH_HELP } from './search';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
@@ -74,6 +75,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   extend: EXTEND_HELP,
   list: LIST_HELP,
   show: SHOW_HELP,
+  search: SEARCH_HELP,
   sessions: SESSIONS_HELP,
   serve: SERVE_HELP,
   history: HISTORY_HELP,

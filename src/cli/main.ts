@@ -39,6 +39,7 @@ Commands:
   list [--live] [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
   show ID [--json]                     one run, live or from the history, whole
+  search [ID] PATTERN [-F] [-i] [-C N] lines of runs' kept output that match, as rg -n -C prints them
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
@@ -180,6 +181,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     }
     const host = async () => remote?.api ?? hostFor(stateDir, io);
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
+    if (command === 'search') return await (await import('./search')).searchCommand(rest, io, host);
     if (command === 'stop') return await stopCommand(rest, io, host);
     if (command === 'extend') return await extendCommand(rest, io, host);
     if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));
@@ -224,7 +226,7 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
 }
 
 /** The commands `--remote NAME` (or WARDEN_REMOTE) sends to another machine's host. */
-const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'sessions', 'mcp']);
+const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'search', 'sessions', 'mcp']);
 
 /** A leading `--remote NAME` (or --remote=NAME), taken off the words. */
 function remoteOption(args: string[]): { remoteName: string | undefined; args: string[] } {

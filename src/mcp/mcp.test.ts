@@ -92,7 +92,7 @@ afterAll(async () => {
 describe('warden mcp', { timeout: 60_000 }, () => {
   it('lists its tools, each with a description and input and output schemas', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'sessions', 'show', 'stop', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'search', 'sessions', 'show', 'stop', 'wait']);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(50);
       expect(tool.inputSchema.type).toBe('object');
@@ -278,6 +278,32 @@ describe('warden mcp', { timeout: 60_000 }, () => {
       `show {"id": "${run.id}", "stream": "stdout", "offset": 5, "maxChars": 5}`,
       `show {"id": "${run.id}", "stream": "stderr", "offset": 5, "maxChars": 5}`,
     ]);
+  });
+
+  it('search finds lines as rg -n -C prints them; its next call goes on; a bad pattern is one line', async () => {
+    const { run } = await call('run', { shell: 'for i in $(seq 1 300); do echo "step $i"; done; printf "\\033[31mTraceback\\033[0m (most recent call last):\\r\\n  KeyError: x\\n" >&2; exit 1' });
+    const found = await call('search', { id: run.id, pattern: 'Traceback', context: 1 });
+    const answer = found.result.structuredContent as unknown as { matches: { line: number; stream: string; offset: number; text: string; after: string[] }[]; more: boolean; cursor: string | null };
+    expect(answer.matches).toEqual([expect.objectContaining({ run: run.id, stream: 'stderr', line: 1, offset: 5, text: 'Traceback (most recent call last):', after: ['  KeyError: x'] })]);
+    expect(answer).toMatchObject({ more: false, cursor: null });
+    expect(found.text.split('\n').slice(1, 3)).toEqual(['1:5:Traceback (most recent call last):', '2-  KeyError: x']);
+    // The offset is show's.
+    const shown = await call('show', { id: run.id, stream: 'stderr', offset: 5, maxChars: 9 });
+    expect((shown.result.structuredContent as { stderr: string }).stderr).toBe('Traceback');
+
+    const paged = await call('search', { id: run.id, pattern: 'step \\d+0$', maxMatches: 10, stream: 'stdout' });
+    const first = paged.result.structuredContent as unknown as { matches: { line: number }[]; next: string };
+    expect(first.matches.map((m) => m.line)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(first.next).toMatch(/^search \{"cursor": "[A-Za-z0-9_-]+", "maxMatches": 10\}$/);
+    expect(paged.text).toContain(`To go on (it stopped at maxMatches; more lines may match): ${first.next}`);
+    const rest = await call('search', JSON.parse(first.next.replace(/^search /, '')) as Record<string, unknown>);
+    expect((rest.result.structuredContent as unknown as { matches: { line: number }[] }).matches.map((m) => m.line)).toEqual([110, 120, 130, 140, 150, 160, 170, 180, 190, 200]);
+
+    const bad = await call('search', { id: run.id, pattern: '[z-a]' });
+    expectOneLineError(bad.result, bad.text);
+    expect(bad.text).toMatch(/^pattern is not a valid regular expression \(JavaScript, u flag\): /);
+    const both = await call('search', { id: run.id, pattern: 'x', cursor: 'abc' });
+    expect(both.text).toMatch(/^cursor carries the search it continues/);
   });
 
   it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {

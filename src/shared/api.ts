@@ -10,6 +10,7 @@ import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
 import type { Settings } from './settings';
+import type { SearchAnswer, SearchQuery } from './search';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
 export interface OutputOffsets {
@@ -155,6 +156,12 @@ export interface WardenApi {
    * then slices what get answers (src/main/host/output-page.ts).
    */
   output?(id: string, range: OutputRange): Promise<OutputPage>;
+  /**
+   * Searches runs' kept output for a pattern (GET /search): one run, or the
+   * newest runs the history names; bounded per call, continued by a cursor
+   * (src/main/host/search/). Absent where the API has no host behind it.
+   */
+  search?(query: SearchQuery): Promise<SearchAnswer>;
   /**
    * The runs this host holds in memory: live ones and the most recently ended.
    * `output: 'none'`: a listing, each run with empty stdout and stderr and

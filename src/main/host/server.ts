@@ -17,7 +17,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
-import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -457,6 +457,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const host = takeHost(url.searchParams, 'The history', true);
       const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
       return send(res, 200, await api.history(host !== undefined ? { ...query, host } : query));
+    }
+    if (path === ROUTES.search) {
+      only('GET');
+      if (!api.search) throw new HttpError(404, 'This host does not search.');
+      const query = parse(searchQuerySchema, queryObject(url.searchParams, ['context', 'maxMatches', 'maxRuns', 'since'], ['verdict']));
+      return send(res, 200, await api.search(query));
     }
     if (path === `${API_PREFIX}/settings`) {
       if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
