@@ -11,6 +11,7 @@ import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
 import { SETUP_HELP } from './setup/help';
 import { HOOK_HELP } from './hook/help';
 import { SEARCH_HELP } from './search';
+import { EVENTS_HELP } from './events-help';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
@@ -76,6 +77,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   list: LIST_HELP,
   show: SHOW_HELP,
   search: SEARCH_HELP,
+  events: EVENTS_HELP,
   sessions: SESSIONS_HELP,
   serve: SERVE_HELP,
   history: HISTORY_HELP,

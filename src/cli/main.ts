@@ -35,11 +35,14 @@ Commands:
                                        run a Python script in an interpreter session
   wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result
   stop ID [--force]                    stop a live run with the stop sequence; print its result
+  stop --owner PID|agent [--force]     stop every live run of a process and of those under it
   extend ID DURATION                   move a live run's deadline later
   list [--live] [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
   show ID [--json]                     one run, live or from the history, whole
   search [ID] PATTERN [-F] [-i] [-C N] lines of runs' kept output that match, as rg -n -C prints them
+  events [--ended] [--owner PID|agent] [--format line|json]
+                                       the host's events as lines, for monitors and scripts
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   mcp                                  an MCP server over stdio for agents (see warden mcp --help)
@@ -182,6 +185,8 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     const host = async () => remote?.api ?? hostFor(stateDir, io);
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
     if (command === 'search') return await (await import('./search')).searchCommand(rest, io, host);
+    if (command === 'events') return await (await import('./events')).eventsCommand(rest, io, host, stateDir, remote?.transport);
+    if (command === 'stop' && (await import('./stop-owned')).stopsByOwner(rest)) return await (await import('./stop-owned')).stopOwned(rest, io, host);
     if (command === 'stop') return await stopCommand(rest, io, host);
     if (command === 'extend') return await extendCommand(rest, io, host);
     if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));
@@ -226,7 +231,7 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
 }
 
 /** The commands `--remote NAME` (or WARDEN_REMOTE) sends to another machine's host. */
-const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'search', 'sessions', 'mcp']);
+const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'search', 'events', 'sessions', 'mcp']);
 
 /** A leading `--remote NAME` (or --remote=NAME), taken off the words. */
 function remoteOption(args: string[]): { remoteName: string | undefined; args: string[] } {

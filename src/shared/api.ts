@@ -7,7 +7,7 @@
 import type { RunEvent } from './events';
 import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
-import type { RunResult, SessionInfo } from './result';
+import type { RunOwner, RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
 import type { Settings } from './settings';
 import type { SearchAnswer, SearchQuery } from './search';
@@ -85,6 +85,12 @@ export type HistoryQuery = Omit<ListQuery, 'since' | 'until'> & {
 /** Where a run starts: absent, this host; a configured remote's name, on that remote. */
 export interface StartOn {
   host?: string;
+  /**
+   * The process it belongs to, recorded in its result's `owner`: the host sets
+   * it from the start's ownerPid (an HTTP client names its owner with
+   * StartOptions.ownerPid, which the host checks; this field is not sent).
+   */
+  ownedBy?: RunOwner;
 }
 
 export interface HostInfo {

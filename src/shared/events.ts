@@ -3,6 +3,9 @@ import type { RunResult, StopStep } from './result';
 
 export type OutputStream = 'stdout' | 'stderr';
 
+/** Every event type, as /events?types= names them. */
+export const EVENT_TYPES: readonly string[] = ['started', 'output', 'signal-sent', 'limit-extended', 'tree', 'ended'];
+
 export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
   /**

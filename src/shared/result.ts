@@ -79,6 +79,13 @@ export interface CoreReport {
   limitBytes: number | null;
 }
 
+/** The process a run belongs to: the host stops the run when it is gone (an agent's warden mcp, the agent a hook named). */
+export interface RunOwner {
+  pid: number;
+  /** Who it is, as its client named it: "warden mcp for claude-code", "claude". */
+  label: string;
+}
+
 export interface PeakFigures {
   rssBytes: number;
   processes: number;
@@ -115,6 +122,8 @@ export interface RunResult {
   stderrTruncated: number;
   teardown?: TeardownReport;
   peak?: PeakFigures;
+  /** The process it belongs to, when started owned by one (warden mcp, or --owner-pid); absent: none. */
+  owner?: RunOwner;
   /**
    * Only in a listing without output (list({ output: 'none' })): stdout and
    * stderr are left empty, and this says how many characters each stream has

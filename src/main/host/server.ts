@@ -17,6 +17,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
+import { EVENT_TYPES } from '../../shared/events';
 import { extendSchema, historyQuerySchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
@@ -433,7 +434,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           throw new HttpError(400, `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
         }
         const request = parseRunRequest(await body());
-        const started = await api.start(request, host !== undefined ? { host } : {});
+        const started = await api.start(request, { ...(host !== undefined ? { host } : {}), ...(owned.pid ? { ownedBy: { pid: owned.pid.pid, label: owned.pid.label } } : {}) });
         if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;
           const gone = () => options.onOwnerGone?.(started.id);
@@ -480,15 +481,19 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError(400, 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended') throw new HttpError(400, `The event stream takes run, since, lastEventId, batch and ended, not ${key}.`);
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended' && key !== 'types') throw new HttpError(400, `The event stream takes run, since, lastEventId, batch, ended and types, not ${key}.`);
       }
+      // types=started,ended: only events of those types (a monitor of ends needs no output).
+      const typesText = url.searchParams.get('types');
+      const types = typesText === null ? null : new Set(typesText.split(','));
+      for (const type of types ?? []) if (!EVENT_TYPES.includes(type)) throw new HttpError(400, `types takes a comma list of ${EVENT_TYPES.join(', ')}, not ${JSON.stringify(type.slice(0, 40))}.`);
       const batch = url.searchParams.get('batch');
       if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError(400, 'batch is 1 or 0.');
       // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
       const ended = url.searchParams.get('ended');
       if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError(400, 'ended is summary or whole.');
       const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
-      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary', types });
       return;
     }
     const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output))?$/.exec(path);

@@ -555,6 +555,7 @@ export class CommandRun {
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
       ...(fields.core ? { core: fields.core } : {}),
       ...(peak ? { peak } : {}),
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
     });
   }
 }

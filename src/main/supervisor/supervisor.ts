@@ -24,7 +24,7 @@ import type { OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { ProcNode } from '../../shared/proc-tree';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
-import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
+import type { RunOwner, RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { WardenError } from './errors';
@@ -212,11 +212,12 @@ export class Supervisor {
    * returns its first snapshot. Throws WardenInputError on bad input only (and
    * for a busy session when the request says onBusy: 'refuse').
    */
-  start(request: RunRequest): RunResult {
+  start(request: RunRequest, extra: { owner?: RunOwner } = {}): RunResult {
     if (this.closing) throw new WardenError('shutting-down', 'Warden is shutting down and takes no new runs.');
     const id = newId();
-    if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
-    const options = normalizeRequest(request, id, this.settings);
+    const owner = extra.owner ? { owner: { pid: extra.owner.pid, label: extra.owner.label } } : {};
+    if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id, owner);
+    const options = { ...normalizeRequest(request, id, this.settings), ...owner };
     this.refuseIfLow();
     // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
@@ -229,8 +230,8 @@ export class Supervisor {
     return run.snapshot();
   }
 
-  private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string): RunResult {
-    const options = normalizePythonRequest(request, id, this.settings);
+  private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string, owner: { owner?: RunOwner }): RunResult {
+    const options = { ...normalizePythonRequest(request, id, this.settings), ...owner };
     this.refuseIfLow();
     // Refused now, never run without its limit, when no memory cgroup can be used.
     if (options.memoryBytes !== null) this.memoryBackend();
