@@ -306,6 +306,33 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     expect(both.text).toMatch(/^cursor carries the search it continues/);
   });
 
+  it('offers runs as resources: the newest listed, templates for any, each read sized for a model', async () => {
+    const { run } = await call('run', { shell: 'seq 1 100000; echo "resource-err" >&2; exit 4' });
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['warden://runs/{id}', 'warden://runs/{id}/stdout', 'warden://runs/{id}/stderr']);
+    const { resources } = await session.client.listResources();
+    const listed = resources.find((r) => r.uri === `warden://runs/${run.id}`)!;
+    expect(listed).toMatchObject({ name: run.id, mimeType: 'text/plain', title: `/bin/sh -c 'seq 1 100000; echo "resource-err" >&2; exit 4' (failed)` });
+    expect(resources[0]!.uri).toBe(`warden://runs/${run.id}`); // newest first
+
+    const whole = await session.client.readResource({ uri: `warden://runs/${run.id}` });
+    const summary = (whole.contents[0] as { text: string }).text;
+    expect(summary.split('\n').slice(0, 3)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>4</exit_code>']);
+    expect(summary).toContain('<stderr>resource-err\n</stderr>');
+    expect(summary).toMatch(/\[warden: [\d,]+ characters of stdout cut here \(characters 2,000 to [\d,]+ of 588,895\); read them with show \{"id": "[0-9a-f]+", "stream": "stdout", "offset": 2000\}\]/);
+    const stdout = (await session.client.readResource({ uri: `warden://runs/${run.id}/stdout` })).contents[0] as { text: string; mimeType: string };
+    expect(stdout.mimeType).toBe('text/plain');
+    expect(stdout.text.startsWith('1\n2\n3\n')).toBe(true);
+    expect(stdout.text.endsWith('99999\n100000\n')).toBe(true);
+    expect(stdout.text.length).toBeLessThan(25_000);
+    expect(stdout.text).toMatch(/\[warden: [\d,]+ characters of stdout cut here \(characters [\d,]+ to [\d,]+ of 588,895\); read them with show /);
+    expect(((await session.client.readResource({ uri: `warden://runs/${run.id}/stderr` })).contents[0] as { text: string }).text).toBe('resource-err\n');
+
+    await expect(session.client.readResource({ uri: 'warden://runs/abcdef123456' })).rejects.toThrow(/No run with id "abcdef123456"/);
+    await expect(session.client.readResource({ uri: 'warden://elsewhere' })).rejects.toThrow(/No Warden resource "warden:\/\/elsewhere"/);
+    await expect(session.client.listResources({ cursor: 'not-a-cursor' })).rejects.toThrow(/cursor/i);
+  });
+
   it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {
     const help = await execa(process.execPath, [BIN, 'mcp', '--help'], { env: childEnv(dir), reject: false, stdin: 'ignore' });
     expect(help.exitCode).toBe(0);
