@@ -20,6 +20,7 @@ describe('warden events words', () => {
   it.each<[string[], Partial<ReturnType<typeof parseEventsArgs>>, string[]]>([
     [[], { ended: false, owner: null, format: 'line', output: false }, ['started', 'signal-sent', 'limit-extended', 'ended']],
     [['--ended'], { ended: true }, ['ended']],
+    [['--yielded'], { ended: true, yielded: true }, ['ended']],
     [['--format', 'json', '--output'], { format: 'json', output: true }, ['started', 'output', 'signal-sent', 'limit-extended', 'ended']],
     [['--owner', '4242'], { owner: 4242 }, ['started', 'signal-sent', 'limit-extended', 'ended']],
   ])('%j', (args, options, types) => {
@@ -33,6 +34,7 @@ describe('warden events words', () => {
     [['--format', 'xml'], '--format takes line or json, not "xml".'],
     [['--output'], '--output goes with --format json: output does not fit a line per event.'],
     [['--format', 'json', '--output', '--ended'], '--output and --ended exclude each other: --ended prints ends only.'],
+    [['--format', 'json', '--output', '--yielded'], '--output and --yielded exclude each other: --yielded prints ends only.'],
     [['--owner', 'me'], '--owner takes a process id or agent (the agent this runs under), not "me".'],
     [['--owner', '0'], '--owner takes a process id or agent (the agent this runs under), not "0".'],
   ])('%j is refused: %s', (args, message) => {
@@ -211,6 +213,29 @@ describe('through a host', { timeout: 90_000 }, () => {
       expect(started.snapshot.owner).toEqual({ pid: process.pid, label: expect.any(String) });
     } finally {
       events.kill('SIGKILL');
+    }
+  });
+
+  it('events --yielded prints only the ends of runs an answer had left going', async () => {
+    const owner = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const events = execa(process.execPath, [BIN, 'events', '--yielded', '--owner', String(owner.pid)], { reject: false, env, stdin: 'ignore' });
+    try {
+      const out = lines(events);
+      // A run that yields (its answer said "running"), then ends: its end is printed.
+      await untilSeen(
+        out,
+        (i) => warden(['run', '--yield', '100ms', '--owner-pid', String(owner.pid), '--', 'bash', '-c', `sleep 0.5; echo left-${i}`]),
+        (i) => new RegExp(`ended: completed.*: bash -c sleep 0\\.5; echo left-${i} `),
+      );
+      const before = out.all.length;
+      // One that ends within its call's answer: its end was seen, nothing is printed; then another yielded one is.
+      await warden(['run', '--owner-pid', String(owner.pid), '--', 'echo', 'seen-whole']);
+      await warden(['run', '--yield', '100ms', '--owner-pid', String(owner.pid), '--', 'bash', '-c', 'sleep 0.5; echo left-last']);
+      await out.next(/left-last/);
+      expect(out.all.slice(before)).toEqual([expect.stringContaining('left-last')]);
+    } finally {
+      events.kill('SIGKILL');
+      owner.kill('SIGKILL');
     }
   });
 

@@ -21,6 +21,7 @@ export { EVENTS_HELP } from './events-help';
 
 const SPEC: Record<string, OptionSpec> = {
   ended: { type: 'boolean' },
+  yielded: { type: 'boolean' },
   owner: { type: 'string' },
   format: { type: 'string' },
   output: { type: 'boolean' },
@@ -28,17 +29,20 @@ const SPEC: Record<string, OptionSpec> = {
 
 export interface EventsOptions {
   ended: boolean;
+  /** Only the ends of runs an answer had left going (a yield): ends an agent may not have seen. */
+  yielded: boolean;
   owner: number | null;
   format: 'line' | 'json';
   output: boolean;
 }
 
 export function parseEventsArgs(args: string[]): EventsOptions {
-  const options: EventsOptions = { ended: false, owner: null, format: 'line', output: false };
+  const options: EventsOptions = { ended: false, yielded: false, owner: null, format: 'line', output: false };
   for (const token of tokensOf(args, SPEC, 'events')) {
     if (token.kind === 'positional') throw new UsageError(`warden events takes no words (${JSON.stringify(token.value)}); see warden events --help.`);
     if (token.kind !== 'option') continue;
     if (token.name === 'ended') options.ended = true;
+    else if (token.name === 'yielded') options.yielded = options.ended = true;
     else if (token.name === 'output') options.output = true;
     else if (token.name === 'owner') options.owner = ownerPidFrom(token.value ?? '');
     else if (token.name === 'format') {
@@ -47,7 +51,7 @@ export function parseEventsArgs(args: string[]): EventsOptions {
     }
   }
   if (options.output && options.format !== 'json') throw new UsageError('--output goes with --format json: output does not fit a line per event.');
-  if (options.output && options.ended) throw new UsageError('--output and --ended exclude each other: --ended prints ends only.');
+  if (options.output && options.ended) throw new UsageError(`--output and ${options.yielded ? '--yielded' : '--ended'} exclude each other: ${options.yielded ? '--yielded' : '--ended'} prints ends only.`);
   return options;
 }
 
@@ -128,6 +132,7 @@ export async function eventsCommand(args: string[], io: CliIo, host: () => Promi
   let queue: Promise<void> = Promise.resolve();
   const print = (event: RunEvent) => {
     queue = queue.then(async () => {
+      if (options.yielded && !(event.type === 'ended' && event.yielded === true)) return;
       if (!(await owned(event))) return;
       if (event.type === 'ended') passes.delete(event.runId);
       if (options.format === 'json') io.out(`${JSON.stringify(event)}\n`);

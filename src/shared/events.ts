@@ -21,4 +21,5 @@ export type RunEvent =
   /** A live run's deadline moved: its new limit, by how much, and when (ms since its start). */
   | { type: 'limit-extended'; runId: string; limitMs: number; byMs: number; atMs: number }
   | { type: 'tree'; runId: string; snapshot: ProcTreeSnapshot }
-  | { type: 'ended'; runId: string; result: RunResult };
+  /** `yielded`: an answer had left the run going before it ended (a yield), so a client may not have seen its end. */
+  | { type: 'ended'; runId: string; result: RunResult; yielded?: boolean };

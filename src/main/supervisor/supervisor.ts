@@ -199,7 +199,7 @@ export class Supervisor {
       ...options.python,
       hostId: this.hostId,
       procRoot: this.settings.procRoot,
-      emit: (event) => this.events.emit('event', event),
+      emit: (event) => this.emitRun(event),
       memoryBackend: () => this.memoryBackend(),
       sampler: () => this.processSampler(),
       reaper: () => (this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null),
@@ -223,7 +223,7 @@ export class Supervisor {
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
     const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper);
+    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
@@ -240,11 +240,20 @@ export class Supervisor {
       session = new PythonSession(options.session, this.sessionSettings);
       this.pythonSessions.set(options.session, session);
     }
-    const run = new PythonRun(options, session, (event) => this.events.emit('event', event));
+    const run = new PythonRun(options, session, (event) => this.emitRun(event));
     session.submit(run); // throws when refused: nothing is registered
     this.runs.set(id, run);
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
+  }
+
+  /**
+   * A run's event to the subscribers; an end says whether an answer had left
+   * the run going (a yielded wait moved its mark): an agent may not have
+   * seen that end, so a monitor tells it (warden events --yielded).
+   */
+  private emitRun(event: RunEvent): void {
+    this.events.emit('event', event.type === 'ended' && this.marks.has(event.runId) ? { ...event, yielded: true } : event);
   }
 
   /** One sampler for every run, made on first use; it samples only while some run is tracked. */
