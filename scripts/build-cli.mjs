@@ -19,10 +19,13 @@
 // Two entries: warden.mjs (the CLI) and hook.mjs (`warden hook`, which loads
 // nothing but its own small module so a harness's hook call costs about a
 // Node start). stamp.json holds what bin/warden.mjs checks for freshness.
+// Each build also writes the harnesses' plugins into integrations/ (from
+// src/cli/setup/plugin-tree.ts, bundled on its own for this), which npm pack
+// ships.
 
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outRoot = join(root, 'out', 'cli');
@@ -66,6 +69,7 @@ export async function buildCli({ dist = false } = {}) {
     const first = warnings[0];
     throw new Error(`${first.location ? `${first.location.file}:${first.location.line}: ` : ''}${first.text}`);
   }
+  await writeIntegrationsTree(shared, dir);
   const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'])];
   // A hook call checks only the hook's own inputs for freshness.
   const hookInputs = [...Object.keys(hook.metafile.inputs), 'scripts/build-cli.mjs', 'package.json'];
@@ -88,6 +92,20 @@ export async function buildCli({ dist = false } = {}) {
     }
   }
   return { dir, relative: relative(root, dir) };
+}
+
+/** integrations/ from its one source: bundled apart (it imports only node:fs and node:path), run, removed. */
+async function writeIntegrationsTree(shared, dir) {
+  const { build } = await import('esbuild');
+  const tool = join(dir, '.integrations-tool.mjs');
+  await build({ ...shared, outdir: undefined, outfile: tool, sourcemap: false, metafile: false, entryPoints: ['src/cli/setup/plugin-tree.ts'], splitting: false });
+  try {
+    const { writeIntegrations } = await import(pathToFileURL(tool).href);
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    writeIntegrations(root, version);
+  } finally {
+    rmSync(tool, { force: true });
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -122,12 +122,15 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
       expect(ran.exitCode).toBe(75);
       const run = JSON.parse(ran.stdout) as RunResult;
       expect(run.limitMs).toBe(600_000);
+      // The owner is part of the run's record, live and in the history.
+      expect(run.owner).toEqual({ pid: owner.pid, label: 'sleep' });
       owner.kill('SIGKILL');
       expect(await eventually(async () => (await hostRun(run.id)).state === 'ended')).toBe(true);
       const ended = await hostRun(run.id);
       expect(ended.verdict).toBe('stopped');
       expect(ended.notes.join(' ')).toContain(`Its owner, sleep (pid ${owner.pid}), went away before the run ended, so Warden stopped it`);
       expect(ended.notes.join(' ')).not.toMatch(/on request/);
+      expect(ended.owner).toEqual({ pid: owner.pid, label: 'sleep' });
     } finally {
       owner.kill('SIGKILL');
     }

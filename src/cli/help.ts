@@ -11,6 +11,8 @@ import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
 import { SETUP_HELP } from './setup/help';
 import { HOOK_HELP } from './hook/help';
 import { K8S_HELP, K8S_JOB_HELP, K8S_SANDBOX_HELP, K8S_VERDICT_HELP } from './k8s/help';
+import { SEARCH_HELP } from './search';
+import { EVENTS_HELP } from './events-help';
 
 export const SERVE_HELP = `Usage: warden serve [--port PORT] [--open] [--no-tcp] [--idle-exit DURATION]
 
@@ -93,6 +95,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   extend: EXTEND_HELP,
   list: LIST_HELP,
   show: SHOW_HELP,
+  search: SEARCH_HELP,
+  events: EVENTS_HELP,
   sessions: SESSIONS_HELP,
   serve: SERVE_HELP,
   history: HISTORY_HELP,

@@ -37,10 +37,14 @@ Commands:
                                        run a Python script in an interpreter session
   wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result
   stop ID [--force]                    stop a live run with the stop sequence; print its result
+  stop --owner PID|agent [--force]     stop every live run of a process and of those under it
   extend ID DURATION                   move a live run's deadline later
   list [--live] [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
   show ID [--json]                     one run, live or from the history, whole
+  search [ID] PATTERN [-F] [-i] [-C N] lines of runs' kept output that match, as rg -n -C prints them
+  events [--ended] [--owner PID|agent] [--format line|json]
+                                       the host's events as lines, for monitors and scripts
   sessions [--json]                    the host's Python sessions
   serve [--port PORT] [--open]         run a host: the engine, history, control socket and web UI
   app [--web]                          the desktop app where one is installed, else the web UI
@@ -217,6 +221,9 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     }
     const host = async () => remote?.api ?? hostFor(stateDir, io);
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
+    if (command === 'search') return await (await import('./search')).searchCommand(rest, io, host);
+    if (command === 'events') return await (await import('./events')).eventsCommand(rest, io, host, stateDir, remote?.transport);
+    if (command === 'stop' && (await import('./stop-owned')).stopsByOwner(rest)) return await (await import('./stop-owned')).stopOwned(rest, io, host);
     if (command === 'stop') return await stopCommand(rest, io, host);
     if (command === 'extend') return await extendCommand(rest, io, host);
     if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));
@@ -261,7 +268,7 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
 }
 
 /** The commands `--remote NAME` (or WARDEN_REMOTE) sends to another machine's host. */
-const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'sessions', 'mcp']);
+const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'search', 'events', 'sessions', 'mcp']);
 
 /** A leading `--remote NAME` (or --remote=NAME), taken off the words. */
 function remoteOption(args: string[]): { remoteName: string | undefined; args: string[] } {

@@ -37,7 +37,11 @@ Python scripts under Warden's supervision. Register it with the agent, e.g.:
 
 Tools: run (a command, a shell line or a Python script, with a limit; returns
 when it ends or after its yield, default 30s, at most 50s), wait, stop, extend,
-list, show and sessions. Every run answer is sized for a model, in both forms
+list, show (a page of a run's output), search (lines of runs' output that match
+a pattern, as rg -n -C prints them, with the call that goes on) and sessions.
+Resources: warden://runs/ID (a run's result) and warden://runs/ID/stdout and
+/stderr, the newest runs listed (Claude Code's @warden: mentions).
+Every run answer is sized for a model, in both forms
 (Claude Code and Codex show the model structuredContent, Gemini CLI the text):
 verdict, exit code or signal, elapsed against the limit, advice and notes
 first, then each stream cut to its head and tail (8000 characters per stream:

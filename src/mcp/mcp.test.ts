@@ -93,7 +93,7 @@ afterAll(async () => {
 describe('warden mcp', { timeout: 60_000 }, () => {
   it('lists its tools, each with a description and input and output schemas', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'sessions', 'show', 'stop', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'search', 'sessions', 'show', 'stop', 'wait']);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(50);
       expect(tool.inputSchema.type).toBe('object');
@@ -289,6 +289,59 @@ describe('warden mcp', { timeout: 60_000 }, () => {
       `show {"id": "${run.id}", "stream": "stdout", "offset": 5, "maxChars": 5}`,
       `show {"id": "${run.id}", "stream": "stderr", "offset": 5, "maxChars": 5}`,
     ]);
+  });
+
+  it('search finds lines as rg -n -C prints them; its next call goes on; a bad pattern is one line', async () => {
+    const { run } = await call('run', { shell: 'for i in $(seq 1 300); do echo "step $i"; done; printf "\\033[31mTraceback\\033[0m (most recent call last):\\r\\n  KeyError: x\\n" >&2; exit 1' });
+    const found = await call('search', { id: run.id, pattern: 'Traceback', context: 1 });
+    const answer = found.result.structuredContent as unknown as { matches: { line: number; stream: string; offset: number; text: string; after: string[] }[]; more: boolean; cursor: string | null };
+    expect(answer.matches).toEqual([expect.objectContaining({ run: run.id, stream: 'stderr', line: 1, offset: 5, text: 'Traceback (most recent call last):', after: ['  KeyError: x'] })]);
+    expect(answer).toMatchObject({ more: false, cursor: null });
+    expect(found.text.split('\n').slice(1, 3)).toEqual(['1:5:Traceback (most recent call last):', '2-  KeyError: x']);
+    // The offset is show's.
+    const shown = await call('show', { id: run.id, stream: 'stderr', offset: 5, maxChars: 9 });
+    expect((shown.result.structuredContent as { stderr: string }).stderr).toBe('Traceback');
+
+    const paged = await call('search', { id: run.id, pattern: 'step \\d+0$', maxMatches: 10, stream: 'stdout' });
+    const first = paged.result.structuredContent as unknown as { matches: { line: number }[]; next: string };
+    expect(first.matches.map((m) => m.line)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(first.next).toMatch(/^search \{"cursor": "[A-Za-z0-9_-]+", "maxMatches": 10\}$/);
+    expect(paged.text).toContain(`To go on (it stopped at maxMatches; more lines may match): ${first.next}`);
+    const rest = await call('search', JSON.parse(first.next.replace(/^search /, '')) as Record<string, unknown>);
+    expect((rest.result.structuredContent as unknown as { matches: { line: number }[] }).matches.map((m) => m.line)).toEqual([110, 120, 130, 140, 150, 160, 170, 180, 190, 200]);
+
+    const bad = await call('search', { id: run.id, pattern: '[z-a]' });
+    expectOneLineError(bad.result, bad.text);
+    expect(bad.text).toMatch(/^pattern is not a valid regular expression \(JavaScript, u flag\): /);
+    const both = await call('search', { id: run.id, pattern: 'x', cursor: 'abc' });
+    expect(both.text).toMatch(/^cursor carries the search it continues/);
+  });
+
+  it('offers runs as resources: the newest listed, templates for any, each read sized for a model', async () => {
+    const { run } = await call('run', { shell: 'seq 1 100000; echo "resource-err" >&2; exit 4' });
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['warden://runs/{id}', 'warden://runs/{id}/stdout', 'warden://runs/{id}/stderr']);
+    const { resources } = await session.client.listResources();
+    const listed = resources.find((r) => r.uri === `warden://runs/${run.id}`)!;
+    expect(listed).toMatchObject({ name: run.id, mimeType: 'text/plain', title: `/bin/sh -c 'seq 1 100000; echo "resource-err" >&2; exit 4' (failed)` });
+    expect(resources[0]!.uri).toBe(`warden://runs/${run.id}`); // newest first
+
+    const whole = await session.client.readResource({ uri: `warden://runs/${run.id}` });
+    const summary = (whole.contents[0] as { text: string }).text;
+    expect(summary.split('\n').slice(0, 3)).toEqual(['<shell_results>', '<verdict>failed</verdict>', '<exit_code>4</exit_code>']);
+    expect(summary).toContain('<stderr>resource-err\n</stderr>');
+    expect(summary).toMatch(/\[warden: [\d,]+ characters of stdout cut here \(characters 2,000 to [\d,]+ of 588,895\); read them with show \{"id": "[0-9a-f]+", "stream": "stdout", "offset": 2000\}\]/);
+    const stdout = (await session.client.readResource({ uri: `warden://runs/${run.id}/stdout` })).contents[0] as { text: string; mimeType: string };
+    expect(stdout.mimeType).toBe('text/plain');
+    expect(stdout.text.startsWith('1\n2\n3\n')).toBe(true);
+    expect(stdout.text.endsWith('99999\n100000\n')).toBe(true);
+    expect(stdout.text.length).toBeLessThan(25_000);
+    expect(stdout.text).toMatch(/\[warden: [\d,]+ characters of stdout cut here \(characters [\d,]+ to [\d,]+ of 588,895\); read them with show /);
+    expect(((await session.client.readResource({ uri: `warden://runs/${run.id}/stderr` })).contents[0] as { text: string }).text).toBe('resource-err\n');
+
+    await expect(session.client.readResource({ uri: 'warden://runs/abcdef123456' })).rejects.toThrow(/No run with id "abcdef123456"/);
+    await expect(session.client.readResource({ uri: 'warden://elsewhere' })).rejects.toThrow(/No Warden resource "warden:\/\/elsewhere"/);
+    await expect(session.client.listResources({ cursor: 'not-a-cursor' })).rejects.toThrow(/cursor/i);
   });
 
   it('--help says it always uses a host; an unknown option is one line and exit 125', async () => {

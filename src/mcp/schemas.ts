@@ -92,6 +92,27 @@ export const listResultSchema = z.looseObject({
   more: z.boolean().describe('Whether more runs match than were returned.'),
 });
 
+const searchMatch = z.looseObject({
+  run: z.string(),
+  stream: z.string(),
+  line: z.number().describe('1-based line in the kept output.'),
+  offset: z.number().describe('Offset of the match in the stream: show with this offset starts there.'),
+  text: z.string(),
+  before: z.array(z.string()),
+  after: z.array(z.string()),
+});
+
+export const searchResultSchema = z
+  .looseObject({
+    matches: z.array(searchMatch),
+    gaps: z.array(z.looseObject({ run: z.string(), stream: z.string(), line: z.number(), offset: z.number(), droppedChars: z.number() })).describe("Where a stream's output was not kept (the cap keeps head and tail): nothing there could be found."),
+    runs: z.array(z.looseObject({ id: z.string(), state: z.string() })).describe('The runs searched.'),
+    more: z.boolean().describe('The search stopped before the end (maxMatches, or the bound of one call): next continues it.'),
+    cursor: z.string().nullable(),
+    next: z.string().optional().describe('The exact search call that continues (also, for one live run, in what it prints next).'),
+  })
+  .describe("Lines of runs' output that match, with their line numbers, offsets and context.");
+
 export const sessionsResultSchema = z.looseObject({
   sessions: z.array(z.looseObject({ name: z.string(), state: z.string(), pid: z.number().nullable() })),
 });
@@ -224,6 +245,27 @@ export const showInput = strict('show', {
 });
 
 export const sessionsInput = strict('sessions', {});
+
+export const searchInput = strict('search', {
+  id: runId.optional().describe("The run whose output to search. Without it: the newest runs (live ones too), narrowed by since and verdict."),
+  pattern: z
+    .string({ error: 'must be a string' })
+    .max(1000, { error: 'is at most 1000 characters' })
+    .optional()
+    .describe('A JavaScript regular expression (u flag), matched against one line at a time: "Traceback|Error:", "FAILED .*test_\\w+". With literal: true, the text itself.'),
+  literal: z.boolean({ error: 'must be true or false' }).optional().describe('true: pattern is plain text, not a regular expression.'),
+  ignoreCase: z.boolean({ error: 'must be true or false' }).optional().describe('true: upper and lower case alike.'),
+  stream: z.enum(['stdout', 'stderr', 'both'], { error: 'must be "stdout", "stderr" or "both"' }).optional().describe('Which output to search (default "both").'),
+  context: z.number({ error: 'must be a number of lines' }).int({ error: 'must be a whole number' }).min(0, { error: 'must be 0 to 20' }).max(20, { error: 'must be 0 to 20' }).optional().describe('Lines before and after each match (default 2, at most 20).'),
+  maxMatches: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be 1 to 200' }).max(200, { error: 'must be 1 to 200' }).optional().describe('Matching lines per answer (default 20, at most 200); the cursor gives the rest.'),
+  cursor: z.string({ error: 'must be a string' }).max(16384, { error: 'is not one a search answered' }).optional().describe("Continue where an answer stopped: pass its cursor alone (it holds the pattern and the runs), with maxMatches at most."),
+  since: duration('Without id: only runs started within this long, e.g. "1h".').optional(),
+  verdict: z
+    .union([z.enum(VERDICTS), z.array(z.enum(VERDICTS))], { error: `must be one or more of ${VERDICTS.join(', ')}` })
+    .optional()
+    .describe('Without id: only runs that ended so, e.g. "failed".'),
+  maxRuns: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }).min(1, { error: 'must be 1 to 50' }).max(50, { error: 'must be 1 to 50' }).optional().describe('Without id: the newest runs to search (default 20, at most 50).'),
+});
 
 /** Parses tool arguments or throws InputError with the first problem as one line: "limit: must be a duration string ...". */
 export function parseToolArgs<T>(schema: z.ZodType<T>, value: unknown): T {

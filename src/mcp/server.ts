@@ -6,14 +6,15 @@
 // WardenError is said as an internal error.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BOUNDARIES, errorText, kindOf, WardenError } from '../shared/errors';
 import type { HostLink } from './host-link';
 import { LOCAL_HOST_NAME } from '../client/remotes';
 import { jsonSchemaOf } from './schemas';
 import { TOOLS, type McpSession, type ToolContext } from './tools';
+import { listRunResources, readRunResource, RESOURCE_TEMPLATES } from './resources';
 
-const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"; default 10m): at the limit Warden interrupts the run and still returns its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. Long output comes cut to its head and tail, with a marker naming the show call that pages the rest. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and its next field (or <next> line) names the wait call that continues it. Runs you leave live end when you exit, unless started with detach: true. list and show read past runs; a person can watch every run live in the Warden app.`;
+const INSTRUCTIONS = `Warden supervises the commands and Python scripts you run: use its run tool instead of a plain shell for anything that may hang, run long or use much memory. Give run a limit ("30s", "10m"; default 10m): at the limit Warden interrupts the run and still returns its output, with a verdict (completed, failed, timed-out, killed, crashed, ...) and advice. Long output comes cut to its head and tail, with a marker naming the show call that pages the rest. A run that outlasts its yield (default 30s, at most 50s) keeps running: the answer says state "running" and its next field (or <next> line) names the wait call that continues it. Runs you leave live end when you exit, unless started with detach: true. list and show read past runs, and search finds lines in their output (the first Traceback of a long log) without paging through it; a person can watch every run live in the Warden app.`;
 
 /** One line for the model: a WardenError's message, else "Internal error: ...". */
 export function errorLine(error: unknown): string {
@@ -39,7 +40,7 @@ function linkFor(args: unknown, own: HostLink, session: McpSession): HostLink {
 }
 
 export function createMcpServer(link: HostLink, version: string, session: McpSession): Server {
-  const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   // Built at the first tools/list, not before initialize is answered.
   let tools: Tool[] | null = null;
   const toolList = (): Tool[] =>
@@ -56,6 +57,23 @@ export function createMcpServer(link: HostLink, version: string, session: McpSes
   const byName = new Map(TOOLS.map((tool) => [tool.name, tool] as const));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+  // Resources (resources.ts): a failure is a JSON-RPC error with one line, as the spec has it for resources.
+  const asMcpError = (error: unknown) => (error instanceof McpError ? error : new McpError(kindOf(error) === 'not-found' ? -32002 : kindOf(error) === 'bad-input' ? -32602 : -32603, errorLine(error)));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    try {
+      return await listRunResources(link, request.params?.cursor);
+    } catch (error) {
+      throw asMcpError(error);
+    }
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    try {
+      return await readRunResource(link, request.params.uri);
+    } catch (error) {
+      throw asMcpError(error);
+    }
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) return errorResult(new WardenError('not-found', `No tool named ${JSON.stringify(request.params.name)}: the tools are ${TOOLS.map((t) => t.name).join(', ')}.`));

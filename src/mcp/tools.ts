@@ -20,6 +20,8 @@ import { LOCAL_HOST_NAME } from '../client/remotes';
 import type { HostLink } from './host-link';
 import { budgetFor, DEFAULT_MAX_CHARS, listText, pageAnswerParts, runAnswerParts, sessionsText, type StreamPage } from './render';
 import { locate, type Stream } from '../cli/model-answer';
+import { searchText } from '../cli/search-text';
+import type { SearchQuery } from '../shared/search';
 import {
   extendInput,
   listInput,
@@ -27,6 +29,8 @@ import {
   parseToolArgs,
   runInput,
   runResultSchema,
+  searchInput,
+  searchResultSchema,
   sessionsInput,
   sessionsResultSchema,
   showInput,
@@ -34,6 +38,12 @@ import {
   stopInput,
   waitInput,
 } from './schemas';
+
+/** A line of output for a model: control characters but tab written as \xNN (a CR or an escape would garble the text). */
+function escapeForModel(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
 
 /** How long run and wait block when not told: well inside a client's usual 60 s tool-call limit. */
 export const DEFAULT_YIELD_MS = 30_000;
@@ -329,6 +339,10 @@ async function listAllHosts(context: ToolContext, query: HistoryQuery): Promise<
 
 const SHOW_DESCRIPTION = `Show one run, live or ended, with its output paged: up to maxChars characters (default 8000) of each stream asked for (stream: "stdout", "stderr" or "both") from offset (default 0); the call a [warden: ... cut here ...] marker names returns the characters that were cut. The answer says first that it is a page (<page>, and page in the JSON): which characters of which stream it holds and the exact show call for each next page. Then the run's own verdict, exit code, advice and notes, then the streams asked for (a stream not asked for is left out). Use it to read a long output in parts, or a past run's result from list; search finds lines in it. It does not wait and marks no output as seen.`;
 
+const SEARCH_DESCRIPTION = `Search a run's output (id), or the newest runs' (no id; live ones too), for lines matching a pattern: a JavaScript regular expression (u flag), or the text itself with literal: true; ignoreCase, stream ("stdout", "stderr", "both"), context lines (default 2). Use it instead of paging with show to find the first Traceback, an error code or a test name in a long output.
+
+Answers like rg -n -C: matching lines as LINE:OFFSET:TEXT (show with that offset starts there) and the lines around them as LINE-TEXT. Colours and CRs are not in the way. Lines are those of the output Warden kept; where a very long output was cut in its middle, the answer names the gap, since nothing there can be found. One call stops at maxMatches (default 20), or after 50,000,000 characters or 2 s, and names the exact search {"cursor": ...} call that goes on; for one live run, that call continues in what it prints next. A pattern too slow for the text (nested repeats) is stopped and says so.`;
+
 const SESSIONS_DESCRIPTION = `List the Python interpreter sessions of the Warden host (used by run with python): name, state (idle, busy, starting, dead), interpreter pid and Python version, scripts run and queued, and the run id of the script running now.`;
 
 export const TOOLS: ToolDef[] = [
@@ -485,6 +499,33 @@ export const TOOLS: ToolDef[] = [
       return {
         content: [{ type: 'text', text }],
         structuredContent: json,
+        _meta: { 'anthropic/maxResultSizeChars': MAX_RESULT_SIZE_CHARS },
+      };
+    },
+  },
+  {
+    name: 'search',
+    title: "Search runs' output",
+    description: SEARCH_DESCRIPTION,
+    input: searchInput,
+    output: searchResultSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(searchInput, raw);
+      const { since, ...rest } = args;
+      let sinceMs: number | undefined;
+      if (since !== undefined) {
+        const ms = parseDuration(since);
+        if (ms === undefined) throw new InputError(`since takes a duration such as 30m, 1h or 24h, not ${JSON.stringify(since)}.`);
+        sinceMs = Date.now() - ms;
+      }
+      const query: SearchQuery = { ...rest, ...(sinceMs !== undefined ? { since: sinceMs } : {}) };
+      const answer = await context.link.call((api) => api.search(query));
+      const more = args.maxMatches !== undefined ? `, "maxMatches": ${args.maxMatches}` : '';
+      const next = (cursor: string) => `search {"cursor": "${cursor}"${more}}`;
+      return {
+        content: [{ type: 'text', text: searchText(answer, { escape: escapeForModel, next }) }],
+        structuredContent: { ...answer, ...(answer.cursor !== null ? { next: next(answer.cursor) } : {}) },
         _meta: { 'anthropic/maxResultSizeChars': MAX_RESULT_SIZE_CHARS },
       };
     },

@@ -7,9 +7,10 @@
 import type { RunEvent } from './events';
 import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
-import type { RunResult, SessionInfo } from './result';
+import type { RunOwner, RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
 import type { Settings } from './settings';
+import type { SearchAnswer, SearchQuery } from './search';
 
 /** Characters of each stream, counted from the start of the run's output (nothing dropped by the cap is uncounted). */
 export interface OutputOffsets {
@@ -84,6 +85,12 @@ export type HistoryQuery = Omit<ListQuery, 'since' | 'until'> & {
 /** Where a run starts: absent, this host; a configured remote's name, on that remote. */
 export interface StartOn {
   host?: string;
+  /**
+   * The process it belongs to, recorded in its result's `owner`: the host sets
+   * it from the start's ownerPid (an HTTP client names its owner with
+   * StartOptions.ownerPid, which the host checks; this field is not sent).
+   */
+  ownedBy?: RunOwner;
 }
 
 export interface HostInfo {
@@ -155,6 +162,12 @@ export interface WardenApi {
    * then slices what get answers (src/main/host/output-page.ts).
    */
   output?(id: string, range: OutputRange): Promise<OutputPage>;
+  /**
+   * Searches runs' kept output for a pattern (GET /search): one run, or the
+   * newest runs the history names; bounded per call, continued by a cursor
+   * (src/main/host/search/). Absent where the API has no host behind it.
+   */
+  search?(query: SearchQuery): Promise<SearchAnswer>;
   /**
    * The runs this host holds in memory: live ones and the most recently ended.
    * `output: 'none'`: a listing, each run with empty stdout and stderr and

@@ -3,6 +3,9 @@ import type { ListeningPort, MainExit, ReadyReport, RunResult, StopStep } from '
 
 export type OutputStream = 'stdout' | 'stderr';
 
+/** Every event type, as /events?types= names them. */
+export const EVENT_TYPES: readonly string[] = ['started', 'output', 'signal-sent', 'limit-extended', 'tree', 'ended'];
+
 export type RunEvent =
   | { type: 'started'; runId: string; snapshot: RunResult }
   /**
@@ -28,4 +31,5 @@ export type RunEvent =
   | { type: 'lease-renewed'; runId: string; endsAtMs: number; byMs: number; atMs: number }
   /** A service's main process exited and the rest of the run lives on. */
   | { type: 'main-exited'; runId: string; mainExit: MainExit }
-  | { type: 'ended'; runId: string; result: RunResult };
+  /** `yielded`: an answer had left the run going before it ended (a yield), so a client may not have seen its end. */
+  | { type: 'ended'; runId: string; result: RunResult; yielded?: boolean };

@@ -10,6 +10,7 @@ import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
 import type { RunResult, SessionInfo } from './result';
 import type { Settings } from './settings';
+import type { SearchAnswer, SearchQuery } from './search';
 import { isErrorKind, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from './errors';
 
 export const API_PREFIX = '/api/v1';
@@ -39,6 +40,7 @@ export const ROUTES = {
   restartSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/restart`, // POST
   closeSession: (name: string) => `${API_PREFIX}/sessions/${encodeURIComponent(name)}/close`, // POST
   settings: `${API_PREFIX}/settings`, // GET; POST (body Settings) stores them
+  search: `${API_PREFIX}/search`, // GET ?id=&pattern=&literal=&ignoreCase=&stream=&context=&maxMatches=&cursor=&since=&verdict=&maxRuns= (SearchAnswer)
   events: `${API_PREFIX}/events`, // GET, SSE; Last-Event-ID header (or ?lastEventId=) resumes; ?run=ID filters; ?batch=1 batches per frame; ?ended=summary: ended results without stdout/stderr (outputChars)
 } as const;
 
@@ -247,6 +249,22 @@ export class HttpWardenApi implements WardenApi {
 
   output(id: string, range: OutputRange): Promise<OutputPage> {
     return this.call('GET', `${ROUTES.output(id)}${queryString({ stream: range.stream, offset: range.offset, limit: range.limit })}`);
+  }
+
+  search(query: SearchQuery): Promise<SearchAnswer> {
+    return this.call('GET', `${ROUTES.search}${queryString({
+      id: query.id,
+      pattern: query.pattern,
+      literal: query.literal,
+      ignoreCase: query.ignoreCase,
+      stream: query.stream,
+      context: query.context,
+      maxMatches: query.maxMatches,
+      cursor: query.cursor,
+      since: query.since,
+      verdict: query.verdict,
+      maxRuns: query.maxRuns,
+    })}`);
   }
 
   list(options: ListOptions = {}): Promise<RunResult[]> {

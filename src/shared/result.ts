@@ -154,6 +154,13 @@ export interface UntilReport {
   stream?: 'stdout' | 'stderr';
 }
 
+/** The process a run belongs to: the host stops the run when it is gone (an agent's warden mcp, the agent a hook named). */
+export interface RunOwner {
+  pid: number;
+  /** Who it is, as its client named it: "warden mcp for claude-code", "claude". */
+  label: string;
+}
+
 export interface PeakFigures {
   rssBytes: number;
   processes: number;
@@ -206,6 +213,8 @@ export interface RunResult {
   mainExit?: MainExit;
   /** Only on the answer of a wait with `until`. */
   until?: UntilReport;
+  /** The process it belongs to, when started owned by one (warden mcp, or --owner-pid); absent: none. */
+  owner?: RunOwner;
   /**
    * Only in a listing without output (list({ output: 'none' })): stdout and
    * stderr are left empty, and this says how many characters each stream has

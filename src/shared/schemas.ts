@@ -132,6 +132,27 @@ export const historyQuerySchema = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a history query has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a history query is an object') },
 );
 
+const queryFlag = z.union([z.boolean(), z.literal('true').transform(() => true), z.literal('false').transform(() => false), z.literal('1').transform(() => true), z.literal('0').transform(() => false)], { error: 'must be true or false' });
+const queryWhole = (what: string) => z.number({ error: `must be a whole number (${what})` }).int({ error: `must be a whole number (${what})` });
+
+/** GET /search's query (src/shared/search.ts SearchQuery); the host checks ranges and the pattern with one-line errors. */
+export const searchQuerySchema = z.strictObject(
+  {
+    id: runIdSchema.optional(),
+    pattern: z.string().max(1000, { error: 'is at most 1000 characters' }).optional(),
+    literal: queryFlag.optional(),
+    ignoreCase: queryFlag.optional(),
+    stream: z.enum(['stdout', 'stderr', 'both'], { error: "must be 'stdout', 'stderr' or 'both'" }).optional(),
+    context: queryWhole('lines').optional(),
+    maxMatches: queryWhole('matches').optional(),
+    cursor: z.string().max(16384, { error: 'is not one a search answered' }).optional(),
+    since: timeBound.optional(),
+    verdict: z.union([VERDICT, z.array(VERDICT)], { error: `must be one or more of ${VERDICTS.join(', ')}` }).optional(),
+    maxRuns: queryWhole('runs').optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `a search has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a search query is an object') },
+);
+
 export { InputError };
 
 /** Parses or throws InputError with the first problem as one line: "limitMs: limitMs cannot be negative." */

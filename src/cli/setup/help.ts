@@ -2,6 +2,7 @@
 // (src/cli/help.ts) loads it on every call, and setup's code only when asked.
 
 export const SETUP_HELP = `Usage: warden setup claude-code|codex|gemini [options]
+       warden setup claude-code|codex|gemini --plugin [--remove] [--dry-run] [--scope user|project|local]
 
 Registers warden mcp with the agent harness in its own config files, by
 absolute paths (this Node and this package's bin/warden.mjs), so nothing needs
@@ -31,4 +32,16 @@ Options:
                         without it, a limit you set by hand there stays
   --dry-run             print the change as a diff; write nothing
   --remove              take out what setup added (the server and the hook)
+  --plugin              instead of editing settings, install the package's plugin
+                        (integrations/) as the harness installs plugins, through
+                        its own command line: Claude Code and Codex add it as a
+                        local marketplace and install warden@warden (the MCP
+                        server, the shell hook, a SessionEnd hook stopping the
+                        session's runs, a skill; Claude Code also a monitor of
+                        runs that ended and /warden:runs, /warden:stop); Gemini
+                        CLI links it as an extension (its WARDEN_STATE_DIR
+                        setting filled in, the BeforeTool hook, /warden:runs).
+                        The plugin runs \`warden\` from PATH, which must be there.
+                        With --remove: uninstalls it; --dry-run: prints the
+                        commands. --scope: Claude Code only.
   --help                show this help`;

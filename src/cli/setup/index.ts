@@ -433,6 +433,8 @@ function setupFile(path: string, fileChanges: Change[], options: SetupOptions, p
 }
 
 export async function setupCommand(args: string[], io: CliIo): Promise<number> {
+  // The plugin instead of settings edits (plugin.ts).
+  if (args.includes('--plugin') && !args.includes('--help') && !args.includes('-h')) return (await import('./plugin')).pluginSetup(args, io);
   const options = parseSetupArgs(args);
   if (options === 'help') {
     io.out(`${SETUP_HELP}\n`);

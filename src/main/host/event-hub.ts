@@ -62,9 +62,16 @@ function textOf(event: RunEvent): number {
   }
 }
 
+/** Whether a client asked for this event: its run (when it named one) and its type (when it named some). */
+function wants(client: Client, buffered: Buffered): boolean {
+  return (client.run === null || client.run === buffered.runId) && (client.types === null || client.types.has(buffered.event.type));
+}
+
 interface Client {
   res: ServerResponse;
   run: string | null;
+  /** Only events of these types (?types=started,ended: a monitor of ends needs no output); null: every one. */
+  types: ReadonlySet<string> | null;
   /** Gets each `ended` event as a summary (no stdout and stderr text): a page that shows no run's output does not need it. */
   summary: boolean;
   pending: string[];
@@ -156,7 +163,7 @@ export class EventHub {
     }
     if (this.clients.size === 0) return;
     for (const client of this.clients) {
-      if (client.run === null || client.run === event.runId) this.send(client, buffered, seq);
+      if (wants(client, buffered)) this.send(client, buffered, seq);
     }
     this.scheduleFlush();
   }
@@ -171,7 +178,7 @@ export class EventHub {
    * without its output (resultSummary), for a page that fetches output only
    * for the run it shows.
    */
-  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean; batch?: boolean; summary?: boolean } = {}): void {
+  attach(res: ServerResponse, options: { lastEventId?: string | null; run?: string | null; fromRunStart?: boolean; batch?: boolean; summary?: boolean; types?: ReadonlySet<string> | null } = {}): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -179,7 +186,7 @@ export class EventHub {
       'X-Accel-Buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    const client: Client = { res, run: options.run ?? null, summary: options.summary === true, pending: [], pendingBytes: 0, blocked: false, batch: options.batch ? { events: [], lastSeq: 0 } : null };
+    const client: Client = { res, run: options.run ?? null, types: options.types ?? null, summary: options.summary === true, pending: [], pendingBytes: 0, blocked: false, batch: options.batch ? { events: [], lastSeq: 0 } : null };
     let opening = 'retry: 1000\n\n';
     let resume = this.resumePoint(options.lastEventId ?? null);
     if (resume === null && options.fromRunStart && client.run !== null) resume = this.firstSeq;
@@ -188,7 +195,7 @@ export class EventHub {
     if (typeof resume === 'number') {
       for (let seq = resume; seq < this.nextSeq; seq++) {
         const buffered = this.ring[this.head + (seq - this.firstSeq)]!;
-        if (client.run === null || client.run === buffered.runId) this.send(client, buffered, seq);
+        if (wants(client, buffered)) this.send(client, buffered, seq);
       }
       this.scheduleFlush();
     }

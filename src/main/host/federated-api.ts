@@ -142,7 +142,7 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
 
   const api: FederatedApi = {
     async start(request: RunRequest, on: StartOn = {}) {
-      if (on.host === undefined || on.host === LOCAL_HOST) return local.start(request);
+      if (on.host === undefined || on.host === LOCAL_HOST) return local.start(request, on.ownedBy ? { ownedBy: on.ownedBy } : {});
       const remote = remotes.api(on.host);
       try {
         return relayRun(await remote.start(request), on.host);

@@ -37,6 +37,8 @@ import { createControlHandler, type ControlHandler } from './server';
 import { sentinelWanted, startSentinel } from './sentinel';
 import { settingsFile } from './settings-file';
 import { PendingByPeer } from './tcp-peers';
+import { searchRuns, type SearchBounds } from './search/search';
+import { SearchWorker } from './search/worker';
 
 export const TOKEN_NAME = 'token';
 
@@ -93,6 +95,8 @@ export interface HostOptions {
   tcpLimits?: Partial<typeof TCP_LIMITS>;
   /** How the links to remote hosts retry and probe, and the environment ssh runs with (remote-hosts.ts). */
   remotes?: Omit<RemoteHostsOptions, 'stateDir' | 'log'>;
+  /** Lower bounds for a search call than the contract's (tests of what happens at them). */
+  searchBounds?: Partial<SearchBounds>;
 }
 
 /** What the event hub streams: this engine's events, and the remotes' with their runs named ID@HOST. */
@@ -406,6 +410,9 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   // The app's and the web UI's view of every host: this engine, and the configured remotes over their links (federated-api.ts).
   const remotes = new RemoteHosts({ stateDir, log, ...options.remotes });
   const api = federate(engineApi(supervisor, { ...(history ? { store: history } : {}), host: info, settings }), remotes, startedAt);
+  // Searches scan in a worker thread of their own (search/worker.ts), made at the first search.
+  const searchWorker = new SearchWorker();
+  api.search = (query) => searchRuns(api, query, searchWorker, options.searchBounds);
   const hub = new EventHub(relayedEvents(supervisor, remotes), `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
   const token = randomBytes(32).toString('base64url');
   const handler: ControlHandler = createControlHandler({
@@ -504,6 +511,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       lock.close();
       remotes.close();
       hub.close();
+      void searchWorker.close();
       await supervisor.shutdown();
     sentinel?.close();
       await recorder?.close();
@@ -558,6 +566,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       store?.close();
       remotes.close();
       hub.close();
+      void searchWorker.close();
       const fileProblem = store?.fileProblem ?? null;
       const report: ShutdownReport = {
         ...(fileProblem !== null ? { fileProblem } : {}),

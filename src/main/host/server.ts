@@ -17,7 +17,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
-import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { EVENT_TYPES } from '../../shared/events';
+import { extendSchema, historyQuerySchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfRefusal, WardenError, type ErrorKind, type HttpRefusal } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -437,7 +438,7 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           throw new HttpError('bad-input', `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
         }
         const request = parseRunRequest(await body());
-        const started = await api.start(request, host !== undefined ? { host } : {});
+        const started = await api.start(request, { ...(host !== undefined ? { host } : {}), ...(owned.pid ? { ownedBy: { pid: owned.pid.pid, label: owned.pid.label } } : {}) });
         if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;
           const gone = () => {
@@ -469,6 +470,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
       return send(res, 200, await api.history(host !== undefined ? { ...query, host } : query));
     }
+    if (path === ROUTES.search) {
+      only('GET');
+      if (!api.search) throw new HttpError('not-found', 'This host does not search.');
+      const query = parse(searchQuerySchema, queryObject(url.searchParams, ['context', 'maxMatches', 'maxRuns', 'since'], ['verdict']));
+      return send(res, 200, await api.search(query));
+    }
     if (path === `${API_PREFIX}/settings`) {
       if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
       if (method !== 'GET') throw new HttpError('wrong-method', `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
@@ -485,15 +492,19 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       const since = url.searchParams.get('since');
       if (since !== null && (since !== 'start' || run === null)) throw new HttpError('bad-input', 'since=start goes with run=ID (replays that run\'s buffered events).');
       for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended') throw new HttpError('bad-input', `The event stream takes run, since, lastEventId, batch and ended, not ${key}.`);
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended' && key !== 'types') throw new HttpError('bad-input', `The event stream takes run, since, lastEventId, batch, ended and types, not ${key}.`);
       }
+      // types=started,ended: only events of those types (a monitor of ends needs no output).
+      const typesText = url.searchParams.get('types');
+      const types = typesText === null ? null : new Set(typesText.split(','));
+      for (const type of types ?? []) if (!EVENT_TYPES.includes(type)) throw new HttpError('bad-input', `types takes a comma list of ${EVENT_TYPES.join(', ')}, not ${JSON.stringify(type.slice(0, 40))}.`);
       const batch = url.searchParams.get('batch');
       if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError('bad-input', 'batch is 1 or 0.');
       // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
       const ended = url.searchParams.get('ended');
       if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError('bad-input', 'ended is summary or whole.');
       const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
-      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary', types });
       return;
     }
     const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output|release))?$/.exec(path);

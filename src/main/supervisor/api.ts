@@ -36,7 +36,7 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
   let memorySettings: Settings = structuredClone(DEFAULT_SETTINGS);
   const settings = options.settings ?? { get: () => memorySettings, save: (s: Settings) => (memorySettings = structuredClone(s)) };
   return {
-    start: async (request) => supervisor.start(request),
+    start: async (request, on) => supervisor.start(request, on?.ownedBy ? { owner: on.ownedBy } : {}),
     stop: async (id, stopOptions) => supervisor.stop(id, stopOptions),
     wait: (id, waitOptions) => supervisor.wait(id, waitOptions),
     extend: async (id, byMs) => supervisor.extend(id, byMs),

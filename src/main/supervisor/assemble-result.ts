@@ -1,7 +1,7 @@
 // A result in the contract's shape, for command runs and Python scripts alike:
 // keys in the contract's order, times rounded, absent optional fields left out.
 
-import type { CoreReport, Culprit, OomReport, PeakFigures, RunResult, StopRecord, TeardownReport } from '../../shared/result';
+import type { CoreReport, Culprit, OomReport, PeakFigures, RunOwner, RunResult, StopRecord, TeardownReport } from '../../shared/result';
 
 export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
   argv?: string[];
@@ -17,6 +17,7 @@ export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'st
   culprit?: Culprit;
   teardown?: TeardownReport;
   peak?: PeakFigures;
+  owner?: RunOwner;
 }
 
 export function assembleResult(p: ResultParts): RunResult {
@@ -50,5 +51,6 @@ export function assembleResult(p: ResultParts): RunResult {
     stderrTruncated: p.stderrTruncated,
     ...(p.teardown ? { teardown: { ...p.teardown, elapsedMs: Math.round(p.teardown.elapsedMs) } } : {}),
     ...(p.peak ? { peak: p.peak } : {}),
+    ...(p.owner ? { owner: p.owner } : {}),
   };
 }

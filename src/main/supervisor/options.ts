@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION, DEFAULTS, MAX_OUTPUT_CAP_CHARS, RLIMIT_NAMES, type CommandRunRequest, type PythonRunRequest, type Rlimits } from '../../shared/request';
+import type { RunOwner } from '../../shared/result';
 import { SESSION_NAME } from '../../shared/schemas';
 
 import { MAX_LIMIT_MS } from './deadline';
@@ -29,6 +30,8 @@ interface CheckedRun {
   procRoot: string | null;
   /** The memory limit (its own cgroup; for a script, its interpreter's, set when one starts), or null for none. */
   memoryBytes: number | null;
+  /** The process it belongs to, as the host was told (recorded in the result). */
+  owner?: RunOwner;
 }
 
 /** The characters kept per stream: 2 (one of head and tail each) to MAX_OUTPUT_CAP_CHARS, which bounds what one run holds in memory. */

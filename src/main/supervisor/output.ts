@@ -205,6 +205,23 @@ export function droppedMarker(chars: number): string {
 }
 
 /**
+ * Where Warden's marker for `dropped` characters starts in a kept text (the
+ * end of its head), or -1 when nothing was dropped or no marker is found.
+ * Head and tail are each half the cap (give or take a cut pair or escape):
+ * of the places the marker text occurs (a stream may print it too), the one
+ * nearest the middle is Warden's.
+ */
+export function keptMarkerAt(text: string, dropped: number): number {
+  if (dropped <= 0) return -1;
+  const marker = droppedMarker(dropped);
+  let headEnd = -1;
+  for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
+    if (headEnd === -1 || Math.abs(2 * at + marker.length - text.length) < Math.abs(2 * headEnd + marker.length - text.length)) headEnd = at;
+  }
+  return headEnd;
+}
+
+/**
  * The same slice as CappedOutput.slice, from a kept text alone (head, the
  * marker for `dropped` characters, tail), as a result read back from the
  * history holds it: a run whose output is no longer in memory answers
@@ -212,15 +229,9 @@ export function droppedMarker(chars: number): string {
  * length in characters, dropped ones included.
  */
 export function sliceOfKept(text: string, dropped: number, from: number): OutputSlice & { total: number } {
-  if (dropped <= 0) return { text: from >= text.length ? '' : text.slice(Math.max(0, from)), dropped: 0, total: text.length };
-  const marker = droppedMarker(dropped);
-  // Head and tail are each half the cap (give or take a cut pair or escape): of the places the
-  // marker text occurs (a stream may print it too), the one nearest the middle is Warden's.
-  let headEnd = -1;
-  for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
-    if (headEnd === -1 || Math.abs(2 * at + marker.length - text.length) < Math.abs(2 * headEnd + marker.length - text.length)) headEnd = at;
-  }
+  const headEnd = keptMarkerAt(text, dropped);
   if (headEnd === -1) return { text: from >= text.length ? '' : text.slice(Math.max(0, from)), dropped: 0, total: text.length };
+  const marker = droppedMarker(dropped);
   const tail = text.slice(headEnd + marker.length);
   const tailStart = headEnd + dropped;
   const total = tailStart + tail.length;

@@ -601,6 +601,7 @@ export class CommandRun {
       ...(fields.core ? { core: fields.core } : {}),
       ...(fields.culprit ? { culprit: fields.culprit } : {}),
       ...(peak ? { peak } : {}),
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
     });
   }
 }

@@ -24,7 +24,7 @@ import type { OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { ProcNode } from '../../shared/proc-tree';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
-import type { RunResult, SessionInfo, StopReason } from '../../shared/result';
+import type { RunOwner, RunResult, SessionInfo, StopReason } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { WardenError } from './errors';
@@ -199,7 +199,7 @@ export class Supervisor {
       ...options.python,
       hostId: this.hostId,
       procRoot: this.settings.procRoot,
-      emit: (event) => this.events.emit('event', event),
+      emit: (event) => this.emitRun(event),
       memoryBackend: () => this.memoryBackend(),
       sampler: () => this.processSampler(),
       reaper: () => (this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null),
@@ -212,25 +212,26 @@ export class Supervisor {
    * returns its first snapshot. Throws WardenInputError on bad input only (and
    * for a busy session when the request says onBusy: 'refuse').
    */
-  start(request: RunRequest): RunResult {
+  start(request: RunRequest, extra: { owner?: RunOwner } = {}): RunResult {
     if (this.closing) throw new WardenError('shutting-down', 'Warden is shutting down and takes no new runs.');
     const id = newId();
-    if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id);
-    const options = normalizeRequest(request, id, this.settings);
+    const owner = extra.owner ? { owner: { pid: extra.owner.pid, label: extra.owner.label } } : {};
+    if (typeof request === 'object' && request !== null && isPythonRequest(request)) return this.startPython(request, id, owner);
+    const options = { ...normalizeRequest(request, id, this.settings), ...owner };
     this.refuseIfLow();
     // Every run gets a cgroup of its own where one can be made; a memory limit needs one.
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
     const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
-    const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper);
+    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper);
     this.runs.set(id, run);
     run.start();
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
   }
 
-  private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string): RunResult {
-    const options = normalizePythonRequest(request, id, this.settings);
+  private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string, owner: { owner?: RunOwner }): RunResult {
+    const options = { ...normalizePythonRequest(request, id, this.settings), ...owner };
     this.refuseIfLow();
     // Refused now, never run without its limit, when no memory cgroup can be used.
     if (options.memoryBytes !== null) this.memoryBackend();
@@ -239,11 +240,20 @@ export class Supervisor {
       session = new PythonSession(options.session, this.sessionSettings);
       this.pythonSessions.set(options.session, session);
     }
-    const run = new PythonRun(options, session, (event) => this.events.emit('event', event));
+    const run = new PythonRun(options, session, (event) => this.emitRun(event));
     session.submit(run); // throws when refused: nothing is registered
     this.runs.set(id, run);
     void run.done.then(() => this.forgetOldRuns(id));
     return run.snapshot();
+  }
+
+  /**
+   * A run's event to the subscribers; an end says whether an answer had left
+   * the run going (a yielded wait moved its mark): an agent may not have
+   * seen that end, so a monitor tells it (warden events --yielded).
+   */
+  private emitRun(event: RunEvent): void {
+    this.events.emit('event', event.type === 'ended' && this.marks.has(event.runId) ? { ...event, yielded: true } : event);
   }
 
   /** One sampler for every run, made on first use; it samples only while some run is tracked. */

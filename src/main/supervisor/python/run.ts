@@ -488,6 +488,7 @@ export class PythonRun {
       ...(fields.teardown ? { teardown: fields.teardown } : {}),
       ...(fields.core ? { core: fields.core } : {}),
       ...(peak ? { peak } : {}),
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
     });
   }
 }

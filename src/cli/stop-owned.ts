@@ -1,0 +1,62 @@
+// `warden stop --owner PID|agent`: every live run of a process and of the
+// processes under it, stopped with the stop sequence (a Claude Code plugin's
+// SessionEnd hook stops its session's runs so). Each stop is sent first, then
+// every end awaited, so they stop together; a line per run says how it ended.
+
+import type { HttpWardenApi } from '../shared/http-api';
+import type { RunResult } from '../shared/result';
+import { kindOf } from '../shared/errors';
+import type { CliIo } from './io';
+import { commandOf } from './events';
+import { OwnerFilter, ownerPidFrom } from './owners';
+import { tokensOf, UsageError } from './parse';
+import { clientError } from './remote';
+import { humanSummary } from './render';
+
+/** Whether `warden stop` words name an owner rather than a run. */
+export function stopsByOwner(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--owner' || arg.startsWith('--owner='));
+}
+
+export async function stopOwned(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
+  let owner: number | null = null;
+  let force = false;
+  let json = false;
+  let quiet = false;
+  for (const token of tokensOf(args, { owner: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } }, 'stop')) {
+    if (token.kind === 'positional') throw new UsageError(`warden stop --owner stops the runs of a process: give it no run id (${JSON.stringify(token.value)}).`);
+    if (token.kind !== 'option') continue;
+    if (token.name === 'owner') owner = ownerPidFrom(token.value ?? '');
+    else if (token.name === 'force') force = true;
+    else if (token.name === 'json') json = true;
+    else quiet = true;
+  }
+  const filter = new OwnerFilter(owner!);
+  const api = await host();
+  let live: RunResult[];
+  try {
+    live = (await api.list({ output: 'none' })).filter((run) => run.state !== 'ended' && filter.owns(run.owner));
+  } catch (error) {
+    clientError(error);
+  }
+  const note = `Stopped with the other runs of process ${owner} (warden stop --owner), when its agent session ended.`;
+  const stopped = await Promise.all(
+    live.map(async (run) => {
+      try {
+        await api.stop(run.id, { force, note });
+        return await api.wait(run.id, { output: 'all' });
+      } catch (error) {
+        // Ended meanwhile: its end is the answer.
+        if (kindOf(error) !== 'not-found') throw error;
+        return (await api.get(run.id)) ?? run;
+      }
+    }),
+  );
+  if (json) io.out(`${JSON.stringify(stopped.map((run) => ({ ...run, stdout: '', stderr: '' })), null, 2)}\n`);
+  else if (!quiet) {
+    if (stopped.length === 0) io.err(`warden: no live run belongs to process ${owner} or a process under it.\n`);
+    for (const run of stopped) io.err(`${humanSummary(run).split('\n')[0]}: ${commandOf(run)}\n`);
+  }
+  return 0;
+}
