@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
-import { ago, bytes, clock, commandLine, duration, fullTime, memoryLimitOf, peakOf } from '../../format';
+import { ago, bytes, clock, commandLine, duration, fullTime, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { escapedIn, processBadges, statusBadge } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
@@ -69,24 +69,33 @@ function RunBadges({ run }: { run: RunResult }) {
   );
 }
 
-/** A live run's memory now against its limit, and its CPU, from the latest sample; an ended one's peak against its limit. */
+/**
+ * A live run's memory now (its processes' RSS sum, so labelled) and its peak
+ * so far against its limit, and its CPU, from the latest sample; an ended
+ * one's peak against its limit. The peak is the one figure every view shows,
+ * named for what it is.
+ */
 function Resources({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
   const rss = useWarden((s) => (live ? s.trees[run.id]?.rssBytes : undefined));
   const cpu = useWarden((s) => (live ? s.trees[run.id]?.cpuPercent : undefined));
+  const treePeak = useWarden((s) => (live ? s.trees[run.id]?.peak : undefined));
   const limit = memoryLimitOf(run);
+  const peak = peakFigure(run, treePeak && rss !== undefined ? { peak: treePeak, rssBytes: rss } : undefined);
   if (live && rss === undefined && limit === undefined) return null;
   if (!live && limit === undefined) return null;
   return (
     <span className="rd-resources muted" data-testid="run-resources">
       {live && rss !== undefined && (
-        <span>
-          memory <strong data-testid="run-rss">{bytes(rss)}</strong>
+        <span title="The sum of its processes' RSS at the latest sample">
+          RSS sum <strong data-testid="run-rss">{bytes(rss)}</strong>
+          {' · '}
         </span>
       )}
-      {!live && (
-        <span>
-          peak <strong>{bytes(peakOf(run))}</strong>
+      {peak && (
+        <span title={peakMeaning(peak.source)} data-testid="run-peak-head" data-source={peak.source}>
+          {peakName(peak.source)}
+          {live ? ' so far' : ''} <strong>{bytes(peak.bytes)}</strong>
         </span>
       )}
       {limit !== undefined && <span data-testid="run-memory-limit-head"> of {bytes(limit)} limit</span>}

@@ -1,7 +1,7 @@
 // The verdict in words, the advice, the notes and the figures behind them.
 
 import type { RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, memoryLimitOf, peakOf, statusOf } from '../../format';
+import { bytes, clock, duration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 import { relative, verdictSentence } from './describe';
 import { useNow } from '../../components/hooks';
@@ -16,7 +16,7 @@ export function VerdictView({ run }: { run: RunResult }) {
   const tree = useWarden((s) => (live ? s.trees[run.id] : undefined));
   return (
     <div className="rd-scroll-panel">
-      <section className={`rd-card rd-verdict ${statusOf(run)}`}>
+      <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
         <p className="rd-verdict-text" data-testid="verdict-text">
           {verdictSentence(run, elapsed)}
         </p>
@@ -104,9 +104,9 @@ export function VerdictView({ run }: { run: RunResult }) {
           <dl className="rd-facts">
             <dt>Out-of-memory kill</dt>
             <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : run.state === 'ended' ? 'not confirmed' : 'none so far'}</dd>
-            <dt>Peak</dt>
-            <dd data-testid="oom-peak">
-              {bytes(peakOf(run, tree))}
+            <dt title={peakMeaning(peakFigure(run, tree)?.source)}>{peakName(peakFigure(run, tree)?.source).replace(/^./, (c) => c.toUpperCase())}</dt>
+            <dd data-testid="oom-peak" data-source={peakFigure(run, tree)?.source}>
+              {bytes(peakFigure(run, tree)?.bytes)}
               {run.state === 'ended' ? '' : ' so far'}
             </dd>
             <dt>Memory limit</dt>
