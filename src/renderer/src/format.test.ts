@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ago, columnBytes, limitWords, memoryLimitOf, peakFigure, peakMeaning, peakName, peakOf, scriptTitle, shortCommand, statusOf } from './format';
+import { ago, columnBytes, liveDuration, limitWords, memoryLimitOf, peakFigure, peakMeaning, peakName, peakOf, scriptTitle, shortCommand, statusOf } from './format';
 
 describe('relative times', () => {
   const now = Date.parse('2026-03-04T12:00:00Z');
@@ -89,5 +89,14 @@ describe('one figure everywhere', () => {
     expect(columnBytes(undefined)).toBe('–');
     expect(columnBytes(null)).toBe('–');
     expect(columnBytes(Number.NaN)).toBe('–');
+  });
+});
+
+describe('a live clock', () => {
+  it('ticks in whole seconds under a minute, then as durations are written', () => {
+    expect([0, 999, 1000, 59_999, -5].map(liveDuration)).toEqual(['0 s', '0 s', '1 s', '59 s', '0 s']);
+    expect(liveDuration(60_000)).toBe('1 min');
+    expect(liveDuration(125_000)).toBe('2 min 05 s');
+    expect(liveDuration(Number.NaN)).toBe('–');
   });
 });

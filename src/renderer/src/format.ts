@@ -18,6 +18,15 @@ export function bytes(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? '–' : sharedBytes(n);
 }
 
+/**
+ * A live run's elapsed time as its clock shows it, ticking once a second:
+ * whole seconds under a minute ("42 s"), then as duration() writes it.
+ */
+export function liveDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return ms < 60_000 ? `${Math.floor(Math.max(0, ms) / 1000)} s` : minutesText(ms);
+}
+
 /** A word as a shell would need it quoted. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

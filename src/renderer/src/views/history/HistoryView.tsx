@@ -9,8 +9,8 @@ import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, ty
 import { useShallow } from 'zustand/react/shallow';
 import type { HistoryQuery } from '../../../../shared/api';
 import type { RunSummary } from '../../../../shared/history';
-import { useWallClock } from '../../components/hooks';
-import { ago, clock, columnBytes, duration, fullTime, peakFigure, peakMeaning, peakName } from '../../format';
+import { useNow, useWallClock } from '../../components/hooks';
+import { ago, clock, columnBytes, duration, fullTime, liveDuration, peakFigure, peakMeaning, peakName } from '../../format';
 import { choiceLabel, statusBadge, summaryBadges } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { messageOf, useWarden } from '../../store';
@@ -389,12 +389,9 @@ function PeakCell({ run }: { run: RunSummary }) {
 /** A live run's elapsed time, moving once a second from the last figure the page got. */
 function LiveElapsed({ run }: { run: RunSummary }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
-  const [, tick] = useState(0);
-  useEffect(() => {
-    const timer = setInterval(() => tick((n) => n + 1), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return <span className="history-live">{duration(elapsedNow(run, syncedAt, performance.now()))}</span>;
+  // The page's one ticker a second: every live clock changes in the same task.
+  const now = useNow(1000);
+  return <span className="history-live">{liveDuration(elapsedNow(run, syncedAt, now))}</span>;
 }
 
 function NoRuns() {

@@ -1,7 +1,7 @@
 // The verdict in words, the advice, the notes and the figures behind them.
 
 import type { RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
+import { bytes, clock, duration, liveDuration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 import { relative, verdictSentence } from './describe';
 import { useNow } from '../../components/hooks';
@@ -9,7 +9,7 @@ import { useNow } from '../../components/hooks';
 export function VerdictView({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
-  const now = useNow(live ? 250 : null);
+  const now = useNow(live ? 1000 : null);
   const elapsed = liveElapsed(run, syncedAt, now);
   const stop = run.stop;
   // A live run's peak so far is the tree's latest sample's too, as in the row and the Process tree.
@@ -48,7 +48,7 @@ export function VerdictView({ run }: { run: RunResult }) {
           </dd>
           <dt>Elapsed</dt>
           <dd>
-            {duration(elapsed)}
+            {live ? liveDuration(elapsed) : duration(elapsed)}
             {live ? ' so far' : ''}
           </dd>
           <dt>Time limit</dt>

@@ -17,7 +17,7 @@ import { Sparkline } from '../../components/Sparkline';
 import { StoredSpark } from './StoredSpark';
 import type { PhaseView } from '../../components/phase';
 import { HostOptions, HostTag } from '../../components/HostTag';
-import { ago, bytes, columnBytes, commandLine, duration, fullTime, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
+import { ago, bytes, columnBytes, commandLine, duration, fullTime, liveDuration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
 import { isWebMode } from '../../web-api';
@@ -331,24 +331,17 @@ function RowSpark({ id, limitBytes }: { id: string; limitBytes?: number }) {
 /**
  * The row's time cell: its bar, elapsed time and stop phase, on the page's
  * shared clock (hooks.ts useNow), so the rest of the row is not rendered per
- * tick and all live rows change in one task. Once a second while it just
- * runs; four times a second while the stop sequence counts down or within
- * 10 s of the limit, where tenths matter.
+ * tick and all live rows change in one task: once a second, whole seconds.
  */
 function RunTime({ run, live, status }: { run: RunResult; live: boolean; status: string }) {
-  const [fast, setFast] = useState(false);
-  const now = useNow(live ? (fast ? 250 : 1000) : null);
+  const now = useNow(live ? 1000 : null);
   const { view, elapsedMs } = useLivePhase(run, now);
-  const wantFast = live && (view.phase === 'interrupting' || view.phase === 'grace' || (run.limitMs !== null && run.limitMs - elapsedMs < 10_000));
-  useEffect(() => {
-    if (wantFast !== fast) setFast(wantFast);
-  }, [wantFast, fast]);
   return (
     <span className="runs-time">
       {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={status} />}
       <span className="runs-time-text">
         <span className="runs-elapsed" data-testid="run-duration">
-          {duration(elapsedMs)}
+          {live ? liveDuration(elapsedMs) : duration(elapsedMs)}
           <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
         </span>
         {live && (
