@@ -75,7 +75,7 @@ const WEB_ROOT = join(ROOT, 'out', 'renderer');
 const CHROMIUM = process.env.WARDEN_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info'];
 
-const tid = (id: string, attrs = '') => `[data-testid="${id}"]${attrs}`;
+export const tid = (id: string, attrs = '') => `[data-testid="${id}"]${attrs}`;
 const pct = (part: number, whole: number) => (whole > 0 ? (part / whole) * 100 : NaN);
 
 // ---------------------------------------------------------------- setup
@@ -109,7 +109,7 @@ function ensureBuilt(): string {
   return `build: out/renderer was ${why}; rebuilt with npx electron-vite build in ${ms(performance.now() - t, 0)}`;
 }
 
-async function withHost<T>(stateDir: string | null, body: (host: Host) => Promise<T>): Promise<T> {
+export async function withHost<T>(stateDir: string | null, body: (host: Host) => Promise<T>): Promise<T> {
   // Short: the socket path (<dir>/run/warden.sock) must fit in 108 bytes.
   const dir = stateDir ?? mkdtempSync('/tmp/wbl-');
   let host: Host | undefined;
@@ -122,7 +122,7 @@ async function withHost<T>(stateDir: string | null, body: (host: Host) => Promis
   }
 }
 
-interface UiPage {
+export interface UiPage {
   page: Page;
   cdp: CDPSession;
   /** Browser-level: SystemInfo.getProcessInfo (CPU seconds per Chromium process). */
@@ -137,7 +137,7 @@ async function chromiumCpu(browserCdp: CDPSession): Promise<{ renderer: number; 
 }
 
 /** A fresh context (its own cookie jar) logged in to `host`, showing `hash`. */
-async function openPage(browser: Browser, host: Host, hash: string): Promise<UiPage> {
+export async function openPage(browser: Browser, host: Host, hash: string): Promise<UiPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
@@ -167,13 +167,13 @@ async function openPage(browser: Browser, host: Host, hash: string): Promise<UiP
 
 type Metrics = Record<string, number>;
 
-async function metrics(cdp: CDPSession): Promise<Metrics> {
+export async function metrics(cdp: CDPSession): Promise<Metrics> {
   const { metrics: list } = await cdp.send('Performance.getMetrics');
   return Object.fromEntries(list.map((m) => [m.name, m.value]));
 }
 
 /** Polls a page expression until `ok`; returns the last value, or throws naming `what`. */
-async function pollPage<T>(page: Page, expression: string, ok: (value: T) => boolean, what: string, timeoutMs: number): Promise<T> {
+export async function pollPage<T>(page: Page, expression: string, ok: (value: T) => boolean, what: string, timeoutMs: number): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   let value = (await page.evaluate(expression)) as T;
   while (!ok(value)) {
@@ -199,7 +199,7 @@ function reapedChildrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) / tck) * 1000;
 }
 
-interface Measured {
+export interface Measured {
   page: WindowFigures;
   /** Renderer main thread: DevTools' TaskDuration etc., as % of the window's wall time. */
   taskPercent: number;
@@ -221,7 +221,7 @@ interface Measured {
 }
 
 /** One window: the probe's frames and long tasks, DevTools' main-thread times and heap, the machine's and this process's CPU. */
-async function measureWindow(ui: UiPage, body: () => Promise<void>): Promise<Measured> {
+export async function measureWindow(ui: UiPage, body: () => Promise<void>): Promise<Measured> {
   const profiling = process.env.BENCH_UI_PROFILE === '1';
   if (profiling) {
     await ui.cdp.send('Profiler.enable');
@@ -291,7 +291,7 @@ function summarizeProfile(profile: CpuProfile, top = 10): string[] {
 
 const framePercent = (m: Measured) => pct(m.page.under50, m.page.frames);
 
-function windowLines(label: string, m: Measured): string[] {
+export function windowLines(label: string, m: Measured): string[] {
   const p = m.page;
   return [
     `${label}  frames under 50 ms ${framePercent(m).toFixed(1)}% (${p.under50}/${p.frames}; ${pct(p.under50Ms, p.framedMs).toFixed(1)}% of the time), frame median ${ms(p.medianFrameMs)} p99 ${ms(p.p99FrameMs)} max ${ms(p.maxFrameMs)}, ${(p.frames / (p.wallMs / 1000)).toFixed(1)} fps`,
@@ -301,7 +301,7 @@ function windowLines(label: string, m: Measured): string[] {
   ];
 }
 
-interface Part {
+export interface Part {
   lines: string[];
   checks: Check[];
 }
@@ -309,7 +309,7 @@ interface Part {
 // ---------------------------------------------------------------- 1. live runs
 
 /** A numbered line of `chars` characters every `step` s from the go file on, until the stop file appears (checked every 20 lines) or `max` lines. */
-const LIVE_PRINTER = `
+export const LIVE_PRINTER = `
 import os, sys, time
 step = float(sys.argv[1]); chars = int(sys.argv[2]); go = sys.argv[3]; stop = sys.argv[4]; most = int(sys.argv[5])
 pad = ("abcdefghijklmnopqrstuvwxyz" * 8)[: chars - 10]
@@ -329,14 +329,14 @@ while i < most:
 `;
 
 /** `lines` numbered lines of `chars` characters, written at once. */
-const BULK_PRINTER = `
+export const BULK_PRINTER = `
 import sys
 n = int(sys.argv[1]); chars = int(sys.argv[2])
 pad = ("abcdefghijklmnopqrstuvwxyz" * 8)[: chars - 10]
 sys.stdout.write("".join(f"{i:08d} {pad}\\n" for i in range(n)))
 `;
 
-function realPython(): string {
+export function realPython(): string {
   return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
 }
 
@@ -850,8 +850,9 @@ export async function benchUi(o: UiBenchOptions): Promise<Figure> {
       ['4. quiet live runs', () => quietRuns(browser, o)],
       ['5. a one-hour chart', () => hourChart(browser, o)],
       ['6. login to the first row', () => loginFirstRow(browser, o, python)],
+      ['7. follow 25 lines/s', async () => (await import('./ui-follow')).followLog(browser, o, python)],
     ];
-    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6,7').split(',').map((s) => s.trim()));
     for (const [name, run] of parts) {
       if (!only.has(name[0]!)) continue;
       try {

@@ -460,3 +460,21 @@ export async function startHarness(spec: string, given?: Browser): Promise<Harne
 export function tag(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 }
+
+/**
+ * The size a figure says ("64 MiB", "64.0 MiB", "4.77 MiB", "512 B") in bytes,
+ * rounded to what it shows: a column writes one decimal, a sentence drops
+ * trailing zeros, and both say the same figure.
+ */
+export function sizeOf(text: string): number {
+  const m = /(-?[\d.]+)\s*(B|KiB|MiB|GiB|TiB)\b/.exec(text);
+  if (!m) throw new Error(`No size in ${JSON.stringify(text)}`);
+  return Number(m[1]) * 1024 ** ['B', 'KiB', 'MiB', 'GiB', 'TiB'].indexOf(m[2]!);
+}
+
+/** Whether two figures say the same size, each as precise as it is written (one decimal of its unit at least). */
+export function sameSize(a: string, b: string): boolean {
+  const [x, y] = [sizeOf(a), sizeOf(b)];
+  const unit = 1024 ** Math.floor(Math.log(Math.max(x, y, 1)) / Math.log(1024));
+  return Math.abs(x - y) <= unit * 0.05 + 1e-9;
+}

@@ -5,7 +5,7 @@
 // the row, the tree, the chart and History.
 
 import { expect, test } from '@playwright/test';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForText, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, WAIT_MS, route, skipReason, startHarness, tid, visible, waitFor, waitForAttr, waitForText, type Harness, sameSize } from './harness';
 
 const skip = skipReason('lost-telemetry');
 
@@ -51,6 +51,7 @@ test.describe('A lost run keeps its telemetry', () => {
     await waitForAttr(spark, 'data-points', (v) => Number(v) >= 3);
     expect(await spark.getAttribute('aria-label')).toMatch(/^CPU \d+ % at its last sample, highest \d+ %; memory [\d.]+ MiB at its last sample, highest [\d.]+ MiB; last minute$/);
     const rowPeak = await row.locator(tid('run-peak')).innerText();
+    const rowSource = await row.locator(tid('run-peak')).getAttribute('data-source');
     expect(rowPeak).toMatch(/^1\d\d(\.\d)? MiB$/);
     await h.screenshot(page, 'lost-row-sparkline');
 
@@ -63,12 +64,15 @@ test.describe('A lost run keeps its telemetry', () => {
     await waitForAttr(page.locator(tid('telemetry-cpu')), 'data-points', (v) => Number(v) >= 3);
     expect(await page.locator(tid('telemetry-none')).count()).toBe(0);
     expect(await rss.locator('canvas').count()).toBeGreaterThan(0);
-    await waitForText(page.locator('figure', { has: rss }).locator('figcaption'), `highest ${rowPeak}`);
-    expect(await page.locator(tid('peak-rss')).innerText()).toBe(rowPeak);
+    // The chart plots the RSS sum sampled; its caption names the run's one peak beside it when that is the cgroup's.
+    const caption = await waitForText(page.locator('figure', { has: rss }).locator('figcaption'), /peak/);
+    expect(sameSize(caption.replace(/^.*(?:cgroup peak|highest RSS sum) /, ''), rowPeak), `${caption} / ${rowPeak}`).toBe(true);
+    expect(sameSize(await page.locator(tid('peak-rss')).innerText(), rowPeak)).toBe(true);
     await h.screenshot(page, 'lost-tree-charts');
 
     // History says the same peak.
     await page.locator(tid('nav-history')).click();
     await waitForText(page.locator(tid('history-row', { 'data-run-id': id })).locator(tid('history-peak')), rowPeak);
+    expect(await page.locator(tid('history-row', { 'data-run-id': id })).locator(tid('history-peak')).getAttribute('data-source')).toBe(rowSource);
   });
 });

@@ -71,7 +71,7 @@ test.describe('One truth per run', () => {
     const started = await h.cliJson(['run', '--yield', '300ms', '--json', '--limit', '2m', '--', 'python3', '-c', 'import time\nb = bytearray(30_000_000)\ntime.sleep(60)\n']);
     expect(started.code, started.stderr).toBe(75);
     await route(page, `#/runs/${started.json.id}/output`);
-    await waitForText(page.locator(tid('run-resources')), /memory \d+(\.\d+)? MiB.*CPU \d+ %/);
+    await waitForText(page.locator(tid('run-resources')), /RSS sum \d+(\.\d+)? MiB.*peak.* \d+(\.\d+)? MiB.*CPU \d+ %/);
     await h.screenshot(page, 'live-header');
     await h.cli(['stop', started.json.id]);
   });

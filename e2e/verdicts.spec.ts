@@ -3,7 +3,7 @@
 
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitForAttr, waitForText, type Harness } from './harness';
+import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, startHarness, tid, visible, waitForAttr, waitForText, type Harness, sameSize } from './harness';
 
 const skip = skipReason('verdicts');
 
@@ -122,11 +122,11 @@ test.describe('Verdicts (web mode)', () => {
     // One peak figure in every view, and the badge names the out-of-memory kill.
     const peak = await page.locator(tid('oom-peak')).innerText();
     await page.locator(tid('tab-tree')).click();
-    expect(await (await visible(page.locator(tid('peak-rss')))).innerText()).toContain(peak);
+    expect(sameSize(await (await visible(page.locator(tid('peak-rss')))).innerText(), peak)).toBe(true);
     await route(page, '#/runs');
     const row = page.locator(tid('run-row', { 'data-run-id': done.json.id }));
     await waitForText(row.locator(tid('run-badge')), 'out of memory');
-    expect(await row.locator(tid('run-peak')).innerText()).toBe(peak);
+    expect(sameSize(await row.locator(tid('run-peak')).innerText(), peak)).toBe(true);
     await waitForText(row.locator(tid('run-memory-limit')), /64(\.0+)?\s*MiB/);
     await h.screenshot(page, 'oom-row');
   });

@@ -9,6 +9,8 @@ export type TimeBound = number | Date | string;
 export interface ListQuery {
   /** One verdict or any of several. */
   verdict?: Verdict | Verdict[];
+  /** true: only runs the out-of-memory killer ended (confirmed by the cgroup's counter); false: none of those. */
+  oom?: boolean;
   /** 'live': not ended yet (no verdict); 'ended': has a verdict. */
   state?: 'live' | 'ended';
   kind?: RunKind;
@@ -45,6 +47,8 @@ export interface RunSummary
   command: string | null;
   peakRssBytes: number | null;
   peakProcesses: number | null;
+  /** What peakRssBytes is (the result's peak.source): the cgroup's own peak, or the sampled RSS sum. */
+  peakSource?: 'cgroup' | 'sampled';
   /** UTF-8 bytes of output stored for it. */
   outputBytes: number;
   /** The result's out-of-memory report, when it has one (a list tells an OOM kill from another). */
@@ -63,7 +67,8 @@ export interface RunPage {
   counts?: VerdictCounts;
 }
 
-export type VerdictCounts = Partial<Record<Verdict | 'live', number>> & { total: number };
+/** Runs per verdict ('live': not ended); `oom`: of the killed ones, those the out-of-memory killer ended. */
+export type VerdictCounts = Partial<Record<Verdict | 'live' | 'oom', number>> & { total: number };
 
 /** One entry of a run's timeline as the history keeps it. */
 export interface EventRecord {

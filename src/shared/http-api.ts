@@ -137,6 +137,7 @@ export const FIRST_LOAD_PATHS = [`${ROUTES.runs}${listQueryString(FIRST_LIST)}`,
 export function historyQueryString(query: HistoryQuery = {}): string {
   return queryString({
     verdict: query.verdict,
+    oom: query.oom,
     state: query.state,
     kind: query.kind,
     session: query.session,

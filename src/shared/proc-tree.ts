@@ -40,11 +40,15 @@ export interface ProcTreeSnapshot {
    * parent is outside the tree, by pid. Empty when nothing of the run is left.
    */
   roots: ProcNode[];
-  /** Totals over every process in `roots`, at this sample. */
+  /** Totals over every process in `roots`, at this sample (processes: those alive, not zombies). */
   processes: number;
   rssBytes: number;
   cpuPercent: number;
-  /** The largest `rssBytes` and `processes` of the run's samples so far. */
+  /**
+   * The largest `rssBytes` and `processes` of the run's samples so far; for a
+   * run in a memory cgroup, its memory is the cgroup's own peak counter
+   * (source 'cgroup'), as the run's result says it.
+   */
   peak: PeakFigures;
   /**
    * Where the sample came from. 'ps' (no /proc, as on macOS) cannot read

@@ -162,8 +162,17 @@ export interface RunOwner {
 }
 
 export interface PeakFigures {
+  /** The run's peak memory: what `source` says it is. */
   rssBytes: number;
+  /** The most of its processes alive at once (zombies not counted), as the samples saw them. */
   processes: number;
+  /**
+   * What rssBytes is: 'cgroup', the run's memory cgroup's own peak counter
+   * (every page charged to it, which the kernel caps at its limit);
+   * 'sampled' (or absent, in older results), the highest sum of its
+   * processes' RSS over the samples (shared pages counted in each).
+   */
+  source?: 'cgroup' | 'sampled';
 }
 
 export interface RunResult {

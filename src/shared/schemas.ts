@@ -115,6 +115,7 @@ const timeBound = z.union([z.number({ error: 'must be ms since the epoch or ISO 
 export const historyQuerySchema = z.strictObject(
   {
     verdict: z.union([VERDICT, z.array(VERDICT)], { error: `must be one or more of ${VERDICTS.join(', ')}` }).optional(),
+    oom: z.union([z.boolean(), z.literal('true').transform(() => true), z.literal('false').transform(() => false)], { error: 'must be true or false' }).optional(),
     state: z.enum(['live', 'ended'], { error: "must be 'live' or 'ended'" }).optional(),
     kind: z.enum(['command', 'python'], { error: "must be 'command' or 'python'" }).optional(),
     session: sessionNameSchema.optional(),

@@ -93,13 +93,16 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('a live run\'s telemetry in the hist
     expect(stepMs).toBe(1000);
     expect(points.length).toBeGreaterThanOrEqual(3);
     expectOrdered(points);
-    // Its highest point is the peak stored beside it: both were written in one transaction.
+    // Its highest point is the peak stored beside it (both were written in one transaction): the RSS sum, or,
+    // where the run had a memory cgroup, the cgroup's own counter (another figure, said as such), with the ramp reached in both.
     const peak = lost.peak!;
+    const highest = Math.max(...points.map((p) => p[2]));
     expect(peak.rssBytes).toBeGreaterThan(90 * 2 ** 20);
-    expect(Math.max(...points.map((p) => p[2]))).toBe(peak.rssBytes);
+    if (peak.source === 'cgroup') expect(highest).toBeGreaterThan(90 * 2 ** 20);
+    else expect(highest).toBe(peak.rssBytes);
     expect(Math.max(...points.map((p) => p[3]))).toBe(peak.processes);
-    // And it shows the ramp, not only its end: its first second is at least two steps (32 MiB) below the peak.
-    expect(points[0]![2]).toBeLessThanOrEqual(peak.rssBytes - 32 * 2 ** 20);
+    // And it shows the ramp, not only its end: its first second is at least two steps (32 MiB) below its highest.
+    expect(points[0]![2]).toBeLessThanOrEqual(highest - 32 * 2 ** 20);
   });
 
   it('stores a live run\'s series while it runs, and once (no sample twice) when it ends', async () => {
@@ -127,10 +130,12 @@ describe.skipIf(DEFAULT_PROC_ROOT === null)('a live run\'s telemetry in the hist
     const { points } = stored[0]!;
     expect(points.length).toBeGreaterThanOrEqual(3);
     expectOrdered(points);
-    // The ramp is in it, and nothing above the run's peak (which may be the memory cgroup's own, higher, counter).
+    // The ramp is in it, and, where the peak is the RSS sum sampled, nothing above it (a memory cgroup's counter is
+    // another figure: it counts the pages charged to the run, not the libraries its processes share with others).
     const highest = Math.max(...points.map((p) => p[2]));
     expect(highest).toBeGreaterThan(32 * 2 ** 20);
-    expect(highest).toBeLessThanOrEqual(result.peak!.rssBytes);
+    if (result.peak!.source !== 'cgroup') expect(highest).toBeLessThanOrEqual(result.peak!.rssBytes);
+    else expect(result.peak!.rssBytes).toBeGreaterThan(24 * 2 ** 20);
   });
 
   it('writes a series in chunks that join back to it exactly, across full chunks and thinning', () => {

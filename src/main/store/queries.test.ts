@@ -177,6 +177,28 @@ describe('get', () => {
   });
 });
 
+describe('out-of-memory kills', () => {
+  it('are filtered apart from other kills, counted beside them, and each peak says what it is', () => {
+    const oom = fakeResult({ argv: ['python3', 'big.py'], verdict: 'killed', exitCode: null, signal: 'SIGKILL', oom: { confirmed: true, peakBytes: 64 << 20, limitBytes: 64 << 20 }, peak: { rssBytes: 64 << 20, processes: 1, source: 'cgroup' } });
+    const killed = fakeResult({ argv: ['sleep', '9'], verdict: 'killed', exitCode: null, signal: 'SIGKILL', oom: { confirmed: false, limitBytes: 64 << 20 }, peak: { rssBytes: 5 << 20, processes: 1, source: 'sampled' } });
+    const plain = fakeResult({ argv: ['sleep', '8'], verdict: 'killed', exitCode: null, signal: 'SIGKILL' });
+    for (const r of [oom, killed, plain]) store.recordResult(r, 'host-a');
+    expect(ids(store.list({ oom: true }))).toEqual([oom.id]);
+    expect(ids(store.list({ verdict: 'killed', oom: false }))).toEqual([plain.id, killed.id]);
+    expect(store.list({ verdict: 'killed', counts: true }).counts).toMatchObject({ killed: 3, oom: 1, total: 9 });
+    expect(store.list({ oom: false, counts: true }).counts).toMatchObject({ killed: 3, oom: 1 });
+    expect(store.list({ verdict: 'completed', counts: true }).counts).not.toHaveProperty('live');
+    const listed = store.list({ verdict: 'killed' }).runs;
+    expect(listed.find((r) => r.id === oom.id)?.peakSource).toBe('cgroup');
+    expect(listed.find((r) => r.id === killed.id)?.peakSource).toBe('sampled');
+    expect(listed.find((r) => r.id === plain.id)).not.toHaveProperty('peakSource');
+  });
+
+  it('have no count where there are none', () => {
+    expect(store.list({ counts: true }).counts).not.toHaveProperty('oom');
+  });
+});
+
 describe('countsByVerdict', () => {
   it('counts per verdict, with live runs apart, over a time range', () => {
     store.recordResult(fakeResult({ startedAt: at(6), state: 'running', verdict: undefined, exitCode: null }), 'host-a');

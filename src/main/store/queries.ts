@@ -93,13 +93,14 @@ interface RunRow {
   peak_processes: number | null;
   output_bytes: number;
   oom: string | null;
+  peak_source: 'cgroup' | 'sampled' | null;
   left_behind: number | null;
   survived: number | null;
 }
 
 const SUMMARY_COLUMNS = `id, host_id, kind, argv, command, substr(code, 1, 500) AS code, session, cwd, state, verdict,
   exit_code, signal, started_at, ended_at, elapsed_ms, limit_ms, advice, stdout_truncated, stderr_truncated,
-  peak_rss, peak_processes, output_bytes, json_extract(result, '$.oom') AS oom,
+  peak_rss, peak_processes, output_bytes, json_extract(result, '$.oom') AS oom, json_extract(result, '$.peak.source') AS peak_source,
   json_array_length(result, '$.teardown.killed') AS left_behind, json_array_length(result, '$.teardown.survivors') AS survived`;
 
 function summary(row: RunRow): RunSummary {
@@ -125,6 +126,7 @@ function summary(row: RunRow): RunSummary {
     stderrTruncated: row.stderr_truncated,
     peakRssBytes: row.peak_rss,
     peakProcesses: row.peak_processes,
+    ...(row.peak_source === 'cgroup' || row.peak_source === 'sampled' ? { peakSource: row.peak_source } : {}),
     outputBytes: row.output_bytes,
     ...(row.oom !== null ? { oom: JSON.parse(row.oom) as OomReport } : {}),
     ...(row.left_behind ? { leftBehind: row.left_behind } : {}),
@@ -178,6 +180,9 @@ export function listRuns(db: Database, query: ListQuery = {}): RunPage {
     where.push(`verdict IN (${verdicts.map(() => '?').join(', ')})`);
     params.push(...verdicts);
   }
+  // An out-of-memory kill is told from another kill as the badge tells it: by the cgroup's confirmed count.
+  if (query.oom === true) where.push(OOM_KILLED);
+  if (query.oom === false) where.push(`NOT (${OOM_KILLED})`);
   if (query.state === 'live') where.push(`state != 'ended'`);
   if (query.state === 'ended') where.push(`state = 'ended'`);
   if (query.cursor) {
@@ -203,17 +208,21 @@ export function listRuns(db: Database, query: ListQuery = {}): RunPage {
   };
 }
 
-/** Runs matching `where`, per verdict ('live' for those without one). */
+/** A killed run whose memory cgroup confirmed the out-of-memory killer's kill. */
+const OOM_KILLED = "(verdict = 'killed' AND coalesce(json_extract(result, '$.oom.confirmed'), 0) = 1)";
+
+/** Runs matching `where`, per verdict ('live' for those without one), and of the killed how many were out-of-memory kills. */
 function countWhere(db: Database, where: string[], params: SqlValue[]): VerdictCounts {
-  const rows = all<{ verdict: Verdict | null; n: number }>(
+  const rows = all<{ verdict: Verdict | null; n: number; oom: number }>(
     db,
-    `SELECT verdict, count(*) AS n FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY verdict`,
+    `SELECT verdict, count(*) AS n, sum(CASE WHEN ${OOM_KILLED} THEN 1 ELSE 0 END) AS oom FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY verdict`,
     ...params,
   );
   const counts: VerdictCounts = { total: 0 };
   for (const row of rows) {
     counts[row.verdict ?? 'live'] = row.n;
     counts.total += row.n;
+    if (row.oom > 0) counts.oom = (counts.oom ?? 0) + row.oom;
   }
   return counts;
 }

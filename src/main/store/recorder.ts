@@ -119,7 +119,7 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
             const peak = snap.peak;
             const rose = peak !== undefined && (t.storedPeak === undefined || peak.rssBytes > t.storedPeak.rssBytes || peak.processes > t.storedPeak.processes);
             if (rose) {
-              t.storedPeak = { rssBytes: Math.max(peak.rssBytes, t.storedPeak?.rssBytes ?? 0), processes: Math.max(peak.processes, t.storedPeak?.processes ?? 0) };
+              t.storedPeak = { rssBytes: Math.max(peak.rssBytes, t.storedPeak?.rssBytes ?? 0), processes: Math.max(peak.processes, t.storedPeak?.processes ?? 0), ...(peak.source ? { source: peak.source } : {}) };
               writer.livePeak(event.runId, t.storedPeak);
             }
             // And its series: with the peak (one transaction, so the stored series reaches the stored peak), else every few seconds.

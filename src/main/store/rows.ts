@@ -92,7 +92,7 @@ export function setLivePeak(db: Database, runId: string, peak: PeakFigures): voi
     "UPDATE runs SET peak_rss = ?, peak_processes = ?, result = json_set(result, '$.peak', json(?)) WHERE id = ? AND state != 'ended'",
     peak.rssBytes,
     peak.processes,
-    JSON.stringify({ rssBytes: peak.rssBytes, processes: peak.processes }),
+    JSON.stringify({ rssBytes: peak.rssBytes, processes: peak.processes, ...(peak.source ? { source: peak.source } : {}) }),
     runId,
   );
 }

@@ -30,6 +30,20 @@ describe.skipIf(!detection.ok)('a live run with a memory limit', () => {
     expect(ended.oom).toMatchObject({ confirmed: false, limitBytes: 96 * 1024 ** 2 });
   });
 
+  it("its samples carry the cgroup's peak as the peak so far, capped at the limit, as its result says it", async () => {
+    harness = new Harness();
+    const peaks: { rssBytes: number; source?: string }[] = [];
+    harness.supervisor.subscribe((event) => {
+      if (event.type === 'tree') peaks.push(event.snapshot.peak);
+    });
+    // Several processes sharing their libraries: their RSS sum counts the shared pages in each, the cgroup once.
+    const r = await harness.run({ argv: ['bash', '-c', 'for i in 1 2 3 4 5 6; do python3 -c "import time; time.sleep(1.5)" & done; wait'], memory: '96M', limitMs: 30_000 });
+    expect(peaks.length).toBeGreaterThan(0);
+    expect(peaks.every((p) => p.source === 'cgroup' && p.rssBytes <= 96 * 1024 ** 2)).toBe(true);
+    expect(r.peak).toMatchObject({ source: 'cgroup' });
+    expect(r.peak!.rssBytes).toBeGreaterThanOrEqual(Math.max(...peaks.map((p) => p.rssBytes)));
+  });
+
   it('a live Python script with a memory limit shows it too, and one without none', async () => {
     harness = new Harness();
     const limited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'limited', memory: '128M', limitMs: 30_000 });

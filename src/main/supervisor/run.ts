@@ -463,17 +463,22 @@ export class CommandRun {
   }
 
   /**
-   * The run's peak: the highest of the sampler's (which sees the tree twice a
-   * second) and the memory cgroup's own counter (which sees every page, such as
-   * the spike an out-of-memory kill ends); the process count is the sampler's.
-   * Live runs show the peak so far.
+   * The run's peak: the memory cgroup's own counter where the run has one
+   * (it sees every page, such as the spike an out-of-memory kill ends, and
+   * the kernel caps it at the limit), else the sampler's highest RSS sum;
+   * the process count is the sampler's. Live runs show the peak so far.
    */
   private peakFigures(): PeakFigures | undefined {
     const sampled = this.peak ?? this.sampler?.latest(this.id)?.peak;
-    // Live, the counter is read with each snapshot (one small file), so every view's peak so far includes it.
-    const cgroupPeak = this.oom?.peakBytes ?? this.cgroupPeakBytes ?? (this.exit === undefined ? this.cgroup?.readPeakBytes() : undefined);
-    if (sampled) return cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
-    return cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: 1 } : undefined;
+    // One figure, named for what it is: the cgroup's own counter when there is one (never mixed with the RSS sum).
+    const cgroupPeak = this.memoryPeakBytes();
+    if (cgroupPeak !== undefined) return { rssBytes: cgroupPeak, processes: sampled?.processes ?? 1, source: 'cgroup' };
+    return sampled ? { rssBytes: sampled.rssBytes, processes: sampled.processes, source: 'sampled' } : undefined;
+  }
+
+  /** The run's memory cgroup's peak counter: read now while it runs (one small file), as read at its end after. */
+  memoryPeakBytes(): number | undefined {
+    return this.oom?.peakBytes ?? this.cgroupPeakBytes ?? (this.exit === undefined ? this.cgroup?.readPeakBytes() : undefined);
   }
 
   /** Nothing in the run's cgroup survives it (unless asked to keep descendants); then the cgroup goes. */

@@ -54,6 +54,8 @@ interface SupervisedRun {
   outputFrom(stream: OutputStream, from: number): OutputSlice & { total: number };
   /** Adds a line to the result's notes (a signal a person sent to one of its processes). */
   addNote?(note: string): void;
+  /** Its memory cgroup's peak counter now, when it has a cgroup of its own: the figure its peak is. */
+  memoryPeakBytes?(): number | undefined;
 }
 
 type OutputChoice = 'all' | 'unseen' | OutputOffsets;
@@ -262,7 +264,12 @@ export class Supervisor {
     if (!this.sampler) {
       this.sampler = new ProcessSampler({ procRoot: this.settings.procRoot, rateHz: this.sampleRateHz });
       this.sampler.onSample((snapshots) => {
-        for (const snapshot of snapshots) this.events.emit('event', { type: 'tree', runId: snapshot.runId, snapshot });
+        for (const sampled of snapshots) {
+          // A run in a memory cgroup of its own: its peak is the cgroup's counter, as its result will say (never the RSS sum beside it).
+          const cgroupPeak = this.runs.get(sampled.runId)?.memoryPeakBytes?.();
+          const snapshot = cgroupPeak === undefined ? sampled : { ...sampled, peak: { rssBytes: cgroupPeak, processes: sampled.peak.processes, source: 'cgroup' as const } };
+          this.events.emit('event', { type: 'tree', runId: snapshot.runId, snapshot });
+        }
       });
     }
     return this.sampler;

@@ -18,6 +18,15 @@ export function bytes(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? '–' : sharedBytes(n);
 }
 
+/**
+ * A live run's elapsed time as its clock shows it, ticking once a second:
+ * whole seconds under a minute ("42 s"), then as duration() writes it.
+ */
+export function liveDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return ms < 60_000 ? `${Math.floor(Math.max(0, ms) / 1000)} s` : minutesText(ms);
+}
+
 /** A word as a shell would need it quoted. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -41,8 +50,13 @@ export function scriptTitle(code: string): string {
   return (lines.find((line) => !PREAMBLE.test(line)) ?? lines[0] ?? '').trim();
 }
 
-/** The label a run's badge shows: its verdict when ended, else its state. */
-export function statusOf(run: Pick<RunResult, 'state' | 'verdict'>): string {
+/**
+ * The word for how a run stands, the same in the title, the badges, the chips
+ * and the filters: its verdict when ended ("out of memory" for a kill the
+ * out-of-memory killer made, as the cgroup confirmed), else its state.
+ */
+export function statusOf(run: Pick<RunResult, 'state' | 'verdict'> & { oom?: Pick<NonNullable<RunResult['oom']>, 'confirmed'> }): string {
+  if (run.verdict === 'killed' && run.oom?.confirmed) return 'out of memory';
   return run.verdict ?? run.state;
 }
 
@@ -111,14 +125,56 @@ export function memoryLimitOf(run: Pick<RunResult, 'oom'>): number | undefined {
   return limit !== undefined && limit > 0 ? limit : undefined;
 }
 
+/** A run's peak memory and what it is: the cgroup's own peak counter, or the sampled sum of its processes' RSS. */
+export interface PeakFigure {
+  bytes: number;
+  source: 'cgroup' | 'sampled';
+}
+
+const isNumber = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
 /**
- * A run's peak memory, the one figure every view shows: the highest of the
- * sampler's (the result's, else the live sample's) and the memory cgroup's own
- * peak counter, which sees spikes between samples (an out-of-memory kill).
+ * A run's peak memory, the one figure every view shows, named for what it is.
+ * A run in a memory cgroup of its own: the cgroup's peak counter (the
+ * result's, a live sample's, the out-of-memory report's; the kernel caps it at
+ * the limit, as the advice says it), never mixed with the RSS sum, which
+ * counts shared pages once per process and can pass the limit. Else the
+ * highest RSS sum sampled (the result's, else the live sample's, which is
+ * newer than a live snapshot's).
  */
+export function peakFigure(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): PeakFigure | undefined {
+  const cgroup = [run.peak?.source === 'cgroup' ? run.peak.rssBytes : undefined, tree?.peak.source === 'cgroup' ? tree.peak.rssBytes : undefined, run.oom?.peakBytes].filter(isNumber);
+  if (cgroup.length > 0) return { bytes: Math.max(...cgroup), source: 'cgroup' };
+  const sampled = [run.peak?.rssBytes, tree?.peak.rssBytes, tree?.rssBytes].filter(isNumber);
+  return sampled.length > 0 ? { bytes: Math.max(...sampled), source: 'sampled' } : undefined;
+}
+
+/** The peak's bytes alone (sorting, a column). */
 export function peakOf(run: Pick<RunResult, 'peak' | 'oom'>, tree?: Pick<ProcTreeSnapshot, 'peak' | 'rssBytes'>): number | undefined {
-  // The highest of every figure known: a live run's snapshot peak is older than its latest sample's, and the
-  // cgroup's counter sees what the samples missed between them.
-  const figures = [run.peak?.rssBytes, tree?.peak.rssBytes, tree?.rssBytes, run.oom?.peakBytes].filter((n): n is number => typeof n === 'number');
-  return figures.length === 0 ? undefined : Math.max(...figures);
+  return peakFigure(run, tree)?.bytes;
+}
+
+/** What the peak is called beside its figure: "cgroup peak", "peak RSS sum". */
+export function peakName(source: PeakFigure['source'] | undefined): string {
+  return source === 'cgroup' ? 'cgroup peak' : 'peak RSS sum';
+}
+
+/** What the peak is, in a sentence (a tooltip). */
+export function peakMeaning(source: PeakFigure['source'] | undefined): string {
+  return source === 'cgroup'
+    ? "The run's memory cgroup's own peak: every page charged to it, which the kernel caps at its limit."
+    : "The highest sum of its processes' RSS over the samples (twice a second); pages they share are counted in each.";
+}
+
+/** A size in a column: binary units, always one decimal (so "13.0 MiB" stands above "13.1 MiB", never "13 MiB"). */
+export function columnBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }

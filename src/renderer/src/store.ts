@@ -257,7 +257,7 @@ export function fromSummary(summary: RunSummary): RunResult {
     stdoutTruncated: summary.stdoutTruncated,
     stderrTruncated: summary.stderrTruncated,
     ...(summary.oom ? { oom: summary.oom } : {}),
-    ...(summary.peakRssBytes !== null ? { peak: { rssBytes: summary.peakRssBytes, processes: summary.peakProcesses ?? 0 } } : {}),
+    ...(summary.peakRssBytes !== null ? { peak: { rssBytes: summary.peakRssBytes, processes: summary.peakProcesses ?? 0, ...(summary.peakSource ? { source: summary.peakSource } : {}) } } : {}),
   };
   if (summary.leftBehind || summary.survived) {
     run.teardown = {

@@ -457,10 +457,11 @@ export class PythonRun {
 
   private build(fields: Partial<RunResult> & Pick<RunResult, 'state' | 'elapsedMs' | 'exitCode' | 'signal'>): RunResult {
     const stop = 'stop' in fields ? fields.stop : this.stopper.record();
-    // Live snapshots show the peak so far; the memory cgroup's counter counts too when it saw more (an out-of-memory spike).
+    // Live snapshots show the peak so far, sampled; at the end the memory cgroup's counter, when it was read (a memory limit).
     const sampled = this.peak ?? this.session.sampler()?.latest(this.id)?.peak;
     const cgroupPeak = this.oom?.peakBytes;
-    const peak = sampled && cgroupPeak !== undefined && cgroupPeak > sampled.rssBytes ? { ...sampled, rssBytes: cgroupPeak } : sampled;
+    // One figure, named for what it is: the cgroup's counter when read, else the RSS sum sampled.
+    const peak: PeakFigures | undefined = cgroupPeak !== undefined ? { rssBytes: cgroupPeak, processes: sampled?.processes ?? 1, source: 'cgroup' } : sampled ? { rssBytes: sampled.rssBytes, processes: sampled.processes, source: 'sampled' } : undefined;
     return assembleResult({
       id: this.id,
       kind: 'python',

@@ -67,10 +67,14 @@ export function stopSignals(...lists: (readonly SignalSent[] | undefined)[]): Si
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** Seconds with one decimal under a minute ("3.2 s"), then as the clock says it ("5 min 57 s"); never negative. */
+/**
+ * Time left in whole seconds under a minute ("4 s", counted up: 3.2 s left
+ * reads 4 s until it is 3), then as the clock says it ("5 min 57 s"); never
+ * negative. Whole seconds, as the page's clocks tick once a second.
+ */
 export function secondsText(ms: number): string {
   const t = Math.max(0, ms);
-  return t < 60_000 ? `${(t / 1000).toFixed(1)} s` : duration(t);
+  return t < 60_000 ? `${Math.ceil(t / 1000)} s` : duration(t);
 }
 
 export function defaultGraceMs(kind: RunKind): number {

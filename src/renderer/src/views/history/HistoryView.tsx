@@ -9,9 +9,9 @@ import { memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, ty
 import { useShallow } from 'zustand/react/shallow';
 import type { HistoryQuery } from '../../../../shared/api';
 import type { RunSummary } from '../../../../shared/history';
-import { useWallClock } from '../../components/hooks';
-import { ago, bytes, clock, duration, fullTime, peakOf } from '../../format';
-import { statusBadge, summaryBadges } from '../runs/model';
+import { useNow, useWallClock } from '../../components/hooks';
+import { ago, clock, columnBytes, duration, fullTime, liveDuration, peakFigure, peakMeaning, peakName } from '../../format';
+import { choiceLabel, statusBadge, summaryBadges } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { messageOf, useWarden } from '../../store';
 import {
@@ -194,7 +194,7 @@ export function HistoryView() {
             <option value="live">Live (queued, running)</option>
             {VERDICTS.map((v) => (
               <option key={v} value={v}>
-                {v}
+                {choiceLabel(v)}
               </option>
             ))}
           </select>
@@ -309,6 +309,7 @@ function SortHeader({ label, column, sort, onSort, num = false }: { label: strin
 
 /** How many runs each verdict has under the other filters; a chip filters by its verdict (again: clears it). */
 function CountChips({ counts, verdict, onPick }: { counts: ReturnType<typeof listReducer>['counts']; verdict: string; onPick: (verdict: 'live' | (typeof VERDICTS)[number]) => void }) {
+  // The same words as the badges: an out-of-memory kill is "out of memory", its own chip.
   const chips = countChips(counts);
   if (!counts || chips.length === 0) return null;
   return (
@@ -324,7 +325,7 @@ function CountChips({ counts, verdict, onPick }: { counts: ReturnType<typeof lis
           data-testid="history-count"
           data-verdict={chip.verdict}
         >
-          <span className={`badge ${chip.verdict === 'live' ? 'running' : chip.verdict}`}>{chip.verdict}</span>
+          <span className={`badge ${chip.verdict === 'live' ? 'running' : chip.verdict}`}>{choiceLabel(chip.verdict)}</span>
           <span className="history-chip-n">{chip.count.toLocaleString('en-US')}</span>
         </button>
       ))}
@@ -370,20 +371,27 @@ const Row = memo(function Row({ run, wall }: { run: RunSummary; wall: number }) 
         {exitText(run)}
       </td>
       <td className="num">{run.state === 'ended' ? duration(run.elapsedMs) : run.state === 'queued' ? <span className="muted">–</span> : <LiveElapsed run={run} />}</td>
-      <td className="num" data-testid="history-peak">{bytes(peakOf({ ...(run.peakRssBytes !== null ? { peak: { rssBytes: run.peakRssBytes, processes: run.peakProcesses ?? 0 } } : {}), ...(run.oom ? { oom: run.oom } : {}) }))}</td>
+      <PeakCell run={run} />
     </tr>
   );
 });
 
+/** The peak as every view says it: one figure, named in its title for what it is, one decimal in the column. */
+function PeakCell({ run }: { run: RunSummary }) {
+  const peak = peakFigure({ ...(run.peakRssBytes !== null ? { peak: { rssBytes: run.peakRssBytes, processes: run.peakProcesses ?? 0, ...(run.peakSource ? { source: run.peakSource } : {}) } } : {}), ...(run.oom ? { oom: run.oom } : {}) });
+  return (
+    <td className="num" data-testid="history-peak" data-source={peak?.source} title={peak ? `${peakName(peak.source)}: ${peakMeaning(peak.source)}` : undefined}>
+      {columnBytes(peak?.bytes)}
+    </td>
+  );
+}
+
 /** A live run's elapsed time, moving once a second from the last figure the page got. */
 function LiveElapsed({ run }: { run: RunSummary }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
-  const [, tick] = useState(0);
-  useEffect(() => {
-    const timer = setInterval(() => tick((n) => n + 1), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return <span className="history-live">{duration(elapsedNow(run, syncedAt, performance.now()))}</span>;
+  // The page's one ticker a second: every live clock changes in the same task.
+  const now = useNow(1000);
+  return <span className="history-live">{liveDuration(elapsedNow(run, syncedAt, now))}</span>;
 }
 
 function NoRuns() {

@@ -18,6 +18,7 @@ import {
   countChips,
   withLive,
   type ListState,
+  isVerdictFilter,
 } from './model';
 
 function summary(id: string, over: Partial<RunSummary> = {}): RunSummary {
@@ -67,6 +68,15 @@ describe('sorting and counts', () => {
     ]);
     expect(countChips(null)).toEqual([]);
   });
+
+  it('counts out-of-memory kills in their own chip, and only the other kills as killed', () => {
+    expect(countChips({ killed: 3, oom: 2, total: 3 })).toEqual([
+      { verdict: 'oom', count: 2 },
+      { verdict: 'killed', count: 1 },
+    ]);
+    expect(countChips({ killed: 2, oom: 2, total: 2 })).toEqual([{ verdict: 'oom', count: 2 }]);
+    expect(countChips({ killed: 2, total: 2 })).toEqual([{ verdict: 'killed', count: 2 }]);
+  });
 });
 
 describe('queryOf', () => {
@@ -81,6 +91,12 @@ describe('queryOf', () => {
 
   it('asks for live runs by state, not verdict', () => {
     expect(queryOf({ ...NO_FILTERS, verdict: 'live' }, NOW)).toEqual({ limit: 100, counts: true, state: 'live' });
+  });
+
+  it('asks for out-of-memory kills apart from the other kills', () => {
+    expect(queryOf({ ...NO_FILTERS, verdict: 'oom' }, NOW)).toEqual({ limit: 100, counts: true, verdict: 'killed', oom: true });
+    expect(queryOf({ ...NO_FILTERS, verdict: 'killed' }, NOW)).toEqual({ limit: 100, counts: true, verdict: 'killed', oom: false });
+    expect(isVerdictFilter('oom')).toBe(true);
   });
 
   it('anchors each range at now', () => {

@@ -9,10 +9,11 @@ import { scriptTitle } from '../../format';
 
 export const PAGE_SIZE = 100;
 
-export const VERDICTS: Verdict[] = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
+/** The verdicts a filter offers, with 'oom' (a kill the out-of-memory killer made) apart from other kills, as the badge says. */
+export const VERDICTS: (Verdict | 'oom')[] = ['completed', 'failed', 'timed-out', 'stopped', 'oom', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
 
-/** '' is any run; 'live' is a run not ended yet (queued, running or stopping). */
-export type VerdictFilter = '' | 'live' | Verdict;
+/** '' is any run; 'live' is a run not ended yet (queued, running or stopping); 'oom' an out-of-memory kill. */
+export type VerdictFilter = '' | 'live' | Verdict | 'oom';
 
 export type RangeKey = 'hour' | 'day' | 'week' | 'month' | 'all';
 
@@ -83,6 +84,9 @@ export function queryOf(filters: HistoryFilters, now: number, limit = PAGE_SIZE,
     query.order = sort.dir;
   }
   if (filters.verdict === 'live') query.state = 'live';
+  else if (filters.verdict === 'oom') Object.assign(query, { verdict: 'killed', oom: true });
+  // "killed" is every other kill: an out-of-memory one has its own word.
+  else if (filters.verdict === 'killed') Object.assign(query, { verdict: 'killed', oom: false });
   else if (filters.verdict !== '') query.verdict = filters.verdict;
   const range = RANGES.find((r) => r.key === filters.range);
   if (range?.ms != null) query.since = new Date(now - range.ms).toISOString();
@@ -186,11 +190,11 @@ export function firstLine(run: Pick<RunSummary, 'command' | 'argv' | 'code'>): s
   return scriptTitle(run.code ?? '');
 }
 
-/** The verdict chips of the counts, in the order of the verdict filter, only those with runs. */
-export function countChips(counts: VerdictCounts | null): { verdict: Verdict | 'live'; count: number }[] {
+/** The verdict chips of the counts, in the order of the verdict filter, only those with runs; out-of-memory kills apart from the other kills. */
+export function countChips(counts: VerdictCounts | null): { verdict: Verdict | 'live' | 'oom'; count: number }[] {
   if (!counts) return [];
   return (['live', ...VERDICTS] as const).flatMap((verdict) => {
-    const count = counts[verdict] ?? 0;
+    const count = verdict === 'killed' ? (counts.killed ?? 0) - (counts.oom ?? 0) : (counts[verdict] ?? 0);
     return count > 0 ? [{ verdict, count }] : [];
   });
 }

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { parseDuration } from '../../../../shared/duration';
 import type { RunResult, SignalSent } from '../../../../shared/result';
-import { ago, bytes, clock, commandLine, duration, fullTime, memoryLimitOf, peakOf } from '../../format';
+import { ago, bytes, clock, commandLine, duration, fullTime, liveDuration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { escapedIn, processBadges, statusBadge } from '../runs/model';
 import { hrefOf, navigate } from '../../router';
 import { liveElapsed, messageOf, useWarden } from '../../store';
@@ -69,24 +69,36 @@ function RunBadges({ run }: { run: RunResult }) {
   );
 }
 
-/** A live run's memory now against its limit, and its CPU, from the latest sample; an ended one's peak against its limit. */
+/**
+ * A live run's memory now (its processes' RSS sum, so labelled) and its peak
+ * so far against its limit, and its CPU, from the latest sample; an ended
+ * one's peak against its limit. The peak is the one figure every view shows,
+ * named for what it is.
+ */
 function Resources({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
-  const rss = useWarden((s) => (live ? s.trees[run.id]?.rssBytes : undefined));
-  const cpu = useWarden((s) => (live ? s.trees[run.id]?.cpuPercent : undefined));
+  // The latest sample, read on the page's one-second tick (two samples a second would lay the page out twice more).
+  useNow(live ? 1000 : null);
+  const sample = live ? useWarden.getState().trees[run.id] : undefined;
+  const rss = sample?.rssBytes;
+  const cpu = sample?.cpuPercent;
+  const treePeak = sample?.peak;
   const limit = memoryLimitOf(run);
+  const peak = peakFigure(run, treePeak && rss !== undefined ? { peak: treePeak, rssBytes: rss } : undefined);
   if (live && rss === undefined && limit === undefined) return null;
   if (!live && limit === undefined) return null;
   return (
     <span className="rd-resources muted" data-testid="run-resources">
       {live && rss !== undefined && (
-        <span>
-          memory <strong data-testid="run-rss">{bytes(rss)}</strong>
+        <span title="The sum of its processes' RSS at the latest sample">
+          RSS sum <strong data-testid="run-rss">{bytes(rss)}</strong>
+          {' · '}
         </span>
       )}
-      {!live && (
-        <span>
-          peak <strong>{bytes(peakOf(run))}</strong>
+      {peak && (
+        <span title={peakMeaning(peak.source)} data-testid="run-peak-head" data-source={peak.source}>
+          {peakName(peak.source)}
+          {live ? ' so far' : ''} <strong>{bytes(peak.bytes)}</strong>
         </span>
       )}
       {limit !== undefined && <span data-testid="run-memory-limit-head"> of {bytes(limit)} limit</span>}
@@ -113,9 +125,8 @@ function Clock({ run }: { run: RunResult }) {
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
   const live = run.state === 'running' || run.state === 'stopping';
   const ended = run.state === 'ended';
-  // Tenths while it shows them (under a minute, as duration() writes it), then once a second: what the text changes at.
-  const approx = live ? liveElapsed(run, syncedAt) : 0;
-  const now = useNow(live ? (approx < 60_000 ? 100 : 1000) : null);
+  // Once a second, as every clock of the page (the shared ticker: one layout for all of them); whole seconds while live.
+  const now = useNow(live ? 1000 : null);
   const wall = useWallClock(ended ? 15_000 : null);
   const elapsed = run.state === 'queued' ? 0 : liveElapsed(run, syncedAt, now);
   const fraction = run.limitMs ? Math.min(1, elapsed / run.limitMs) : 0;
@@ -130,7 +141,7 @@ function Clock({ run }: { run: RunResult }) {
       <span className="rd-clock-text" data-testid="run-clock">
         {ended && <span className="muted">took </span>}
         <span data-testid="run-elapsed" className="mono">
-          {duration(elapsed)}
+          {live ? liveDuration(elapsed) : duration(elapsed)}
         </span>
         {run.limitMs === null ? <span className="muted"> · </span> : <span className="muted">{ended ? ' · limit ' : ' of '}</span>}
         {limit}
@@ -154,7 +165,7 @@ function Clock({ run }: { run: RunResult }) {
 function Phase({ run }: { run: RunResult }) {
   const progress = useWarden((s) => s.stopProgress[run.id]);
   const stopping = run.state === 'stopping' || (run.state !== 'ended' && progress !== undefined);
-  const now = useNow(stopping ? 250 : null);
+  const now = useNow(stopping ? 1000 : null);
   const { view } = useLivePhase(run, now);
   const text = run.state === 'ended' ? phaseText(run, undefined, NO_SIGNALS, run.elapsedMs) : stopping ? view.label : null;
   if (!text) return null;

@@ -14,7 +14,8 @@ import { hrefOf, navigate, type LineRange } from '../../router';
 import { takeStream } from './output-intent';
 import { scrollTopFor, visibleRange } from './virtual';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRunOutput, useWarden } from '../../store';
+import { useWarden } from '../../store';
+import { useShownOutput } from './shown-output';
 import { pagesProgress } from '../../output-pages';
 import { useCrash } from './crash';
 import { crashMark } from './summary';
@@ -24,9 +25,8 @@ const TIME_LABEL: Record<TimeMode, string> = { off: 'Time: off', relative: 'Time
 const NEXT_TIME: Record<TimeMode, TimeMode> = { off: 'relative', relative: 'clock', clock: 'off' };
 const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hour12: false });
 
-/** When the run's output came: the page's live marks, or for an ended run the history's (with each stream's total lines). */
-function useMarks(run: RunResult): { marks: OutputMark[] | null; totals: [number, number] | null } {
-  const live = useWarden((s) => s.marks[run.id]);
+/** When the run's output came: the page's live marks (as drawn: shown-output.ts), or for an ended run the history's (with each stream's total lines). */
+function useMarks(run: RunResult, live: { list: OutputMark[]; version: number } | undefined): { marks: OutputMark[] | null; totals: [number, number] | null } {
   const api = useWarden((s) => s.api);
   const ended = run.state === 'ended';
   const [stored, setStored] = useState<OutputMark[] | null | undefined>(undefined);
@@ -72,14 +72,16 @@ const count = (n: number) => NUMBER.format(n);
 const mbOf = (chars: number) => `${(chars / 1e6).toFixed(1)} MB`;
 
 export function OutputView({ run, lines: linked }: { run: RunResult; lines?: LineRange }) {
-  const texts = useRunOutput(run);
+  // Drawn at most a few times a second while lines arrive (shown-output.ts): following a log stays cheap.
+  const shown = useShownOutput(run);
+  const texts = shown.texts;
   // An ended run's output still coming in pages (output-pages.ts): what each stream lacks is not yet known.
-  const paged = useWarden((s) => s.pages[run.id]);
+  const paged = shown.paged;
   const complete: [boolean, boolean] = paged ? [paged.stdout.length >= paged.stdoutTotal, paged.stderr.length >= paged.stderrTotal] : [true, true];
   const loading = paged ? pagesProgress(paged) : null;
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
-  const { marks, totals: storedTotals } = useMarks(run);
+  const { marks, totals: storedTotals } = useMarks(run, shown.marks);
   // The crash report that ends the output: its error line and the user's innermost frame are marked, as in the Summary.
   const report = useCrash(run, complete[0] && complete[1] ? texts : NO_TEXTS);
   const crashAt = useCallback(
@@ -171,15 +173,25 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
       if (rows.count > 0) wrapped.scrollToIndex(rows.count - 1, { align: 'end' });
       return;
     }
-    // Past the end is clamped by the browser to the bottom.
+    // Past the end is clamped by the browser to the bottom; the scroll event this makes is ours (onScroll).
+    const before = el.scrollTop;
     el.scrollTop = viewTop + LINE_HEIGHT * 4;
+    if (el.scrollTop !== before) ownScroll.current = el.scrollTop;
   }, [follow, viewTop, rows, stream, wrap]);
 
+  // The scroll the follow effect made itself: its event changes nothing (state set again would draw the log twice).
+  const ownScroll = useRef<number | null>(null);
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
-    setScrollTop(el.scrollTop);
-    setFollow(el.scrollTop + el.clientHeight >= el.scrollHeight - LINE_HEIGHT / 2);
+    const top = el.scrollTop;
+    if (ownScroll.current !== null && Math.abs(top - ownScroll.current) < 1) {
+      ownScroll.current = null;
+      return;
+    }
+    ownScroll.current = null;
+    setScrollTop(top);
+    setFollow(top + el.clientHeight >= el.scrollHeight - LINE_HEIGHT / 2);
   }, []);
 
   const jumpToEnd = () => {

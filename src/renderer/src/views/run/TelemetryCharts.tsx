@@ -8,7 +8,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { RunResult, SignalSent } from '../../../../shared/result';
 import { readTelemetry, TELEMETRY_EVENT, type TelemetryPoint } from '../../../../shared/telemetry';
-import { bytes, duration, memoryLimitOf } from '../../format';
+import { bytes, duration, memoryLimitOf, peakFigure } from '../../format';
 import { binaryTicks, timeTicks } from './chart-ticks';
 import { messageOf, useWarden } from '../../store';
 
@@ -54,6 +54,10 @@ export function TelemetryCharts({ run }: { run: RunResult }) {
   const { points, source, error } = useSeries(run);
   const streamed = useWarden((s) => s.signals[run.id] ?? NO_SIGNALS);
   const signals = [...(run.stop?.signals ?? []), ...streamed].filter((s, i, all) => STOP_SIGNALS.has(s.signal) && all.findIndex((o) => o.signal === s.signal && Math.abs(o.atMs - s.atMs) <= 1) === i);
+  // The chart plots its processes' RSS sum; where the run's one peak is its cgroup's counter, the caption says that figure too.
+  const tree = useWarden((s) => (run.state === 'ended' ? undefined : s.trees[run.id]));
+  const peak = peakFigure(run, tree);
+  const cgroupPeak = peak?.source === 'cgroup' ? ` · cgroup peak ${bytes(peak.bytes)}` : '';
   return (
     <section className="rd-card" data-testid="telemetry">
       <h3>
@@ -72,7 +76,9 @@ export function TelemetryCharts({ run }: { run: RunResult }) {
           <Chart testId="telemetry-cpu" title="CPU (% of one core)" points={points} source={source} column={1} format={(v) => `${v.toFixed(0)} %`} limitMs={run.limitMs} signals={signals} floor={100} />
           <Chart
             testId="telemetry-rss"
-            title="Memory (RSS)"
+            title="Memory (RSS sum)"
+            highest="highest RSS sum"
+            extra={cgroupPeak}
             points={points}
             source={source}
             column={2}
@@ -113,9 +119,13 @@ interface ChartProps {
   binary?: boolean;
   /** When the out-of-memory killer ended it (ms since the start), marked on the chart. */
   oomAtMs?: number | undefined;
+  /** What the caption calls the series' highest value ("highest RSS sum"). */
+  highest?: string;
+  /** More of the caption: the run's one peak, where it is not this series' highest. */
+  extra?: string;
 }
 
-function Chart({ testId, title, points, source, column, format, limitMs, signals, line, lineLabel, floor = 0, binary = false, oomAtMs }: ChartProps) {
+function Chart({ testId, title, points, source, column, format, limitMs, signals, line, lineLabel, floor = 0, binary = false, oomAtMs, highest = 'highest', extra = '' }: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const lastAt = points[points.length - 1]![0];
@@ -239,7 +249,11 @@ function Chart({ testId, title, points, source, column, format, limitMs, signals
   return (
     <figure className="rd-chart">
       <figcaption>
-        {title} <span className="muted">· highest {format(peak)}</span>
+        {title}{' '}
+        <span className="muted">
+          · {highest} {format(peak)}
+          {extra}
+        </span>
       </figcaption>
       <div ref={host} className="rd-chart-plot" data-testid={testId} data-points={points.length} data-source={source ?? ''} />
     </figure>

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ProcessSignal } from '../../../../shared/api';
 import type { ProcNode, ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, memoryLimitOf, peakOf, shortCommand } from '../../format';
+import { bytes, clock, columnBytes, duration, memoryLimitOf, peakFigure, peakMeaning, peakName, shortCommand } from '../../format';
 import { messageOf, useWarden } from '../../store';
 import { procStateWord, treeRows } from './describe';
 import { TelemetryCharts } from './TelemetryCharts';
@@ -14,8 +14,8 @@ import { TelemetryCharts } from './TelemetryCharts';
 export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
   const ended = run.state === 'ended';
   const peak = tree?.peak ?? run.peak;
-  // One figure in every view: the cgroup's peak counter when it saw more than the sampler.
-  const peakRss = peakOf(run, tree);
+  // One figure in every view, named for what it is: the cgroup's peak counter where the run has one, else the RSS sum sampled.
+  const figure = peakFigure(run, tree);
   return (
     <div className="rd-scroll-panel">
       {!ended && <LiveTree tree={tree} queued={run.state === 'queued'} runId={run.id} />}
@@ -26,14 +26,16 @@ export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot
         <h3>Peak</h3>
         {peak ? (
           <dl className="rd-facts">
-            <dt>Memory (RSS)</dt>
-            <dd data-testid="peak-rss">
-              {bytes(peakRss)}
+            <dt title={peakMeaning(figure?.source)}>Memory ({peakName(figure?.source)})</dt>
+            <dd data-testid="peak-rss" data-source={figure?.source}>
+              {bytes(figure?.bytes)}
               {memoryLimitOf(run) !== undefined && <span data-testid="peak-memory-limit"> of {bytes(memoryLimitOf(run))} limit</span>}
-              {run.oom?.peakBytes !== undefined && run.oom.peakBytes > (run.peak?.rssBytes ?? 0) && <span className="muted"> (the memory cgroup&apos;s peak; the samples saw {bytes(run.peak?.rssBytes)})</span>}
+              <span className="muted"> · {peakMeaning(figure?.source)}</span>
             </dd>
             <dt>Processes</dt>
-            <dd data-testid="peak-processes">{peak.processes}</dd>
+            <dd data-testid="peak-processes" title="The most of its processes alive at once, as the samples saw them">
+              {peak.processes} <span className="muted">at most at once</span>
+            </dd>
           </dl>
         ) : (
           <p className="muted">No samples were taken{ended ? '' : ' yet'}.</p>
@@ -142,7 +144,7 @@ function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: stri
                   <span className="mono">{node.state}</span> <span className="muted">{procStateWord(node.state)}</span>
                 </td>
                 <td className="num">{node.cpuPercent.toFixed(1)} %</td>
-                <td className="num">{bytes(node.rssBytes)}</td>
+                <td className="num">{columnBytes(node.rssBytes)}</td>
                 {runId && (
                   <td className="rd-tree-act">
                     <button type="button" className="rd-small" onClick={() => setTarget(node)} disabled={offline} data-testid="tree-signal" title={`Send SIGTERM or SIGKILL to ${node.pid} only`}>
@@ -159,7 +161,7 @@ function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: stri
                 {tree.processes} process{tree.processes === 1 ? '' : 'es'}
               </td>
               <td className="num">{tree.cpuPercent.toFixed(1)} %</td>
-              <td className="num">{bytes(tree.rssBytes)}</td>
+              <td className="num" title="The sum of its processes' RSS at this sample">{columnBytes(tree.rssBytes)}</td>
               {runId && <td />}
             </tr>
           </tfoot>

@@ -1,7 +1,7 @@
 // The verdict in words, the advice, the notes and the figures behind them.
 
 import type { RunResult } from '../../../../shared/result';
-import { bytes, clock, duration, memoryLimitOf, peakOf, statusOf } from '../../format';
+import { bytes, clock, duration, liveDuration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { liveElapsed, useWarden } from '../../store';
 import { relative, verdictSentence } from './describe';
 import { useNow } from '../../components/hooks';
@@ -9,14 +9,14 @@ import { useNow } from '../../components/hooks';
 export function VerdictView({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
   const syncedAt = useWarden((s) => s.syncedAt[run.id]);
-  const now = useNow(live ? 250 : null);
+  const now = useNow(live ? 1000 : null);
   const elapsed = liveElapsed(run, syncedAt, now);
   const stop = run.stop;
   // A live run's peak so far is the tree's latest sample's too, as in the row and the Process tree.
   const tree = useWarden((s) => (live ? s.trees[run.id] : undefined));
   return (
     <div className="rd-scroll-panel">
-      <section className={`rd-card rd-verdict ${statusOf(run)}`}>
+      <section className={`rd-card rd-verdict ${run.verdict ?? run.state}`}>
         <p className="rd-verdict-text" data-testid="verdict-text">
           {verdictSentence(run, elapsed)}
         </p>
@@ -48,7 +48,7 @@ export function VerdictView({ run }: { run: RunResult }) {
           </dd>
           <dt>Elapsed</dt>
           <dd>
-            {duration(elapsed)}
+            {live ? liveDuration(elapsed) : duration(elapsed)}
             {live ? ' so far' : ''}
           </dd>
           <dt>Time limit</dt>
@@ -104,9 +104,9 @@ export function VerdictView({ run }: { run: RunResult }) {
           <dl className="rd-facts">
             <dt>Out-of-memory kill</dt>
             <dd className={run.oom.confirmed ? 'rd-fail-text' : undefined}>{run.oom.confirmed ? 'confirmed by the cgroup counter' : run.state === 'ended' ? 'not confirmed' : 'none so far'}</dd>
-            <dt>Peak</dt>
-            <dd data-testid="oom-peak">
-              {bytes(peakOf(run, tree))}
+            <dt title={peakMeaning(peakFigure(run, tree)?.source)}>{peakName(peakFigure(run, tree)?.source).replace(/^./, (c) => c.toUpperCase())}</dt>
+            <dd data-testid="oom-peak" data-source={peakFigure(run, tree)?.source}>
+              {bytes(peakFigure(run, tree)?.bytes)}
               {run.state === 'ended' ? '' : ' so far'}
             </dd>
             <dt>Memory limit</dt>

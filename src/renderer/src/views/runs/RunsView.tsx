@@ -10,19 +10,19 @@
 // ended row only when its run changes; the list for relative times every 15 s.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { RunResult, Verdict } from '../../../../shared/result';
+import type { RunResult } from '../../../../shared/result';
 import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
 import { Sparkline } from '../../components/Sparkline';
 import { StoredSpark } from './StoredSpark';
 import type { PhaseView } from '../../components/phase';
 import { HostOptions, HostTag } from '../../components/HostTag';
-import { ago, bytes, commandLine, duration, fullTime, memoryLimitOf } from '../../format';
+import { ago, bytes, columnBytes, commandLine, duration, fullTime, liveDuration, memoryLimitOf, peakFigure, peakMeaning, peakName } from '../../format';
 import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
 import { isWebMode } from '../../web-api';
 import { useWarden } from '../../store';
-import { DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter } from './model';
+import { choiceLabel, DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter, type VerdictChoice } from './model';
 import './runs.css';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -41,7 +41,7 @@ export function RunsView() {
   const runs = useWarden((s) => s.runs);
   const order = useWarden((s) => s.order);
   const [stateFilter, setStateFilter] = useState<StateFilter>('all');
-  const [verdictFilter, setVerdictFilter] = useState<Verdict | ''>('');
+  const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>('');
   const [hostFilter, setHostFilter] = useState('');
   const manyHosts = useWarden((s) => s.hosts.length > 1);
   const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
@@ -128,11 +128,11 @@ export function RunsView() {
           </label>
           <label>
             <span>Verdict</span>
-            <select data-testid="filter-verdict" value={verdictFilter} onChange={(e) => setVerdictFilter(e.target.value as Verdict | '')}>
+            <select data-testid="filter-verdict" value={verdictFilter} onChange={(e) => setVerdictFilter(e.target.value as VerdictChoice | '')}>
               <option value="">Any</option>
               {VERDICTS.map((v) => (
                 <option key={v} value={v}>
-                  {v}
+                  {choiceLabel(v)}
                 </option>
               ))}
             </select>
@@ -239,12 +239,14 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
   // changes none of them renders nothing (two samples a second per run).
   const live = run.state !== 'ended';
   const escaped = useWarden((s) => (live ? escapedIn(s.trees[run.id]) : 0));
+  // The tree's peak so far as two numbers (bytes, and whether it is the cgroup's): a sample that changes neither renders nothing.
   const treeRss = useWarden((s) => (live ? (s.trees[run.id]?.peak.rssBytes ?? s.trees[run.id]?.rssBytes) : undefined));
+  const treeCgroup = useWarden((s) => (live ? s.trees[run.id]?.peak.source === 'cgroup' : false));
   const treeProcesses = useWarden((s) => (live ? s.trees[run.id]?.processes : undefined));
   const line = commandLine(run) || (run.kind === 'python' ? '(empty script)' : '');
   const badge = statusBadge(run);
   const extra = processBadges(run, escaped);
-  const peak = peakOf(run, treeRss === undefined ? undefined : { peak: { rssBytes: treeRss, processes: 0 }, rssBytes: treeRss });
+  const peak = peakFigure(run, treeRss === undefined ? undefined : { peak: { rssBytes: treeRss, processes: 0, ...(treeCgroup ? { source: 'cgroup' as const } : {}) }, rssBytes: treeRss });
   const memoryLimit = memoryLimitOf(run);
   const processes = live ? treeProcesses : run.peak?.processes;
 
@@ -300,13 +302,15 @@ const RunRow = memo(function RunRow({ run, wall, selected, onFocus, rowRef }: Ro
       <span className="runs-num runs-memory">
         <span className="runs-peak-line">
           {live ? <RowSpark id={run.id} limitBytes={memoryLimit} /> : run.verdict === 'lost' && <StoredSpark id={run.id} limitBytes={memoryLimit} />}
-          <span data-testid="run-peak">{bytes(peak)}</span>
+          <span data-testid="run-peak" data-source={peak?.source} title={peak ? `${peakName(peak.source)}${live ? ' so far' : ''}: ${peakMeaning(peak.source)}` : undefined}>
+            {columnBytes(peak?.bytes)}
+          </span>
         </span>
         <span className="muted">
           {memoryLimit !== undefined ? (
             <span data-testid="run-memory-limit">of {bytes(memoryLimit)} limit</span>
           ) : processes !== undefined ? (
-            `${processes} proc${processes === 1 ? '' : 's'}`
+            <span data-testid="run-processes" title={live ? 'Processes alive now' : 'The most of its processes alive at once'}>{`${processes} proc${processes === 1 ? '' : 's'}${live ? '' : ' at most'}`}</span>
           ) : live ? (
             'sampling…'
           ) : (
@@ -327,24 +331,17 @@ function RowSpark({ id, limitBytes }: { id: string; limitBytes?: number }) {
 /**
  * The row's time cell: its bar, elapsed time and stop phase, on the page's
  * shared clock (hooks.ts useNow), so the rest of the row is not rendered per
- * tick and all live rows change in one task. Once a second while it just
- * runs; four times a second while the stop sequence counts down or within
- * 10 s of the limit, where tenths matter.
+ * tick and all live rows change in one task: once a second, whole seconds.
  */
 function RunTime({ run, live, status }: { run: RunResult; live: boolean; status: string }) {
-  const [fast, setFast] = useState(false);
-  const now = useNow(live ? (fast ? 250 : 1000) : null);
+  const now = useNow(live ? 1000 : null);
   const { view, elapsedMs } = useLivePhase(run, now);
-  const wantFast = live && (view.phase === 'interrupting' || view.phase === 'grace' || (run.limitMs !== null && run.limitMs - elapsedMs < 10_000));
-  useEffect(() => {
-    if (wantFast !== fast) setFast(wantFast);
-  }, [wantFast, fast]);
   return (
     <span className="runs-time">
       {(live || run.limitMs !== null) && <RunBar view={view} live={live} status={status} />}
       <span className="runs-time-text">
         <span className="runs-elapsed" data-testid="run-duration">
-          {duration(elapsedMs)}
+          {live ? liveDuration(elapsedMs) : duration(elapsedMs)}
           <span className="muted"> {run.limitMs === null ? '· no limit' : `/ ${duration(run.limitMs)}`}</span>
         </span>
         {live && (

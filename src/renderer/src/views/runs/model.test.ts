@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcNode } from '../../../../shared/proc-tree';
 import type { RunResult } from '../../../../shared/result';
-import { DEFAULT_SORT, filterRuns, nextSort, peakOf, processBadges, sections, statusBadge, type SortKey } from './model';
+import { choiceLabel, DEFAULT_SORT, filterRuns, nextSort, peakOf, processBadges, sections, statusBadge, verdictChoiceOf, type SortKey } from './model';
 
 let n = 0;
 function run(patch: Partial<RunResult>): RunResult {
@@ -75,7 +75,7 @@ describe('every sort and filter of the Runs view', () => {
     command: [aa, bb, cc, dd],
     started: [cc, aa, dd, bb],
     duration: [aa, bb, dd, cc],
-    memory: [aa, cc, bb, dd], // 1, 3, 5 (the cgroup's 2 is lower than the sampler's 5: one peak, the highest), 9 MiB
+    memory: [aa, bb, cc, dd], // 1, 2 (the cgroup's own count, never mixed with the RSS sum's 5 beside it), 3, 9 MiB
   };
 
   for (const key of Object.keys(expected) as SortKey[]) {
@@ -106,6 +106,17 @@ describe('every sort and filter of the Runs view', () => {
     expect(filterRuns(all, { state: 'all', verdict: 'crashed' }).map((r) => r.id)).toEqual([dd]);
     expect(filterRuns(all, { state: 'live', verdict: 'crashed' })).toEqual([]);
     expect(filterRuns(all, { state: 'ended', verdict: 'timed-out' }).map((r) => r.id)).toEqual([bb]);
+    // An out-of-memory kill is its own word, apart from other kills.
+    const oom = run({ verdict: 'killed', exitCode: null, signal: 'SIGKILL', oom: { confirmed: true, peakBytes: 1 } });
+    const killed = run({ verdict: 'killed', exitCode: null, signal: 'SIGKILL', oom: { confirmed: false } });
+    expect(filterRuns([oom, killed], { state: 'all', verdict: 'oom' })).toEqual([oom]);
+    expect(filterRuns([oom, killed], { state: 'all', verdict: 'killed' })).toEqual([killed]);
+    expect(verdictChoiceOf(oom)).toBe('oom');
+    expect(verdictChoiceOf(killed)).toBe('killed');
+    expect(verdictChoiceOf({ verdict: 'failed', oom: { confirmed: true } })).toBe('failed');
+    expect(choiceLabel('oom')).toBe('out of memory');
+    expect(choiceLabel('killed')).toBe('killed');
+    expect(sections([killed, oom], { key: 'status', dir: 'asc' }, 10).ended.map((r) => r.id)).toEqual([oom.id, killed.id]);
   });
 
   it("filters by host: a remote's runs are ID@HOST, this machine's are 'local'", () => {

@@ -33,22 +33,34 @@ export function isLive(run: Pick<RunResult, 'state'>): boolean {
 }
 
 export type StateFilter = 'all' | 'live' | 'ended';
+/** A verdict, or 'oom': the kills the out-of-memory killer made, told apart from other kills as the badge tells them. */
+export type VerdictChoice = Verdict | 'oom';
 export interface Filters {
   state: StateFilter;
   /** '' : any verdict. */
-  verdict: Verdict | '';
+  verdict: VerdictChoice | '';
   /** '' (or absent): every host; else the runs of that host alone ('local' for this machine's). */
   host?: string;
 }
 
 /** The runs the State and Verdict filters let through, in the order given. */
-export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict' | 'id'>>(runs: T[], filters: Filters): T[] {
+export function filterRuns<T extends Pick<RunResult, 'state' | 'verdict' | 'id' | 'oom'>>(runs: T[], filters: Filters): T[] {
   return runs.filter((run) => {
     if (filters.host && hostOf(run.id) !== filters.host) return false;
     if (filters.state === 'live' && !isLive(run)) return false;
     if (filters.state === 'ended' && isLive(run)) return false;
-    return filters.verdict === '' || run.verdict === filters.verdict;
+    return filters.verdict === '' || verdictChoiceOf(run) === filters.verdict;
   });
+}
+
+/** The verdict a filter sees: 'oom' for a kill the out-of-memory killer made. */
+export function verdictChoiceOf(run: Pick<RunResult, 'verdict' | 'oom'>): VerdictChoice | undefined {
+  return run.verdict === 'killed' && run.oom?.confirmed ? 'oom' : run.verdict;
+}
+
+/** The word a verdict choice reads as, the badge's ("out of memory"). */
+export function choiceLabel(choice: VerdictChoice | 'live'): string {
+  return choice === 'oom' ? 'out of memory' : choice;
 }
 
 const STATUS_RANK: Record<string, number> = {
@@ -56,6 +68,7 @@ const STATUS_RANK: Record<string, number> = {
   running: 1,
   queued: 2,
   crashed: 3,
+  oom: 3.5,
   killed: 4,
   'timed-out': 5,
   failed: 6,
@@ -70,7 +83,7 @@ const STATUS_RANK: Record<string, number> = {
 function compare(a: RunResult, b: RunResult, key: SortKey, elapsed: (run: RunResult) => number, memory: (run: RunResult) => number | undefined): number {
   switch (key) {
     case 'status':
-      return (STATUS_RANK[a.verdict ?? a.state] ?? 99) - (STATUS_RANK[b.verdict ?? b.state] ?? 99);
+      return (STATUS_RANK[verdictChoiceOf(a) ?? a.state] ?? 99) - (STATUS_RANK[verdictChoiceOf(b) ?? b.state] ?? 99);
     case 'command':
       return commandLine(a).localeCompare(commandLine(b));
     case 'started':
@@ -157,4 +170,4 @@ export function summaryBadges(run: { leftBehind?: number; survived?: number }): 
   return out;
 }
 
-export const VERDICTS: Verdict[] = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
+export const VERDICTS: VerdictChoice[] = ['completed', 'failed', 'timed-out', 'stopped', 'oom', 'killed', 'crashed', 'signaled', 'lost', 'spawn-failed'];
