@@ -136,11 +136,22 @@ describe('one error type across the boundaries', () => {
   });
 
   it('an error from another copy of the class (a bundle of its own) counts by its kind', async () => {
+    // Another bundle's WardenError: a class of its own, marked with the same registered symbol.
     class Elsewhere extends Error {
       readonly kind = 'busy';
+      constructor(message: string) {
+        super(message);
+        Object.defineProperty(this, Symbol.for('warden.error'), { value: true });
+      }
     }
     next = new Elsewhere('Held by another script.');
     expect(await raw('GET', '/api/v1/sessions')).toEqual({ status: 409, body: { error: 'Held by another script.', kind: 'busy' } });
+    // An error that merely has a kind field is no WardenError: a bug, said as one.
+    class Lookalike extends Error {
+      readonly kind = 'busy';
+    }
+    next = new Lookalike('Not ours.');
+    expect((await raw('GET', '/api/v1/sessions')).status).toBe(500);
   });
 
   it('an answer without a kind (an older host) is read by its status', async () => {

@@ -409,7 +409,7 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const bad = await attach('/dev/null/warden-state');
     try {
       const { tools } = await bad.client.listTools();
-      expect(tools.length).toBe(7);
+      expect(tools.length).toBe(8);
       for (const name of ['run', 'list']) {
         const result = (await bad.client.callTool({ name, arguments: name === 'run' ? { argv: ['true'] } : {} }, undefined, { timeout: 60_000 })) as CallToolResult;
         const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
