@@ -109,6 +109,10 @@ describe('checkOutputRange', () => {
     [{ stream: 'stdout', limit: 0 }, 'limit takes a whole number from 1 to 1000000, not 0.'],
     [{ stream: 'stdout', limit: OUTPUT_PAGE_MAX_CHARS + 1 }, 'limit takes a whole number from 1 to 1000000, not 1000001.'],
     [{ stream: 'stdout', limit: Number.NaN }, 'limit takes a whole number from 1 to 1000000, not null.'],
+    // What a caller gave is echoed cut to 40 characters: a line, never a flood.
+    [{ stream: 'stdout', [`k${'e'.repeat(59)}`]: 1 }, `A page of output takes stream, offset and limit, not k${'e'.repeat(39)}.`],
+    [{ stream: 'x'.repeat(60) }, `stream is stdout or stderr, not "${'x'.repeat(39)}.`],
+    [{ stream: 'stdout', offset: '9'.repeat(60) }, `offset takes a whole number from 0 to 9007199254740991, not "${'9'.repeat(39)}.`],
   ])('refuses %j in one line', (given, message) => {
     let error: unknown;
     try {
