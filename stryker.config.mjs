@@ -5,6 +5,7 @@
 // run goes in a PID namespace of its own with Stryker as its PID 1 (the
 // npm script; vitest.mutation.config.ts refuses to run otherwise).
 // A quick run of one file: npm run test:mutation -- --mutate src/main/supervisor/verdict.ts
+// What changed since a git ref, incrementally: npm run test:mutation -- --since main (scripts/mutation.mjs)
 // As its namespace's init, Stryker gets only the signals it handles: without
 // its SIGTERM handler (which exits), a mutant that SIGTERMs and SIGKILLs every
 // process ends test runners, never the run. To stop a run, SIGKILL Stryker's
@@ -39,6 +40,11 @@ export default {
     'src/main/supervisor/teardown.ts:254-260',
     'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:92-127',
+    // The model's answer, owner pids, output pages and the error table (issue 31).
+    'src/cli/model-answer.ts',
+    'src/main/host/owner-pids.ts',
+    'src/main/host/output-page.ts',
+    'src/shared/errors.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

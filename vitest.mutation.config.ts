@@ -1,11 +1,13 @@
-// The tests StrykerJS runs against each mutant of the decision code
-// (stryker.config.mjs, `npm run test:mutation`): the ones that cover verdict,
-// advice, the deadline and stop tables, the output cap, teardown's selection
-// and recovery's claim. MUTATION_TESTS (comma-separated paths) narrows them
-// for a quick run on a shared machine.
+// The tests StrykerJS runs against each mutant (stryker.config.mjs, `npm run
+// test:mutation`): the ones that cover verdict, advice, the deadline and stop
+// tables, the output cap, teardown's selection and recovery's claim, the
+// model's answer, owner pids, output pages and the error table
+// (scripts/mutation-tests.mjs). MUTATION_TESTS (comma-separated paths)
+// narrows them for a quick run on a shared machine.
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config';
+import { DECISION_TESTS } from './scripts/mutation-tests.mjs';
 
 // A mutant of teardown's choice of processes can SIGKILL every process this
 // user can see (on a shared machine: everyone's). Only in a PID namespace whose
@@ -21,17 +23,6 @@ if (!strykerIsPid1()) {
   throw new Error('Mutation tests run only in a PID namespace of their own: use npm run test:mutation (unshare --pid --fork --mount-proc).');
 }
 
-const DECISION_TESTS = [
-  'src/main/supervisor/verdict.test.ts',
-  'src/main/supervisor/deadline.test.ts',
-  'src/main/supervisor/extend.test.ts',
-  'src/main/supervisor/interleavings.test.ts',
-  'src/main/supervisor/output.test.ts',
-  'src/main/supervisor/python/stop.test.ts',
-  'src/main/supervisor/teardown.test.ts',
-  'src/main/supervisor/teardown-scan.test.ts',
-  'src/main/store/recovery.test.ts',
-];
 
 // Not mergeConfig: it would append this include to the base's (every test).
 // No leftover check (test/kit/vitest-global.ts): a mutant may leave processes, and the namespace ends them all with Stryker.

@@ -139,6 +139,14 @@ describe('cutStream, case by case', () => {
     expect(cutStream(text, max, raw, base)).toEqual(expected);
   });
 
+  it('looks for the head\'s line break before the cut only (one at the cut is the cut\'s), and from the very first character', () => {
+    // The head would end at 250: a line break at 250 is the first character cut, not the head's last.
+    expect(cutStream(`${'a'.repeat(250)}\n${'b'.repeat(1749)}`, 1000, raw)).toMatchObject({ cut: 1000, text: `${'a'.repeat(250)}\n<250:1000>\n${'b'.repeat(750)}` });
+    expect(cutStream(`${'a'.repeat(249)}\n${'b'.repeat(1750)}`, 1000, raw)).toMatchObject({ cut: 1000, text: `${'a'.repeat(249)}\n<250:1000>\n${'b'.repeat(750)}` });
+    // A line break that is the stream's first character is a place to cut too.
+    expect(cutStream(`\n${'a'.repeat(99)}`, 40, raw)).toEqual({ cut: 69, chars: 100, text: `\n<1:69>\n${'a'.repeat(30)}` });
+  });
+
   it('moves the head to a line break 200 characters back, not 201', () => {
     const tail = 'b'.repeat(1950);
     // A size of 1,000: the head would end at 250, the tail start at 1,250.
@@ -223,6 +231,9 @@ describe('the answer: markers and totals of first and later answers, both stream
       expect(shown.text.slice(0, at)).toBe(head === '' || head.endsWith('\n') ? head : `${head}\n`);
       expect(shown.text.slice(at + m[0].length)).toBe(whole.slice(to));
     }
+    // Most of the budget is used: each stream shows thousands of characters, not the 200 of its floor.
+    expect(answer.stdout.chars - answer.stdout.cut).toBeGreaterThan(2500);
+    expect(answer.stderr.chars - answer.stderr.cut).toBeGreaterThan(2500);
     // The error line at stderr's end survives the cut.
     expect(answer.stderr.text.endsWith('boom: it broke\n')).toBe(true);
   });
@@ -297,6 +308,14 @@ describe('what the answer says besides the streams', () => {
     ['Exit code 2 often means a usage error: check the arguments, then read stderr.', false, true, 'Exit code 2 often means a usage error: check the arguments (nothing was written on stderr; the end of stdout may say why).'],
     ['Raise the limit, or read stderr and the output so far.', false, false, 'Raise the limit, or check its output and the output so far.'],
     ['Nothing about the streams.', false, false, 'Nothing about the streams.'],
+    [null, false, false, null],
+    // Each rewrite takes its advice whole, not a sentence that only contains its words.
+    ['First: Read stderr for the error the command reported.', false, true, 'First: Read stderr for the error the command reported.'],
+    ['Read stderr for the error the command reported. Then retry.', false, true, 'Read stderr for the error the command reported. Then retry.'],
+    ['So: Exit code 2 often means a usage error: check the arguments, then read stderr.', false, true, 'So: Exit code 2 often means a usage error: check the arguments, then check its output.'],
+    ['Exit code 2 often means a usage error: check the arguments, then read stderr. Or not.', false, true, 'Exit code 2 often means a usage error: check the arguments, then check its output. Or not.'],
+    ['Also: Read stderr for why it exited with 3; then fix it.', false, true, 'Also: Read stderr for why it exited with 3; then fix it.'],
+    ['Read stderr for why it exited with 12; then fix it.', false, true, 'It exited with 12 and wrote nothing on stderr (the end of stdout may say why); then fix it.'],
   ])('fitAdvice(%j, stderr seen %s, stdout seen %s)', (advice, stderrSeen, stdoutSeen, fitted) => {
     expect(fitAdvice(advice, stderrSeen, stdoutSeen)).toBe(fitted);
   });
@@ -336,9 +355,21 @@ describe('the text block and the JSON', () => {
       '</shell_results>',
     ]);
     const live = answerText(modelAnswer({ ...result('', ''), state: 'running', verdict: undefined, exitCode: 0, advice: null }, { streamChars: 1000, pager }));
-    expect(live).toContain('<exit_code>0</exit_code>');
-    expect(live).toContain('<next>wait abc123</next>');
-    expect(live).not.toContain('<signal>');
+    expect(live.split('\n')).toEqual([
+      '<shell_results>',
+      '<verdict>running</verdict>',
+      '<exit_code>0</exit_code>',
+      '<elapsed>1 s (no limit)</elapsed>',
+      '<advice>It is still running, and keeps going in Warden. Call wait abc123 for more output and how it ends (or stop abc123 to end it).</advice>',
+      '<next>wait abc123</next>',
+      '<stdout></stdout>',
+      '<stderr></stderr>',
+      '</shell_results>',
+    ]);
+    // No advice at all: no line for it.
+    const quiet = answerText(modelAnswer({ ...result('ok\n'), verdict: 'completed', exitCode: 0, advice: null }, { streamChars: 1000, pager }));
+    expect(quiet).not.toContain('<advice>');
+    expect(quiet.split('\n').slice(0, 4)).toEqual(['<shell_results>', '<verdict>completed</verdict>', '<exit_code>0</exit_code>', '<elapsed>1 s (no limit)</elapsed>']);
   });
 
   it('the JSON: the same, with counts, and the record without what a model does not need', () => {
@@ -420,7 +451,8 @@ describe('settings and places', () => {
     expect(envStreamChars({})).toBe(DEFAULT_STREAM_CHARS);
     expect(DEFAULT_STREAM_CHARS).toBe(8000);
     expect(envStreamChars({ WARDEN_MODEL_STREAM_CHARS: '4000' })).toBe(4000);
-    expect(() => envStreamChars({ WARDEN_MODEL_STREAM_CHARS: '5' })).toThrow(StreamCharsError);
+    expect(() => envStreamChars({ WARDEN_MODEL_STREAM_CHARS: '5' })).toThrow(new StreamCharsError('WARDEN_MODEL_STREAM_CHARS takes a number of characters from 200 to 200000, not "5".'));
+    expect(new StreamCharsError('x').name).toBe('StreamCharsError');
   });
 
   it.each([
@@ -431,6 +463,7 @@ describe('settings and places', () => {
     ['abcdefab', 'ab', 6],
     ['abXabY', 'ab', null],
     ['abcdef', 'bcd', 1],
+    ['abcdef', 'abc', 0],
     ['abcdef', 'zz', null],
     ['ab', 'abc', null],
   ])('locate(%j, %j) is %j', (kept, text, at) => {

@@ -60,9 +60,10 @@ export interface CutStream {
 
 /** The `WARDEN_MODEL_STREAM_CHARS` setting: a whole number of characters, else undefined (one line on a bad value). */
 export function streamCharsFrom(text: string | undefined, what: string): number | undefined {
-  if (text === undefined || text.trim() === '') return undefined;
-  const n = Number(text.trim());
-  if (!/^\d+$/.test(text.trim()) || n < MIN_STREAM_CHARS || n > MAX_STREAM_CHARS) {
+  const digits = text?.trim() ?? '';
+  if (digits === '') return undefined;
+  const n = Number(digits);
+  if (!/^\d+$/.test(digits) || n < MIN_STREAM_CHARS || n > MAX_STREAM_CHARS) {
     throw new StreamCharsError(`${what} takes a number of characters from ${MIN_STREAM_CHARS} to ${MAX_STREAM_CHARS}, not ${JSON.stringify(text)}.`);
   }
   return n;
@@ -317,7 +318,7 @@ export function modelAnswerWithin(result: RunResult, options: ModelAnswerOptions
 
 /** Where `text` (the part of a stream an answer carries) starts in `kept` (all the history keeps); null when not found once. */
 export function locate(kept: string, text: string): number | null {
-  if (text.length === 0) return kept.length;
+  // An empty text ends every stream: it starts at the end.
   if (kept.endsWith(text)) return kept.length - text.length;
   const at = kept.lastIndexOf(text);
   if (at < 0) return null;

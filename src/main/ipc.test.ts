@@ -66,6 +66,7 @@ describe('IPC handlers', () => {
       joined += page.text;
       pages++;
       if (page.next >= page.total) break;
+      expect(page.next, 'a page that is not the last moves forward').toBeGreaterThan(offset);
       offset = page.next;
     }
     expect(pages).toBe(3);

@@ -93,6 +93,8 @@ describe('the kind table', () => {
     [200, 'internal'],
     [0, 'internal'],
     [-403, 'internal'],
+    [40, 'internal'],
+    [4000, 'internal'],
     [Number.NaN, 'internal'],
   ] as const)('a status the tables do not name, %d, reads by its class: %s', (status, kind) => {
     expect(kindOfHttpStatus(status)).toBe(kind);
@@ -215,7 +217,7 @@ describe('IPC answers', () => {
       return null;
     };
     expect(refused({ ok: false, kind: 'bogus', error: 'x' })).toEqual({ kind: 'internal', message: 'x', branded: true });
-    for (const answer of [null, undefined, 'ok', {}, { ok: false }, { ok: false, error: 5 }, { ok: 'true', value: 1 }]) {
+    for (const answer of [null, undefined, 'ok', {}, { ok: false }, { ok: false, error: 5 }, { ok: 'true', value: 1 }, { error: 'No ok.', kind: 'busy' }, { ok: 'false', error: 'x' }, { ok: 0, error: 'x' }]) {
       expect(refused(answer), JSON.stringify(answer)).toEqual({ kind: 'internal', message: 'The Warden main process answered a call with something that is not an answer.', branded: true });
     }
   });

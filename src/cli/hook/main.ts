@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLI_ERROR_EXIT } from '../../shared/errors';
 import { defaultHookEnv, HOOK_HELP, parseHookArgs, runHook } from './hook';
 
 /** All of stdin, read at once (a hook's input is one small JSON document). */
@@ -26,7 +27,7 @@ export async function hookMain(args: string[]): Promise<number> {
   const parsed = parseHookArgs(args);
   if (typeof parsed === 'string') {
     process.stderr.write(`warden: ${parsed}\n`);
-    return 125;
+    return CLI_ERROR_EXIT;
   }
   try {
     const answer = await runHook(parsed.harness, parsed, readStdin(), defaultHookEnv(dirname(fileURLToPath(import.meta.url))));

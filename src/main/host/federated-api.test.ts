@@ -54,6 +54,9 @@ describe('the history of every host, paged', () => {
       first = false;
       expect(page.runs.length).toBeLessThanOrEqual(limit);
       seen.push(...page.runs);
+      // A page with more to come holds runs, and its cursor is a new one: the loop moves forward.
+      if (page.nextCursor !== null) expect(page.runs.length).toBeGreaterThan(0);
+      expect(page.nextCursor === null || page.nextCursor !== cursor, 'a cursor given again').toBe(true);
       cursor = page.nextCursor;
       if (cursor === null) break;
     }
@@ -83,6 +86,7 @@ describe('the history of every host, paged', () => {
       expect(page).toMatchObject({ id: started.id, offset, total: 130_000, state: 'ended' });
       joined += page.text;
       if (page.next >= page.total) break;
+      expect(page.next, 'a page that is not the last moves forward').toBeGreaterThan(offset);
       offset = page.next;
     }
     expect(joined).toBe(whole.stdout);

@@ -36,7 +36,7 @@ export function checkOutputRange(value: unknown): Required<OutputRange> {
   if (extra !== undefined) throw new InputError(`A page of output takes stream, offset and limit, not ${extra.slice(0, 40)}.`);
   if (stream !== 'stdout' && stream !== 'stderr') throw new InputError(`stream is stdout or stderr, not ${JSON.stringify(String(stream)).slice(0, 40)}.`);
   const whole = (key: string, n: unknown, min: number, max: number): number => {
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) throw new InputError(`${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(n ?? null)?.slice(0, 40)}.`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) throw new InputError(`${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(n ?? null).slice(0, 40)}.`);
     return n;
   };
   return { stream, offset: whole('offset', offset, 0, Number.MAX_SAFE_INTEGER), limit: whole('limit', limit, 1, OUTPUT_PAGE_MAX_CHARS) };

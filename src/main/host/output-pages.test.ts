@@ -75,6 +75,8 @@ describe('a run output in pages', () => {
       joined += page.text;
       pages++;
       if (page.next >= page.total) break;
+      // A page that does not move the loop on would ask for it again until the test's timeout.
+      expect(page.next, 'a page that is not the last moves forward').toBeGreaterThan(offset);
       offset = page.next;
     }
     expect(joined).toBe(stdout);

@@ -88,6 +88,10 @@ describe('list', () => {
     do {
       const page = store.list({ since: at(20), limit: 2, cursor });
       seen.push(...ids(page));
+      // Each page moves the loop on: runs in it, a cursor not given before.
+      expect(ids(page).length).toBeGreaterThan(0);
+      expect(page.nextCursor === null || page.nextCursor !== cursor).toBe(true);
+      expect(seen.length).toBeLessThanOrEqual(same.length);
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(same.map((r) => r.id).sort().reverse());

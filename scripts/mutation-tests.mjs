@@ -1,0 +1,20 @@
+// The tests StrykerJS runs against the mutants (vitest.mutation.config.ts),
+// one list for the config and for `npm run test:mutation -- --since REF`
+// (scripts/mutation.mjs: a change to one of them checks every mutated file).
+
+export const DECISION_TESTS = [
+  'src/main/supervisor/verdict.test.ts',
+  'src/main/supervisor/deadline.test.ts',
+  'src/main/supervisor/extend.test.ts',
+  'src/main/supervisor/interleavings.test.ts',
+  'src/main/supervisor/output.test.ts',
+  'src/main/supervisor/python/stop.test.ts',
+  'src/main/supervisor/teardown.test.ts',
+  'src/main/supervisor/teardown-scan.test.ts',
+  'src/main/store/recovery.test.ts',
+  // The model's answer, owner pids, output pages and the error table (issue 31).
+  'src/cli/model-answer.test.ts',
+  'src/main/host/owner-pids.test.ts',
+  'src/main/host/output-page.test.ts',
+  'src/shared/errors.test.ts',
+];
