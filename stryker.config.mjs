@@ -45,6 +45,11 @@ export default {
     'src/main/host/owner-pids.ts',
     'src/main/host/output-page.ts',
     'src/shared/errors.ts',
+    // The hook: what bash would run, how a rule meets it, each harness's rules, Codex's yield (issue 27).
+    'src/cli/hook/walk.ts',
+    'src/cli/hook/match.ts',
+    'src/cli/hook/rules.ts',
+    'src/cli/hook/codex-yield.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

@@ -17,4 +17,9 @@ export const DECISION_TESTS = [
   'src/main/host/owner-pids.test.ts',
   'src/main/host/output-page.test.ts',
   'src/shared/errors.test.ts',
+  // The hook's reading of a command line and of the harnesses' rules (issue 27).
+  'src/cli/hook/walk.test.ts',
+  'src/cli/hook/match.test.ts',
+  'src/cli/hook/rules.test.ts',
+  'src/cli/hook/codex-yield.test.ts',
 ];
