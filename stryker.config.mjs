@@ -39,6 +39,8 @@ export default {
     'src/main/supervisor/teardown.ts:254-260',
     'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:92-127',
+    // Whose run cgroup a start-up sweep may end: judgeOwner and what it reads.
+    'src/main/supervisor/cgroup-owner.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

@@ -31,6 +31,7 @@ const DECISION_TESTS = [
   'src/main/supervisor/teardown.test.ts',
   'src/main/supervisor/teardown-scan.test.ts',
   'src/main/store/recovery.test.ts',
+  'src/main/supervisor/cgroup-owner.test.ts',
 ];
 
 // Not mergeConfig: it would append this include to the base's (every test).

@@ -13,6 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAdvice } from './advice';
 import { WardenInputError } from './options';
 import { detectMemoryBackend, flatKeyed, memoryBackendOnce, MemoryLimitUnavailable, oomReport, ownCgroupPath, parseMemory, requireMemoryBackend, type RunCgroup } from './cgroup';
+import { ownerTagText, ownIdentity } from './cgroup-owner';
 import { isDead, killLeftovers, waitDead } from './proc-testkit';
 import { until } from '../../../test/kit/until';
 import { judge } from './verdict';
@@ -379,14 +380,28 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     expect(await cg.remove()).toBe(true);
   });
 
-  it("removeStaleCgroups removes a gone Warden's empty cgroups (and ones below them), keeps a live Warden's and busy ones", async () => {
+  it("removeStaleCgroups removes a gone Warden's empty cgroups (and ones below them), keeps a live Warden's and busy ones, and leaves alone what it cannot judge", async () => {
+    const me = ownIdentity()!;
     // A pid that is certainly gone: a process that has exited and been reaped.
     const gone = (await run(['true'])).pid;
-    const stale = join(backend!.parent, `${gone}-stale1`);
+    const owned = (pid: number, startTicks: number, runId: string) => join(backend!.parent, `${ownerTagText({ pid, startTicks, pidNs: me.tag.pidNs })}-${runId}`);
+    const stale = owned(gone, me.tag.startTicks, 'stale1');
     mkdirSync(join(stale, 'made-by-a-process'), { recursive: true });
     created.push(stale);
+    // This process's pid with another start time: a Warden that had the pid before us.
+    const reused = owned(process.pid, me.tag.startTicks - 1, 'reused1');
+    mkdirSync(reused);
+    created.push(reused);
     const live = make('live'); // owner: this process, alive, nothing joined yet
-    const busyDir = join(backend!.parent, `${gone}-busy1`);
+    expect(basename(live.path)).toBe(`${ownerTagText(me.tag)}-live`);
+    // Cannot be judged: an older Warden's name, a gone pid of another PID namespace.
+    const older = join(backend!.parent, `${gone}-older1`);
+    const foreign = join(backend!.parent, `${ownerTagText({ pid: gone, startTicks: 1, pidNs: me.tag.pidNs + 1 })}-foreign1`);
+    for (const dir of [older, foreign]) {
+      mkdirSync(dir);
+      created.push(dir);
+    }
+    const busyDir = owned(gone, 1, 'busy1');
     mkdirSync(busyDir);
     created.push(busyDir);
     const child = spawn('/bin/sh', ['-c', 'echo $$ > "$1/cgroup.procs" && exec sleep 300', 'x', busyDir], { detached: true, stdio: 'ignore', env });
@@ -394,17 +409,23 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     await until('the sleep in the busy cgroup', () => readFileSync(join(busyDir, 'cgroup.procs'), 'utf8').trim() !== '');
 
     const sweep = await backend!.removeStaleCgroups();
-    expect(sweep.removed).toEqual([stale]);
+    expect(sweep.removed.sort()).toEqual([stale, reused].sort());
     expect(sweep.busy).toEqual([busyDir]);
+    expect(sweep.leftAlone.map((l) => l.path).sort()).toEqual([older, foreign].sort());
+    expect(sweep.leftAlone.find((l) => l.path === foreign)!.why).toMatch(/another PID namespace/);
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(reused)).toBe(false);
     expect(existsSync(live.path)).toBe(true);
     expect(existsSync(busyDir)).toBe(true);
 
-    // With kill: the orphan in the busy one is killed and the cgroup removed.
+    // With kill: the orphan in the busy one is killed and the cgroup removed; the unjudged ones stay.
     const killing = await backend!.removeStaleCgroups({ kill: true });
     expect(killing.killed).toEqual([child.pid]);
     expect(killing.removed).toEqual([busyDir]);
+    expect(killing.leftAlone.map((l) => l.path).sort()).toEqual([older, foreign].sort());
     expect(existsSync(live.path)).toBe(true);
+    expect(existsSync(older) && existsSync(foreign)).toBe(true);
     expect(await live.remove()).toBe(true);
+    for (const dir of [older, foreign]) rmdirSync(dir);
   });
 });
