@@ -41,6 +41,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { OomReport } from '../../shared/result';
+import { readSize, SIZE_FORMS } from '../../shared/size';
 import { bytes } from './format';
 import { WardenInputError } from './errors';
 import { judgeOwner, lookAtPid, ownerTagText, ownIdentity, type OwnIdentity } from './cgroup-owner';
@@ -48,30 +49,25 @@ import { judgeOwner, lookAtPid, ownerTagText, ownIdentity, type OwnIdentity } fr
 // ---------------------------------------------------------------------------
 // --memory
 
-const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
 /** Below this even the wrapper shell cannot start. */
 export const MIN_MEMORY_BYTES = 1024 ** 2;
 
 /**
- * `--memory` and the API's `memory`: "256M", "1.5G", "512MiB", "64mb", "1048576"
- * (a plain number is bytes; K, M, G, T are powers of 1024 with or without
- * "iB"/"B", any case, as docker's --memory reads them). A number is bytes.
- * Throws a WardenInputError with one line.
+ * `--memory` and the API's `memory`: "2Gi", "512Mi", "1G" (10^9), "500M",
+ * "1.5GiB", "1048576", as Kubernetes reads them (src/shared/size.ts). A
+ * number is bytes. Throws a WardenInputError with one line.
  */
 export function parseMemory(value: string | number, name = 'memory'): number {
   let result: number | undefined;
   if (typeof value === 'number') {
     result = Number.isSafeInteger(value) ? value : undefined;
   } else if (typeof value === 'string') {
-    const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgt]?)(i?b)?\s*$/i.exec(value);
-    if (m && !(m[2] === '' && m[3] !== undefined && m[3].toLowerCase() === 'ib')) {
-      const n = Math.floor(Number(m[1]) * UNIT[m[2]!.toLowerCase()]!);
-      result = Number.isSafeInteger(n) ? n : undefined;
-    }
+    const read = readSize(value);
+    if (!read.ok) throw new WardenInputError(`${name} ${read.why}.`);
+    result = read.bytes;
   }
   if (result === undefined) {
-    throw new WardenInputError(`${name} must be a size such as 512M, 2G or 1.5GiB (K, M, G, T are powers of 1024; a plain number is bytes), not ${JSON.stringify(value)}.`);
+    throw new WardenInputError(`${name} must be ${SIZE_FORMS}, not ${JSON.stringify(value)}.`);
   }
   if (result < MIN_MEMORY_BYTES) {
     throw new WardenInputError(`${name} must be at least 1 MiB, not ${JSON.stringify(value)} (${bytes(result)}).`);
