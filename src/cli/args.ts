@@ -3,6 +3,7 @@
 // line for the user, raised as a UsageError (exit status 125).
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { parseDuration } from '../shared/duration';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
 import { splitAtCommand, tokensOf, UsageError, type OptionSpec, type OptionToken } from './parse';
@@ -101,6 +102,37 @@ export function parseAnyRunArgs(given: string[]): RunCommand | PythonRunCommand 
   const end = args.indexOf('--');
   const options = end >= 0 ? args.slice(0, end) : args;
   return options.includes('--python') ? parsePythonArgs(args) : parseRunArgs(args);
+}
+
+/**
+ * What a `warden run` command line that parseAnyRunArgs refused still says:
+ * where its termination message goes and the exit-code choices that read,
+ * so the refusal is written there too. Its options only (before the command
+ * or `--`), split as parseAnyRunArgs splits them; never throws.
+ */
+export function refusedRunChoices(given: string[]): { terminationLog?: string; exitCodes?: ExitCodeContract; oomExitCode?: number } {
+  const found: { terminationLog?: string; exitCodes?: ExitCodeContract; oomExitCode?: number } = {};
+  try {
+    const args = terminationLogArgs(given);
+    const end = args.indexOf('--');
+    const python = (end >= 0 ? args.slice(0, end) : args).includes('--python');
+    const { tokens } = parseArgs({ args, options: ALL, strict: false, allowPositionals: true, tokens: true });
+    for (const token of tokens) {
+      // A command's words are its own; a Python FILE may come before more options.
+      if (token.kind === 'option-terminator' || (token.kind === 'positional' && !python)) break;
+      if (token.kind !== 'option' || token.value === undefined) continue;
+      try {
+        if (token.name === 'termination-log' && token.value !== '') found.terminationLog = token.value;
+        else if (token.name === 'exit-codes') found.exitCodes = parseExitCodes(token.value);
+        else if (token.name === 'oom-exit-code') found.oomExitCode = parseOomExitCode(token.value);
+      } catch {
+        // Not one that reads: the message goes without it.
+      }
+    }
+  } catch {
+    // Words parseArgs itself cannot split: nothing is known.
+  }
+  return found;
 }
 
 /** Kubernetes' terminationMessagePath default, which a bare --termination-log writes. */
@@ -456,7 +488,8 @@ Options:
                           no --yield then
   --termination-log [PATH] at the end, write the verdict, exit, elapsed, OOM and the last lines of
                           output as JSON within 4,096 bytes to PATH (default /dev/termination-log,
-                          Kubernetes' termination message; a PATH word needs the -- before COMMAND)
+                          Kubernetes' termination message; a PATH word needs the -- before COMMAND);
+                          a run refused before it starts, command line included, leaves why (exit 125)
   --exit-codes CONTRACT   standard or k8s: how the end becomes the exit status (see below; default
                           k8s inside a Kubernetes pod, where KUBERNETES_SERVICE_HOST is set)
   --oom-exit-code N       with k8s: the status of a confirmed OOM kill (default 137; a code of its
