@@ -6,7 +6,7 @@
 // shares, so the cgroups made here carry names no other test uses.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ async function runCgroupWithSleep(name: string): Promise<{ path: string; sleeper
 }
 
 describe.skipIf(!backend)('a host starting', () => {
-  it("ends a gone Warden's leftovers, leaves another PID namespace's run alone, and logs both", async () => {
+  it("ends a gone Warden's leftovers, leaves another PID namespace's run alone, and logs what it left", async () => {
     const me = ownIdentity()!;
     const tag = Math.random().toString(36).slice(2, 10);
     // Both owners' pids are gone here; only the first is of this PID namespace.
@@ -67,7 +67,8 @@ describe.skipIf(!backend)('a host starting', () => {
     expect(logged.find((line) => line.startsWith(`left the cgroup ${foreign.path} alone: `))).toBe(
       `left the cgroup ${foreign.path} alone: its Warden (pid ${gonePid}) runs in another PID namespace (pid:[${me.tag.pidNs + 1}], this one is pid:[${me.tag.pidNs}]), whose pids cannot be judged from here.`,
     );
-    expect(logged.some((line) => /^ended [1-9]\d* process\(es\) and removed [1-9]\d* cgroup\(s\) left by a Warden that went away\.$/.test(line))).toBe(true);
+    // Every Warden of this namespace sweeps the default parent, so another test's host may have ended it first: only that it is gone is certain.
+    await until('the leftover cgroup removed', () => !existsSync(leftover.path));
     expect(isDead(foreign.sleeper)).toBe(false);
     expect(new RunCgroup(backend!.version, foreign.path, 0).pids()).toEqual([foreign.sleeper]);
   });
