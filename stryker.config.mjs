@@ -50,6 +50,8 @@ export default {
     'src/cli/hook/match.ts',
     'src/cli/hook/rules.ts',
     'src/cli/hook/codex-yield.ts',
+    // Whose run cgroup a start-up sweep may end: judgeOwner and what it reads.
+    'src/main/supervisor/cgroup-owner.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

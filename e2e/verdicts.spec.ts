@@ -104,7 +104,7 @@ test.describe('Verdicts (web mode)', () => {
 
   test('an out-of-memory run shows the confirmed figures', async () => {
     const { page } = h;
-    const ran = await h.cli(['run', '--memory', '64M', '--json', '--', 'python3', '-c', 'b = bytearray(512*1024*1024)']);
+    const ran = await h.cli(['run', '--memory', '64Mi', '--json', '--', 'python3', '-c', 'b = bytearray(512*1024*1024)']);
     if (ran.code === 125 && /memory/i.test(ran.stderr)) {
       // Refused with one line: no writable memory cgroup here (never run without its limit).
       console.log(`e2e/verdicts: out-of-memory spec skipped: --memory is refused here: ${ran.stderr.trim()}`);
@@ -133,7 +133,7 @@ test.describe('Verdicts (web mode)', () => {
 
   test('a live run with a memory limit shows the limit beside its peak so far, in the list and the detail', async () => {
     const { page } = h;
-    const ran = await h.cli(['run', '--yield', '200ms', '--memory', '96M', '--limit', '2m', '--json', '--', 'sleep', '60']);
+    const ran = await h.cli(['run', '--yield', '200ms', '--memory', '96Mi', '--limit', '2m', '--json', '--', 'sleep', '60']);
     if (ran.code === 125 && /memory/i.test(ran.stderr)) {
       console.log(`e2e/verdicts: live memory limit spec skipped: --memory is refused here: ${ran.stderr.trim()}`);
       test.skip(true, `--memory is refused here: ${ran.stderr.trim()}`);

@@ -22,4 +22,6 @@ export const DECISION_TESTS = [
   'src/cli/hook/match.test.ts',
   'src/cli/hook/rules.test.ts',
   'src/cli/hook/codex-yield.test.ts',
+  // Whose run cgroup a start-up sweep may end.
+  'src/main/supervisor/cgroup-owner.test.ts',
 ];

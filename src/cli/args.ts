@@ -3,6 +3,7 @@
 // line for the user, raised as a UsageError (exit status 125).
 
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { parseDuration } from '../shared/duration';
 import { CLI_ERROR_EXIT } from '../shared/errors';
 import { MAX_OUTPUT_CAP_CHARS, type CommandRunRequest, type PythonRunRequest } from '../shared/request';
@@ -102,6 +103,37 @@ export function parseAnyRunArgs(given: string[]): RunCommand | PythonRunCommand 
   const end = args.indexOf('--');
   const options = end >= 0 ? args.slice(0, end) : args;
   return options.includes('--python') ? parsePythonArgs(args) : parseRunArgs(args);
+}
+
+/**
+ * What a `warden run` command line that parseAnyRunArgs refused still says:
+ * where its termination message goes and the exit-code choices that read,
+ * so the refusal is written there too. Its options only (before the command
+ * or `--`), split as parseAnyRunArgs splits them; never throws.
+ */
+export function refusedRunChoices(given: string[]): { terminationLog?: string; exitCodes?: ExitCodeContract; oomExitCode?: number } {
+  const found: { terminationLog?: string; exitCodes?: ExitCodeContract; oomExitCode?: number } = {};
+  try {
+    const args = terminationLogArgs(given);
+    const end = args.indexOf('--');
+    const python = (end >= 0 ? args.slice(0, end) : args).includes('--python');
+    const { tokens } = parseArgs({ args, options: ALL, strict: false, allowPositionals: true, tokens: true });
+    for (const token of tokens) {
+      // A command's words are its own; a Python FILE may come before more options.
+      if (token.kind === 'option-terminator' || (token.kind === 'positional' && !python)) break;
+      if (token.kind !== 'option' || token.value === undefined) continue;
+      try {
+        if (token.name === 'termination-log' && token.value !== '') found.terminationLog = token.value;
+        else if (token.name === 'exit-codes') found.exitCodes = parseExitCodes(token.value);
+        else if (token.name === 'oom-exit-code') found.oomExitCode = parseOomExitCode(token.value);
+      } catch {
+        // Not one that reads: the message goes without it.
+      }
+    }
+  } catch {
+    // Words parseArgs itself cannot split: nothing is known.
+  }
+  return found;
 }
 
 /** Kubernetes' terminationMessagePath default, which a bare --termination-log writes. */
@@ -432,7 +464,8 @@ Options:
                           from this environment, so a secret need not be in the command line
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
-  --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
+  --memory SIZE           memory limit in its own cgroup, as Kubernetes writes sizes: 512Mi, 2Gi (1024s),
+                          500M, 2G (1000s), or bytes (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source
@@ -456,7 +489,8 @@ Options:
                           no --yield then
   --termination-log [PATH] at the end, write the verdict, exit, elapsed, OOM and the last lines of
                           output as JSON within 4,096 bytes to PATH (default /dev/termination-log,
-                          Kubernetes' termination message; a PATH word needs the -- before COMMAND)
+                          Kubernetes' termination message; a PATH word needs the -- before COMMAND);
+                          a run refused before it starts, command line included, leaves why (exit 125)
   --exit-codes CONTRACT   standard or k8s: how the end becomes the exit status (see below; default
                           k8s inside a Kubernetes pod, where KUBERNETES_SERVICE_HOST is set)
   --oom-exit-code N       with k8s: the status of a confirmed OOM kill (default 137; a code of its

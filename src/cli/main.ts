@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
-import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, UsageError, type PythonRunCommand } from './args';
+import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, refusedRunChoices, UsageError, type PythonRunCommand } from './args';
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
 import { parseDuration } from '../shared/duration';
@@ -195,9 +195,10 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
       if (rest[0] !== undefined && Object.hasOwn(outer, rest[0])) return await outer[rest[0]]!(['--help'], io);
       throw new UsageError(`No command ${JSON.stringify(rest[0])} (see warden --help).`);
     }
+    // In run, after its words are read: a remote that cannot be had is refused with its termination message.
+    if (command === 'run') return await run(rest, io, () => remoteFor(command, remoteName));
     const remote = await remoteFor(command, remoteName);
     if (remote && Object.hasOwn(outer, command)) process.env.WARDEN_REMOTE = remote.name; // `mcp` reaches it the same way
-    if (command === 'run') return await run(rest, io, remote);
     if (command === 'dial-stdio') return await (await import('./dial-stdio')).dialStdio(rest, io);
     if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
     if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
@@ -291,20 +292,34 @@ async function remoteFor(command: string | undefined, explicit: string | undefin
   return (await import('../client/remotes')).remoteLink(resolveStateDir(), name);
 }
 
-async function run(args: string[], io: CliIo, remote: RemoteLink | null = null): Promise<number> {
-  const command = parseAnyRunArgs(args);
+async function run(args: string[], io: CliIo, remoteOf: () => Promise<RemoteLink | null>): Promise<number> {
+  let command: ReturnType<typeof parseAnyRunArgs> | undefined;
   let contract: string | undefined;
   try {
+    command = parseAnyRunArgs(args);
     const exitCodes = exitCodeChoice(command);
     contract = CONTRACT_NAMES[exitCodes.contract];
-    return await runParsed(command, io, remote, exitCodes);
+    return await runParsed(command, io, await remoteOf(), exitCodes);
   } catch (error) {
-    // A run that never started still leaves its termination message: why, and the status Warden exits with.
-    if (command.terminationLog !== undefined) {
+    // A run that never started still leaves its termination message: why, and the status Warden exits with;
+    // for a refused command line, at the path its words give.
+    const refused = command === undefined ? refusedRunChoices(args) : undefined;
+    const path = command !== undefined ? command.terminationLog : refused!.terminationLog;
+    if (path !== undefined) {
+      if (refused) contract = refusedContract(refused);
       const { writeTerminationError } = await import('./termination-log');
-      writeTerminationError(command.terminationLog, errorText(error, 'internal error: '), cliExitOf(kindOf(error)), io.err, contract);
+      writeTerminationError(path, errorText(error, 'internal error: '), cliExitOf(kindOf(error)), io.err, contract);
     }
     throw error;
+  }
+}
+
+/** The contract a refused command line's choices name, when they agree (else the message goes without one). */
+function refusedContract(choices: ReturnType<typeof refusedRunChoices>): string | undefined {
+  try {
+    return CONTRACT_NAMES[exitCodeChoice(choices).contract];
+  } catch {
+    return undefined;
   }
 }
 

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
-import { parseAnyRunArgs } from './args';
+import { parseAnyRunArgs, refusedRunChoices } from './args';
 import { terminationMessage, TERMINATION_LOG_BYTES, type TerminationMessage } from './termination-log';
 import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
 
 const dir = mkdtempSync(join(tmpdir(), 'wtermlog-'));
 afterAll(async () => {
-  await stopBackgroundHosts([dir]);
+  await stopBackgroundHosts([join(dir, 'state')]);
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -82,6 +82,103 @@ describe('warden run --termination-log', () => {
     expect(done.exitCode).toBe(5);
     expect(done.stderr).toMatch(/^warden: cannot write the termination log .*no\/such\/dir: ENOENT$/m);
   }, 60_000);
+});
+
+describe('a command line warden run refuses', () => {
+  /** `warden run WORDS` (which name the termination log); its status, stderr and the file's JSON (null: none). */
+  async function refused(words: (path: string) => string[], env: Record<string, string> = {}) {
+    const path = join(dir, `refused-${++n}.log`);
+    const done = await execa(process.execPath, [WARDEN_BIN, 'run', ...words(path)], { reject: false, env: { WARDEN_STATE_DIR: join(dir, 'state'), KUBERNETES_SERVICE_HOST: '', ...env }, extendEnv: true, stdin: 'ignore', timeout: 60_000 });
+    let message: unknown = null;
+    try {
+      message = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      // not written
+    }
+    return { exitCode: done.exitCode, stderr: done.stderr, message, path };
+  }
+  const notStarted = (error: string, exitCodes = 'standard/v1') => ({ verdict: null, state: 'not-started', exit: 125, exitCodes, error });
+
+  it.each([
+    ['--owner-pid with --embedded', (p: string) => ['--embedded', '--owner-pid', '2', '--termination-log', p, '--', 'true'], '--owner-pid needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).'],
+    ['an unknown option before it', (p: string) => ['--bogus', `--termination-log=${p}`, 'true'], 'Unknown option --bogus for warden run (see warden run --help).'],
+    ['a limit that is no duration', (p: string) => [`--termination-log=${p}`, '--limit', 'soon', '--', 'true'], '--limit takes a duration such as 500ms, 30s, 2m or 1h, not "soon".'],
+    ['no command', (p: string) => ['--termination-log', p, '--'], 'No command given: warden run [options] -- COMMAND [ARGS...]'],
+    ['a Python script with options after its FILE', (p: string) => ['--python', 'a.py', `--termination-log=${p}`, '--shell'], '--shell is for commands, not with --python.'],
+  ])('%s: the one-line error, exit 125, and the termination message', async (_what, words, error) => {
+    const r = await refused(words);
+    expect(r.exitCode).toBe(125);
+    expect(r.stderr).toBe(`warden: ${error}`);
+    expect(r.message).toEqual(notStarted(error));
+  }, 60_000);
+
+  it('names the k8s contract when its words choose it, or when it runs in a pod', async () => {
+    const chosen = await refused((p) => ['--exit-codes', 'k8s', '--embedded', '--detach', '--termination-log', p, '--', 'true']);
+    expect(chosen.exitCode).toBe(125);
+    expect(chosen.message).toEqual(notStarted('--detach needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).', 'k8s/v1'));
+    const inPod = await refused((p) => [`--termination-log=${p}`, '--limit', 'soon', 'true'], { KUBERNETES_SERVICE_HOST: '10.0.0.1' });
+    expect(inPod.message).toEqual(notStarted('--limit takes a duration such as 500ms, 30s, 2m or 1h, not "soon".', 'k8s/v1'));
+    // Choices that contradict each other: the message goes without a contract.
+    const torn = await refused((p) => ['--exit-codes', 'standard', '--oom-exit-code', '75', `--termination-log=${p}`, 'true']);
+    expect(torn.message).toEqual({ verdict: null, state: 'not-started', exit: 125, error: '--oom-exit-code goes with --exit-codes k8s: the standard contract gives an OOM kill 137, as any SIGKILL.' });
+  }, 60_000);
+
+  it('a remote that cannot be had (WARDEN_REMOTE) is refused with its termination message', async () => {
+    const r = await refused((p) => ['--termination-log', p, '--', 'true'], { WARDEN_REMOTE: 'no-such-remote' });
+    expect(r.exitCode).toBe(125);
+    const error = r.stderr.replace(/^warden: /, '');
+    expect(error).toMatch(/no-such-remote/);
+    expect(r.message).toEqual(notStarted(error));
+  }, 60_000);
+
+  it('writes nothing where its words name no termination log, or only as a command\'s word', async () => {
+    const bare = await refused(() => ['--bogus', '--', 'true']);
+    expect(bare.exitCode).toBe(125);
+    expect(bare.message).toBeNull();
+    const commandsOwn = await refused((p) => ['--limit', 'soon', 'echo', `--termination-log=${p}`]);
+    expect(commandsOwn.exitCode).toBe(125);
+    expect(commandsOwn.message).toBeNull();
+    const empty = await refused(() => ['--termination-log=', '--', 'true']);
+    expect(empty.stderr).toBe('warden: --termination-log takes a file path (bare, it is /dev/termination-log).');
+    expect(empty.message).toBeNull();
+  }, 60_000);
+
+  it('keeps the file rules: never through a symbolic link, one more line, still 125', async () => {
+    const target = join(dir, 'precious-refused');
+    writeFileSync(target, 'keep me\n');
+    const link = join(dir, 'refused-link.log');
+    symlinkSync(target, link);
+    const r = await refused(() => ['--embedded', '--owner-pid', '2', '--termination-log', link, '--', 'true']);
+    expect(r.exitCode).toBe(125);
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+    expect(r.stderr.split('\n')).toEqual([
+      `warden: cannot write the termination log ${link}: it is a symbolic link, which Warden never writes through`,
+      'warden: --owner-pid needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).',
+    ]);
+  }, 60_000);
+});
+
+describe('refusedRunChoices', () => {
+  it.each([
+    [['--termination-log', '--', 'true'], { terminationLog: '/dev/termination-log' }],
+    [['--termination-log', 'end.json', '--', 'true'], { terminationLog: 'end.json' }],
+    [['--termination-log', 'true'], { terminationLog: '/dev/termination-log' }],
+    [['--bogus', '--termination-log=/tmp/x', 'true'], { terminationLog: '/tmp/x' }],
+    [['--termination-log=/a', '--termination-log=/b', 'x'], { terminationLog: '/b' }],
+    [['--termination-log='], {}],
+    [['--json', '--', 'echo', '--termination-log=/x'], {}],
+    [['echo', '--termination-log=/x'], {}],
+    // The value of another option, as the parser splits it.
+    [['--cwd', '--termination-log=/x', 'true'], {}],
+    [['--python', 'a.py', '--termination-log=/x'], { terminationLog: '/x' }],
+    [['--python', '--', 'a.py', '--termination-log=/x'], {}],
+    [['--exit-codes', 'k8s', '--oom-exit-code', '75', '--termination-log=/x', 'true'], { terminationLog: '/x', exitCodes: 'k8s', oomExitCode: 75 }],
+    [['--exit-codes=nope', '--oom-exit-code', '0', '--termination-log=/x'], { terminationLog: '/x' }],
+    [['--exit-codes', 'standard', 'true', '--exit-codes', 'k8s'], { exitCodes: 'standard' }],
+    [[], {}],
+  ])('%j', (words, want) => {
+    expect(refusedRunChoices(words)).toEqual(want);
+  });
 });
 
 describe('--termination-log at a path that is not a plain file of the caller\'s', () => {

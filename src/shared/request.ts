@@ -26,7 +26,7 @@ export interface CommandRunRequest {
   teardownBudgetMs?: number;
   /** Leave descendants running after the main process exits. */
   keepDescendants?: boolean;
-  /** A memory limit for the run's own cgroup: bytes, or text such as "256M". Refused where no memory cgroup is writable. */
+  /** A memory limit for the run's own cgroup: bytes, or text such as "512Mi" or "2G" (shared/size.ts). Refused where no memory cgroup is writable. */
   memory?: string | number;
   /** Characters kept per stream (head and tail). */
   outputCapChars?: number;

@@ -28,7 +28,7 @@ const envSchema = z.record(z.string(), z.string({ error: 'must be a string' }), 
 /** A resource limit's value: a whole number, or null for unlimited. */
 const rlimitValue = z.number({ error: 'must be a whole number or null (unlimited)' }).int({ error: 'must be a whole number or null (unlimited)' }).min(0, { error: 'must be a whole number or null (unlimited)' }).max(Number.MAX_SAFE_INTEGER).nullable();
 const rlimitsSchema = z.partialRecord(z.enum(RLIMIT_NAMES, { error: `names one of ${RLIMIT_NAMES.join(', ')}` }), z.tuple([rlimitValue, rlimitValue], { error: 'must be [soft, hard]' }), { error: 'must be an object of [soft, hard] by limit name' });
-const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "256M"' });
+const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "512Mi" or "2G"' });
 
 export const commandRunSchema = z.strictObject(
   {
@@ -190,7 +190,7 @@ export const settingsSchema = z.strictObject(
   {
     defaultLimitMs: boundedMs(1, MAX_RUN_LIMIT_MS).nullable(),
     graceMs: boundedMs(0, MAX_STEP_MS),
-    memory: z.string({ error: 'must be text such as "512M" or null' }).max(32).nullable(),
+    memory: z.string({ error: 'must be text such as "512Mi" or "2G", or null' }).max(32).nullable(),
     drainMs: boundedMs(0, MAX_STEP_MS),
     teardownBudgetMs: boundedMs(1, MAX_STEP_MS),
     retention: z.strictObject(

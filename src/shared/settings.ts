@@ -6,7 +6,7 @@ export interface Settings {
   defaultLimitMs: number | null;
   /** From the limit (or a stop) to SIGKILL. */
   graceMs: number;
-  /** A memory limit such as "512M"; null: none. */
+  /** A memory limit such as "512Mi" or "2G" (shared/size.ts); null: none. */
   memory: string | null;
   /** How long output a leftover process holds open is read after the command exits. */
   drainMs: number;

@@ -1,8 +1,8 @@
 // Memory as Kubernetes writes it (resource.Quantity): 2Gi and 512Mi are
-// powers of 1024, 2G and 500M powers of 1000, a bare number is bytes. Warden's
-// own --memory reads G as GiB (as docker does), so `warden k8s job` converts:
-// the manifest keeps the Kubernetes unit the user wrote for the container and
-// gives `warden run` the exact size in MiB or bytes.
+// powers of 1024, 2G and 500M powers of 1000, a bare number is bytes, and
+// nothing else (a manifest must take it). `warden run --memory` reads the
+// same units (shared/size.ts); `warden k8s job` still gives it the exact size
+// in MiB or bytes, which older Wardens in an image read the same way.
 
 import { UsageError } from '../parse';
 

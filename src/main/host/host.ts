@@ -330,8 +330,13 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       // Before the socket answers, so no client sees a dead host's run as running; one /proc scan per dead host.
       const report = await store.recoverLostRuns({ tearDown: true });
       if (report.recovered.length > 0) log(`recovered ${report.recovered.length} run(s) left live by a Warden that went away (see warden list --verdict lost).`);
-      // And the cgroups of those runs, which no sentinel removed.
-      supervisor.sweepStaleCgroups();
+      // And the cgroups of those runs, which no sentinel removed; what cannot be judged from here is only named.
+      void supervisor.sweepStaleCgroups().then((sweep) => {
+        if (sweep && sweep.removed.length + sweep.killed.length > 0) log(`ended ${sweep.killed.length} process(es) and removed ${sweep.removed.length} cgroup(s) left by a Warden that went away.`);
+        const alone = sweep?.leftAlone ?? [];
+        for (const { path, why } of alone.slice(0, 3)) log(`left the cgroup ${path} alone: ${why}.`);
+        if (alone.length > 3) log(`left ${alone.length - 3} more cgroup(s) alone whose owner cannot be judged from here.`);
+      });
       // Runs of other processes recording here (an embedded `warden run`) that die while this host is up: found
       // within LOST_CHECK_MS and recorded lost, as a start would (one indexed query while there are none).
       const watched = store;

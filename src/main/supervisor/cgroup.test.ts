@@ -13,6 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killAdvice } from './advice';
 import { WardenInputError } from './options';
 import { detectMemoryBackend, flatKeyed, memoryBackendOnce, MemoryLimitUnavailable, oomReport, ownCgroupPath, parseMemory, requireMemoryBackend, type RunCgroup } from './cgroup';
+import { ownerTagText, ownIdentity } from './cgroup-owner';
 import { isDead, killLeftovers, waitDead } from './proc-testkit';
 import { until } from '../../../test/kit/until';
 import { judge } from './verdict';
@@ -23,24 +24,38 @@ const ALLOC_512 = 'b = bytearray(512*1024*1024)';
 
 describe('parseMemory', () => {
   it.each([
-    ['256M', 256 * MiB],
-    ['256m', 256 * MiB],
-    ['256MiB', 256 * MiB],
-    ['256MB', 256 * MiB],
-    ['1G', 1024 * MiB],
+    // Kubernetes' quantities (the grammar's own table is src/shared/size.test.ts).
+    ['2Gi', 2 * 1024 * MiB],
+    ['512Mi', 512 * MiB],
+    ['1G', 1e9],
+    ['500M', 5e8],
     ['1.5GiB', 1536 * MiB],
-    ['2048K', 2 * MiB],
-    ['2048kb', 2 * MiB],
-    [' 64M ', 64 * MiB],
+    ['129e6', 129e6],
+    [' 64Mi ', 64 * MiB],
     ['1048576', MiB],
     ['1048576B', MiB],
-    ['1T', 1024 * 1024 * MiB],
+    ['1Mi', MiB],
     [16 * MiB, 16 * MiB],
+    [MiB, MiB],
   ])('%j is %i bytes', (text, n) => {
     expect(parseMemory(text)).toBe(n);
   });
 
-  it.each(['', 'abc', '256X', '-1G', '1e9', 'G', '256 M B', '256iB', '100', '512K', 0, -5, 1.5 * MiB + 0.5, Number.NaN])('%j is refused with one line', (value) => {
+  it.each([
+    ['', /^--memory must be a size such as 512Mi or 2Gi \(powers of 1024\), 500M or 2G \(powers of 1000\), or a number of bytes, not ""\.$/],
+    ['abc', /^--memory must be a size such as .*, not "abc"\.$/],
+    ['256X', /, not "256X"\.$/],
+    ['-1G', /, not "-1G"\.$/],
+    ['256m', /, not "256m": a lone m is a thousandth in Kubernetes and MiB in docker, so write Mi or M\.$/],
+    ['8Pi', /^--memory must be at most 9007199254740991 bytes \(8 PiB\), not "8Pi"\.$/],
+    ['100', /^--memory must be at least 1 MiB, not "100" \(100 B\)\.$/],
+    ['1000k', /^--memory must be at least 1 MiB, not "1000k" \(976.6 KiB\)\.$/],
+    [MiB - 1, /^--memory must be at least 1 MiB, not 1048575 /],
+    [0, /^--memory must be at least 1 MiB/],
+    [-5, /^--memory must be at least 1 MiB/],
+    [1.5 * MiB + 0.5, /^--memory must be a size such as .*, not 1572864.5\.$/],
+    [Number.NaN, /^--memory must be a size such as .*, not null\.$/],
+  ])('%j is refused with one line', (value, message) => {
     let caught: unknown;
     try {
       parseMemory(value as string | number, '--memory');
@@ -48,9 +63,8 @@ describe('parseMemory', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(WardenInputError);
-    const message = (caught as Error).message;
-    expect(message).toMatch(/^--memory must be /);
-    expect(message).not.toContain('\n');
+    expect((caught as Error).message).toMatch(message);
+    expect((caught as Error).message).not.toContain('\n');
   });
 });
 
@@ -379,14 +393,28 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     expect(await cg.remove()).toBe(true);
   });
 
-  it("removeStaleCgroups removes a gone Warden's empty cgroups (and ones below them), keeps a live Warden's and busy ones", async () => {
+  it("removeStaleCgroups removes a gone Warden's empty cgroups (and ones below them), keeps a live Warden's and busy ones, and leaves alone what it cannot judge", async () => {
+    const me = ownIdentity()!;
     // A pid that is certainly gone: a process that has exited and been reaped.
     const gone = (await run(['true'])).pid;
-    const stale = join(backend!.parent, `${gone}-stale1`);
+    const owned = (pid: number, startTicks: number, runId: string) => join(backend!.parent, `${ownerTagText({ pid, startTicks, pidNs: me.tag.pidNs })}-${runId}`);
+    const stale = owned(gone, me.tag.startTicks, 'stale1');
     mkdirSync(join(stale, 'made-by-a-process'), { recursive: true });
     created.push(stale);
+    // This process's pid with another start time: a Warden that had the pid before us.
+    const reused = owned(process.pid, me.tag.startTicks - 1, 'reused1');
+    mkdirSync(reused);
+    created.push(reused);
     const live = make('live'); // owner: this process, alive, nothing joined yet
-    const busyDir = join(backend!.parent, `${gone}-busy1`);
+    expect(basename(live.path)).toBe(`${ownerTagText(me.tag)}-live`);
+    // Cannot be judged: an older Warden's name, a gone pid of another PID namespace.
+    const older = join(backend!.parent, `${gone}-older1`);
+    const foreign = join(backend!.parent, `${ownerTagText({ pid: gone, startTicks: 1, pidNs: me.tag.pidNs + 1 })}-foreign1`);
+    for (const dir of [older, foreign]) {
+      mkdirSync(dir);
+      created.push(dir);
+    }
+    const busyDir = owned(gone, 1, 'busy1');
     mkdirSync(busyDir);
     created.push(busyDir);
     const child = spawn('/bin/sh', ['-c', 'echo $$ > "$1/cgroup.procs" && exec sleep 300', 'x', busyDir], { detached: true, stdio: 'ignore', env });
@@ -394,17 +422,23 @@ describe.skipIf(!backend)(`real memory cgroups (${backend ? `cgroup v${backend.v
     await until('the sleep in the busy cgroup', () => readFileSync(join(busyDir, 'cgroup.procs'), 'utf8').trim() !== '');
 
     const sweep = await backend!.removeStaleCgroups();
-    expect(sweep.removed).toEqual([stale]);
+    expect(sweep.removed.sort()).toEqual([stale, reused].sort());
     expect(sweep.busy).toEqual([busyDir]);
+    expect(sweep.leftAlone.map((l) => l.path).sort()).toEqual([older, foreign].sort());
+    expect(sweep.leftAlone.find((l) => l.path === foreign)!.why).toMatch(/another PID namespace/);
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(reused)).toBe(false);
     expect(existsSync(live.path)).toBe(true);
     expect(existsSync(busyDir)).toBe(true);
 
-    // With kill: the orphan in the busy one is killed and the cgroup removed.
+    // With kill: the orphan in the busy one is killed and the cgroup removed; the unjudged ones stay.
     const killing = await backend!.removeStaleCgroups({ kill: true });
     expect(killing.killed).toEqual([child.pid]);
     expect(killing.removed).toEqual([busyDir]);
+    expect(killing.leftAlone.map((l) => l.path).sort()).toEqual([older, foreign].sort());
     expect(existsSync(live.path)).toBe(true);
+    expect(existsSync(older) && existsSync(foreign)).toBe(true);
     expect(await live.remove()).toBe(true);
+    for (const dir of [older, foreign]) rmdirSync(dir);
   });
 });

@@ -15,9 +15,11 @@
 // - else nothing: a run with a memory limit is refused with a one-line reason,
 //   never run without its limit.
 //
-// Each run gets `<parent>/<ownerPid>-<runId>`. The owner's pid in the name lets
-// a sweep (removeStaleCgroups) tell a crashed Warden's leftovers from a live
-// Warden's run whose process has not joined yet.
+// Each run gets `<parent>/<ownerPid>.<ownerStartTicks>.<ownerPidNs>-<runId>`.
+// The owner in the name lets a sweep (removeStaleCgroups) tell a crashed
+// Warden's leftovers from a live Warden's run, even one whose process has not
+// joined yet or one of a Warden in another PID namespace (cgroup-owner.ts:
+// what it cannot judge it leaves alone).
 //
 // The command joins the cgroup BEFORE it executes: `wrap(argv)` runs it through
 // `/bin/sh -c '<join>; exec "$@"' warden-cgroup <dir> argv...`. The command's
@@ -40,36 +42,33 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CLI_ERROR_EXIT } from '../../shared/errors';
 import type { OomReport } from '../../shared/result';
+import { readSize, SIZE_FORMS } from '../../shared/size';
 import { bytes } from './format';
 import { WardenInputError } from './errors';
+import { judgeOwner, lookAtPid, ownerTagText, ownIdentity, type OwnIdentity } from './cgroup-owner';
 
 // ---------------------------------------------------------------------------
 // --memory
-
-const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
 /** Below this even the wrapper shell cannot start. */
 export const MIN_MEMORY_BYTES = 1024 ** 2;
 
 /**
- * `--memory` and the API's `memory`: "256M", "1.5G", "512MiB", "64mb", "1048576"
- * (a plain number is bytes; K, M, G, T are powers of 1024 with or without
- * "iB"/"B", any case, as docker's --memory reads them). A number is bytes.
- * Throws a WardenInputError with one line.
+ * `--memory` and the API's `memory`: "2Gi", "512Mi", "1G" (10^9), "500M",
+ * "1.5GiB", "1048576", as Kubernetes reads them (src/shared/size.ts). A
+ * number is bytes. Throws a WardenInputError with one line.
  */
 export function parseMemory(value: string | number, name = 'memory'): number {
   let result: number | undefined;
   if (typeof value === 'number') {
     result = Number.isSafeInteger(value) ? value : undefined;
   } else if (typeof value === 'string') {
-    const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgt]?)(i?b)?\s*$/i.exec(value);
-    if (m && !(m[2] === '' && m[3] !== undefined && m[3].toLowerCase() === 'ib')) {
-      const n = Math.floor(Number(m[1]) * UNIT[m[2]!.toLowerCase()]!);
-      result = Number.isSafeInteger(n) ? n : undefined;
-    }
+    const read = readSize(value);
+    if (!read.ok) throw new WardenInputError(`${name} ${read.why}.`);
+    result = read.bytes;
   }
   if (result === undefined) {
-    throw new WardenInputError(`${name} must be a size such as 512M, 2G or 1.5GiB (K, M, G, T are powers of 1024; a plain number is bytes), not ${JSON.stringify(value)}.`);
+    throw new WardenInputError(`${name} must be ${SIZE_FORMS}, not ${JSON.stringify(value)}.`);
   }
   if (result < MIN_MEMORY_BYTES) {
     throw new WardenInputError(`${name} must be at least 1 MiB, not ${JSON.stringify(value)} (${bytes(result)}).`);
@@ -92,8 +91,6 @@ export interface DetectOptions {
   selfCgroup?: string;
   /** Warden's parent cgroup's name under the chosen ancestor (default 'warden'). Tests use their own. */
   parentName?: string;
-  /** Whether a pid is alive, for the stale sweep (default: signal 0). */
-  isAlive?: (pid: number) => boolean;
 }
 
 export type Detection = { ok: true; backend: MemoryBackend } | { ok: false; reason: string };
@@ -115,18 +112,17 @@ export function detectMemoryBackend(options: DetectOptions = {}): Detection {
       self = '';
     }
   }
-  const isAlive = options.isAlive ?? pidAlive;
   const v2 = findV2(root, self, parentName);
-  if (typeof v2 !== 'string') return { ok: true, backend: new MemoryBackend(2, v2.parent, isAlive, v2.mount) };
+  if (typeof v2 !== 'string') return { ok: true, backend: new MemoryBackend(2, v2.parent, v2.mount) };
   const v1 = findV1(root, self, parentName);
-  if (typeof v1 !== 'string') return { ok: true, backend: new MemoryBackend(1, v1.parent, isAlive, v1.mount) };
+  if (typeof v1 !== 'string') return { ok: true, backend: new MemoryBackend(1, v1.parent, v1.mount) };
   return { ok: false, reason: `No writable memory cgroup, so a memory limit cannot be enforced: ${v2}, and ${v1}.` };
 }
 
 const detected = new Map<string, Detection>();
 
 /** detectMemoryBackend() once per process for the same root and parent name (the engine's entry point). */
-export function memoryBackendOnce(options: Omit<DetectOptions, 'selfCgroup' | 'isAlive'> = {}): Detection {
+export function memoryBackendOnce(options: Omit<DetectOptions, 'selfCgroup'> = {}): Detection {
   const key = `${resolve(options.cgroupRoot ?? DEFAULT_ROOT)}\0${options.parentName ?? 'warden'}`;
   let found = detected.get(key);
   if (found === undefined) {
@@ -239,15 +235,6 @@ function findV1(root: string, self: string, parentName: string): { parent: strin
   return `cgroup v1's memory controller at ${mount} is not writable here`;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** Child cgroups of `dir` (directories), deepest last. */
@@ -298,6 +285,8 @@ export interface StaleSweep {
   busy: string[];
   /** Pids sent SIGKILL because `kill` was asked. */
   killed: number[];
+  /** Cgroups whose owner cannot be judged from here (another PID namespace, an older Warden's name): never touched. */
+  leftAlone: { path: string; why: string }[];
 }
 
 export class MemoryBackend {
@@ -305,10 +294,17 @@ export class MemoryBackend {
     readonly version: 1 | 2,
     /** Warden's parent cgroup: every run's cgroup is made directly under it. */
     readonly parent: string,
-    private readonly isAlive: (pid: number) => boolean = pidAlive,
     /** Where this hierarchy is mounted. */
     readonly mount?: string,
   ) {}
+
+  /** This process as a run cgroup's owner, read once (undefined: /proc does not say). */
+  private identity?: OwnIdentity | null;
+
+  private self(): OwnIdentity | undefined {
+    if (this.identity === undefined) this.identity = ownIdentity() ?? null;
+    return this.identity ?? undefined;
+  }
 
   /**
    * Makes the run's cgroup and sets its limit (swap cannot hide it); with a
@@ -318,7 +314,9 @@ export class MemoryBackend {
   createRunCgroup(runId: string, limitBytes: number | null): RunCgroup {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(runId) || runId === '.' || runId === '..') throw new Error(`The run id ${JSON.stringify(runId)} cannot name a cgroup.`);
     if (limitBytes !== null && (!Number.isSafeInteger(limitBytes) || limitBytes <= 0)) throw new Error(`The memory limit must be a positive number of bytes, not ${limitBytes}.`);
-    const path = join(this.parent, `${process.pid}-${runId}`);
+    // Without its identity (no /proc) the name says only the pid: no Warden ever sweeps such a cgroup.
+    const self = this.self();
+    const path = join(this.parent, `${self ? ownerTagText(self.tag) : process.pid}-${runId}`);
     try {
       // The parent may have been removed by hand (or by a sweep of an older Warden).
       if (!existsSync(this.parent)) {
@@ -352,16 +350,23 @@ export class MemoryBackend {
   }
 
   /**
-   * Removes cgroups under the parent left by a Warden that is gone (its pid,
-   * the name's first part, is not alive) and whose processes are all gone.
-   * With `kill`, the processes left in such cgroups are SIGKILLed first (a
-   * crashed Warden's orphans). Never throws.
+   * Removes cgroups under the parent left by a Warden that is provably gone
+   * (judgeOwner: its PID namespace is ours and no process with its pid and
+   * start time runs) once their processes are gone. With `kill`, the
+   * processes left in such cgroups are SIGKILLed first (a crashed Warden's
+   * orphans). A cgroup whose owner cannot be judged is left alone and listed
+   * in `leftAlone`. Never throws.
    */
   async removeStaleCgroups(options: { kill?: boolean; retryMs?: number } = {}): Promise<StaleSweep> {
-    const sweep: StaleSweep = { removed: [], busy: [], killed: [] };
+    const sweep: StaleSweep = { removed: [], busy: [], killed: [], leftAlone: [] };
+    const self = this.self();
     for (const dir of childCgroups(this.parent)) {
-      const owner = Number(/^(\d+)-/.exec(dir.slice(dir.lastIndexOf(sep) + 1))?.[1]);
-      if (Number.isInteger(owner) && owner > 0 && this.isAlive(owner)) continue;
+      const owner = judgeOwner(dir.slice(dir.lastIndexOf(sep) + 1), self, (pid) => lookAtPid(pid));
+      if (owner.kind === 'alive') continue;
+      if (owner.kind === 'unknown') {
+        sweep.leftAlone.push({ path: dir, why: owner.why });
+        continue;
+      }
       if (options.kill) {
         const report = await new RunCgroup(this.version, dir, 0).killAll();
         sweep.killed.push(...report.killed);

@@ -50,8 +50,8 @@ describe('with no descriptor left', () => {
     ['a Python interpreter', { code: 'print(1)', session: 'fresh' }, { WARDEN_CGROUPS: '0', WARDEN_REAPER: '0' }],
   ];
   if (cgroups) {
-    paths.push(['a command through the cgroup wrapper', { argv: ['true'], memory: '64M' }, {}]);
-    paths.push(['a Python interpreter through the cgroup wrapper', { code: 'print(1)', session: 'fresh', memory: '64M' }, {}]);
+    paths.push(['a command through the cgroup wrapper', { argv: ['true'], memory: '64Mi' }, {}]);
+    paths.push(['a Python interpreter through the cgroup wrapper', { code: 'print(1)', session: 'fresh', memory: '64Mi' }, {}]);
   }
   it.each(paths)('%s ends spawn-failed naming the limit, and Warden goes on', async (_name, request, env) => {
     const r = await underFullTable(request, env);

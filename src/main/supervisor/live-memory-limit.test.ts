@@ -17,7 +17,7 @@ afterEach(async () => {
 describe.skipIf(!detection.ok)('a live run with a memory limit', () => {
   it('shows its limit while it runs, and none when it has no limit', async () => {
     harness = new Harness();
-    const limited = harness.supervisor.start({ argv: ['sleep', '30'], memory: '96M', limitMs: 30_000 });
+    const limited = harness.supervisor.start({ argv: ['sleep', '30'], memory: '96Mi', limitMs: 30_000 });
     const unlimited = harness.supervisor.start({ argv: ['sleep', '30'], limitMs: 30_000 });
     expect(limited.state).toBe('running');
     expect(harness.supervisor.get(limited.id)!.oom).toEqual({ confirmed: false, limitBytes: 96 * 1024 ** 2 });
@@ -46,7 +46,7 @@ describe.skipIf(!detection.ok)('a live run with a memory limit', () => {
 
   it('a live Python script with a memory limit shows it too, and one without none', async () => {
     harness = new Harness();
-    const limited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'limited', memory: '128M', limitMs: 30_000 });
+    const limited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'limited', memory: '128Mi', limitMs: 30_000 });
     const unlimited = harness.supervisor.start({ code: 'import time\ntime.sleep(30)', session: 'free', limitMs: 30_000 });
     expect(harness.supervisor.get(limited.id)!.oom).toEqual({ confirmed: false, limitBytes: 128 * 1024 ** 2 });
     expect(harness.supervisor.get(unlimited.id)!.oom).toBeUndefined();

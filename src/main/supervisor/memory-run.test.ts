@@ -37,7 +37,7 @@ const ALLOCATE = 'b = bytearray(512 * 1024 * 1024)';
 describe.skipIf(!available)('runs with a memory limit', () => {
   it('an out-of-memory kill is verdict killed, confirmed, with the peak and the limit in the advice', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['python3', '-c', ALLOCATE], memory: '64M', limitMs: 30_000 });
+    const r = await harness.run({ argv: ['python3', '-c', ALLOCATE], memory: '64Mi', limitMs: 30_000 });
     expect(r.verdict).toBe('killed');
     expect(r.signal).toBe('SIGKILL');
     expect(r.oom).toMatchObject({ confirmed: true, limitBytes: 64 * 1024 ** 2 });
@@ -51,7 +51,7 @@ describe.skipIf(!available)('runs with a memory limit', () => {
 
   it('a shell reporting exit 137 for its killed child is confirmed too', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; exit $?`], memory: '64M' });
+    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; exit $?`], memory: '64Mi' });
     expect(r.exitCode).toBe(137);
     expect(r.verdict).toBe('killed');
     expect(r.oom?.confirmed).toBe(true);
@@ -60,7 +60,7 @@ describe.skipIf(!available)('runs with a memory limit', () => {
 
   it('a child killed under a shell that goes on leaves a note on a completed run', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; echo survived`], memory: '64M' });
+    const r = await harness.run({ argv: ['bash', '-c', `python3 -c "${ALLOCATE}"; echo survived`], memory: '64Mi' });
     expect(r.verdict).toBe('completed');
     expect(r.stdout).toBe('survived\n');
     expect(r.notes.join(' ')).toMatch(/out-of-memory killer ended a process of this run at its 64 MiB limit/);
@@ -68,7 +68,7 @@ describe.skipIf(!available)('runs with a memory limit', () => {
 
   it('a run under its limit completes with no out-of-memory report, and its cgroup is removed', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['python3', '-c', 'b = bytearray(8 * 1024 * 1024); print(len(b))'], memory: '256M' });
+    const r = await harness.run({ argv: ['python3', '-c', 'b = bytearray(8 * 1024 * 1024); print(len(b))'], memory: '256Mi' });
     expect(r.verdict).toBe('completed');
     expect(r.oom?.confirmed ?? false).toBe(false);
     expect(leftBehind(r.id)).toEqual([]);
@@ -76,7 +76,7 @@ describe.skipIf(!available)('runs with a memory limit', () => {
 
   it('a missing command under a limit is still spawn-failed with its cause', async () => {
     harness = new Harness();
-    const r = await harness.run({ argv: ['warden-no-such-command-xyz'], memory: '64M' });
+    const r = await harness.run({ argv: ['warden-no-such-command-xyz'], memory: '64Mi' });
     expect(r.verdict).toBe('spawn-failed');
     expect(r.exitCode).toBe(127);
   });
@@ -108,7 +108,7 @@ describe.skipIf(!available)('the peak of a run without a memory limit', () => {
 describe('a memory limit that cannot be set', () => {
   it('is refused with one line naming what is missing, never run without it', () => {
     harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
-    expect(() => harness.supervisor.start({ argv: ['true'], memory: '64M' })).toThrow(/No writable memory cgroup/);
+    expect(() => harness.supervisor.start({ argv: ['true'], memory: '64Mi' })).toThrow(/No writable memory cgroup/);
     expect(harness.supervisor.list()).toEqual([]);
   });
 
@@ -122,7 +122,7 @@ describe.skipIf(!available)('Python sessions with a memory limit', () => {
   it('an interpreter killed by the out-of-memory killer under a script gets the confirmed verdict, and the next script a fresh one', async () => {
     harness = new Harness();
     const session = `mem${process.pid}`;
-    await harness.run({ code: 'x = 1', session, memory: '64M' });
+    await harness.run({ code: 'x = 1', session, memory: '64Mi' });
     const r = await harness.run({ code: ALLOCATE, session });
     expect(r.kind).toBe('python');
     expect(r.verdict).toBe('killed');
@@ -142,6 +142,6 @@ describe.skipIf(!available)('Python sessions with a memory limit', () => {
 describe('a Python memory limit that cannot be set', () => {
   it('is refused with one line', () => {
     harness = new Harness({ cgroupRoot: mkdtempSync(join(tmpdir(), 'warden-no-cgroup-')) });
-    expect(() => harness.supervisor.start({ code: 'x = 1', memory: '64M' })).toThrow(/No writable memory cgroup/);
+    expect(() => harness.supervisor.start({ code: 'x = 1', memory: '64Mi' })).toThrow(/No writable memory cgroup/);
   });
 });

@@ -31,7 +31,7 @@ import { WardenError } from './errors';
 import { PythonRun } from './python/run';
 import { PythonSession } from './python/session';
 import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
-import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend } from './cgroup';
+import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend, type StaleSweep } from './cgroup';
 import { ProcessSampler } from './proc-tree/sampler';
 import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun } from './run';
@@ -162,7 +162,8 @@ export class Supervisor {
   private readonly marks = new Map<string, OutputOffsets>();
   private readonly keepEnded: number;
   private closing = false;
-  private staleCgroupsSwept = false;
+  /** The one sweep of a crashed Warden's cgroups, started with the first use of the backend. */
+  private staleSweep?: Promise<StaleSweep>;
   private sampler?: ProcessSampler;
   private readonly sampleRateHz: number;
   private readonly watch?: ScopeWatch;
@@ -282,17 +283,19 @@ export class Supervisor {
   private memoryBackend(): MemoryBackend {
     const detection = memoryBackendOnce(this.settings.cgroupRoot !== undefined ? { cgroupRoot: this.settings.cgroupRoot } : {});
     if (!detection.ok) throw new MemoryLimitUnavailable(detection.reason);
-    if (!this.staleCgroupsSwept) {
-      // Cgroups a crashed Warden left behind: their processes are ended and the cgroups removed.
-      this.staleCgroupsSwept = true;
-      void detection.backend.removeStaleCgroups({ kill: true }).catch(() => undefined);
-    }
+    // Cgroups a crashed Warden left behind: their processes are ended and the cgroups removed.
+    this.staleSweep ??= detection.backend.removeStaleCgroups({ kill: true }).catch(() => ({ removed: [], busy: [], killed: [], leftAlone: [] }));
     return detection.backend;
   }
 
-  /** Ends and removes the cgroups a crashed Warden left behind (done once, also before the first run that uses cgroups). */
-  sweepStaleCgroups(): void {
+  /**
+   * Ends and removes the cgroups a crashed Warden left behind (done once, also
+   * before the first run that uses cgroups); null without cgroups. The sweep
+   * says which cgroups it left alone because their owner cannot be judged.
+   */
+  sweepStaleCgroups(): Promise<StaleSweep | null> {
     this.cgroupBackend();
+    return this.staleSweep ?? Promise.resolve(null);
   }
 
   /** The cgroup backend when one is writable, for runs without a memory limit; never throws. */

@@ -27,7 +27,7 @@ describe('the New run form', () => {
     expect(checkDraft(EMPTY_DRAFT)).toMatchObject({ request: null, errors: {} });
     expect(checkDraft({ ...EMPTY_DRAFT, command: `echo 'x` }).errors.command).toMatch(/never closed/);
     expect(checkDraft({ ...EMPTY_DRAFT, command: 'true', limit: '5 years' })).toMatchObject({ request: null, errors: { limit: expect.stringMatching(/not a duration/) } });
-    expect(checkDraft({ ...EMPTY_DRAFT, command: 'true', memory: 'lots' }).errors.memory).toMatch(/not a size/);
+    expect(checkDraft({ ...EMPTY_DRAFT, command: 'true', memory: 'lots' }).errors.memory).toMatch(/^Memory limit must be a size such as .*, not "lots"\.$/);
     expect(checkDraft({ ...EMPTY_DRAFT, kind: 'python', code: 'x', session: 'bad name' }).errors.session).toMatch(/session name/);
   });
 

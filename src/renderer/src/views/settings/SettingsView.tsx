@@ -117,7 +117,7 @@ export function SettingsView() {
           <FormRow label="Grace" htmlFor="st-grace" error={errors.grace} hint="From the limit (or a stop) to SIGKILL, for commands; a Python script keeps its 10 s.">
             {field('grace', 'settings-grace', '5s')}
           </FormRow>
-          <FormRow label="Memory limit" htmlFor="st-memory" error={errors.memory} hint={sizeHint(draft.memory, 'Such as 512M or 2G. Empty: none.')}>
+          <FormRow label="Memory limit" htmlFor="st-memory" error={errors.memory} hint={sizeHint(draft.memory, 'Such as 512Mi or 2Gi (1024s), 2G (1000s). Empty: none.')}>
             {field('memory', 'settings-memory', 'none')}
           </FormRow>
           <FormRow label="Drain bound" htmlFor="st-drain" error={errors.drain} hint="How long output a leftover process holds open is read after the command exits.">
@@ -133,8 +133,8 @@ export function SettingsView() {
           <FormRow label="Runs kept" htmlFor="st-maxRuns" error={errors.maxRuns} hint="The oldest ended runs beyond this are deleted.">
             {field('maxRuns', 'settings-retention-runs', '50000')}
           </FormRow>
-          <FormRow label="Output kept" htmlFor="st-maxBytes" error={errors.maxBytes} hint={sizeHint(draft.maxBytes, 'Total size of stored output, such as 2G. At least 1M.')}>
-            {field('maxBytes', 'settings-retention-bytes', '2G')}
+          <FormRow label="Output kept" htmlFor="st-maxBytes" error={errors.maxBytes} hint={sizeHint(draft.maxBytes, 'Total size of stored output, such as 2Gi. At least 1Mi.')}>
+            {field('maxBytes', 'settings-retention-bytes', '2Gi')}
           </FormRow>
         </fieldset>
 

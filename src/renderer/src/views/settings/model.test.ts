@@ -8,14 +8,15 @@ describe('the Settings form', () => {
   it('round-trips the stored settings', () => {
     const settings = { ...DEFAULT_SETTINGS, defaultLimitMs: 90_000, memory: '512M' };
     expect(readSettingsDraft(settingsDraft(settings))).toEqual({ settings, errors: null });
-    expect(settingsDraft(DEFAULT_SETTINGS)).toMatchObject({ limit: '', maxBytes: '2G', maxRuns: '50000' });
+    expect(settingsDraft(DEFAULT_SETTINGS)).toMatchObject({ limit: '', maxBytes: '2Gi', maxRuns: '50000' });
   });
 
   it('refuses, on its field, what the host would refuse, and text that does not read', () => {
     const draft = settingsDraft(DEFAULT_SETTINGS);
-    expect(readSettingsDraft({ ...draft, maxBytes: '10K' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1M (1 MiB).' });
-    expect(readSettingsDraft({ ...draft, maxBytes: '1M' }).settings?.retention.maxBytes).toBe(1024 * 1024);
-    expect(readSettingsDraft({ ...draft, grace: '', maxBytes: 'big' }).errors).toEqual({ grace: 'Grace is required, e.g. 5s.', maxBytes: 'Output kept: "big" is not a size such as 512M, 2G or 1.5GiB.' });
+    expect(readSettingsDraft({ ...draft, maxBytes: '10K' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1Mi (1 MiB).' });
+    expect(readSettingsDraft({ ...draft, maxBytes: '1M' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1Mi (1 MiB).' });
+    expect(readSettingsDraft({ ...draft, maxBytes: '1Mi' }).settings?.retention.maxBytes).toBe(1024 * 1024);
+    expect(readSettingsDraft({ ...draft, grace: '', maxBytes: 'big' }).errors).toEqual({ grace: 'Grace is required, e.g. 5s.', maxBytes: 'Output kept must be a size such as 512Mi or 2Gi (powers of 1024), 500M or 2G (powers of 1000), or a number of bytes, not "big".' });
   });
 });
 
@@ -25,6 +26,7 @@ describe('the form and the host agree', () => {
     {},
     { maxBytes: '10K' },
     { maxBytes: '1M' },
+    { maxBytes: '1Mi' },
     { maxBytes: '1.5G' },
     { maxRuns: '0' },
     { maxRuns: '1' },

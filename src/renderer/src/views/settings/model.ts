@@ -52,8 +52,8 @@ export function readSettingsDraft(draft: SettingsDraft): { settings: Settings; e
   if (teardown.error) errors.teardown = teardown.error;
   if (maxRuns.error) errors.maxRuns = maxRuns.error;
   if (maxBytes.error) errors.maxBytes = maxBytes.error;
-  else if (maxBytes.value !== null && maxBytes.value !== undefined && maxBytes.value < MIN_OUTPUT_KEPT) errors.maxBytes = 'Output kept must be at least 1M (1 MiB).';
-  else if (maxBytes.value !== null && maxBytes.value !== undefined && !Number.isInteger(maxBytes.value)) errors.maxBytes = 'Output kept must be a whole number of bytes, such as 2G or 1536M.';
+  else if (maxBytes.value !== null && maxBytes.value !== undefined && maxBytes.value < MIN_OUTPUT_KEPT) errors.maxBytes = 'Output kept must be at least 1Mi (1 MiB).';
+  else if (maxBytes.value !== null && maxBytes.value !== undefined && !Number.isInteger(maxBytes.value)) errors.maxBytes = 'Output kept must be a whole number of bytes, such as 2Gi or 1536Mi.';
   if (Object.keys(errors).length > 0) return { settings: null, errors };
 
   return {
