@@ -464,8 +464,8 @@ Options:
                           from this environment, so a secret need not be in the command line
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
-  --memory SIZE           memory limit in its own cgroup, as Kubernetes writes sizes: 512Mi, 2Gi (1024s),
-                          500M, 2G (1000s), or bytes (refused where no memory cgroup is writable)
+  --memory SIZE           memory limit in its own cgroup: 512M, 2G, 1.5Gi (powers of 1024, with or
+                          without i), or bytes (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source

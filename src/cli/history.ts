@@ -152,5 +152,5 @@ export async function show(args: string[], out: (text: string) => void, source: 
 export const PRUNE_HELP = `Usage: warden history prune [--max-runs N] [--max-bytes SIZE]
 
 Deletes the oldest ended runs beyond the limits (default 50,000 runs, 2 GiB of output). Live runs are never deleted.
-SIZE as for warden run --memory: 512Mi, 2Gi (1024s), 500M, 2G (1000s), or bytes.`;
+SIZE as for warden run --memory: 512M, 2G, 1.5Gi (powers of 1024, with or without i), or bytes.`;
 

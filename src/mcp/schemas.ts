@@ -182,7 +182,7 @@ export const runInput = strict('run', {
     'Time limit: at the limit the run is interrupted (SIGINT), then SIGTERM, then killed at the grace; output so far is kept. E.g. "30s", "10m"; "0" for none. Default: WARDEN_DEFAULT_LIMIT, else "10m". (A shell tool\'s timeout, a number of milliseconds, is taken as the limit too.)',
   ).optional(),
   grace: duration('From the limit (or a stop) to SIGKILL (default "5s"; "10s" for python).').optional(),
-  memory: z.string({ error: 'must be text such as "512Mi" or "2G"' }).optional().describe('Memory limit in its own cgroup, as Kubernetes writes sizes: "512Mi", "2Gi" (powers of 1024), "500M", "2G" (powers of 1000), or bytes (refused where no memory cgroup is writable).'),
+  memory: z.string({ error: 'must be text such as "512Mi" or "2G"' }).optional().describe('Memory limit in its own cgroup: "512M", "2G", "1.5Gi" (powers of 1024, with or without i), or bytes (refused where no memory cgroup is writable).'),
   yield: yieldArg,
   detach: z
     .boolean({ error: 'must be true or false' })

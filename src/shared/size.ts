@@ -1,18 +1,17 @@
 // Sizes as people type them, read the same everywhere (`--memory`, the API's
-// and MCP's `memory`, settings, the app's forms): Kubernetes' quantities, so
-// a pod's `resources.limits.memory` means the same to Warden.
-// - Ki, Mi, Gi, Ti, Pi, Ei are powers of 1024 (2Gi, 512Mi; 512MiB too);
-// - k, M, G, T, P, E are powers of 1000 (1G is 10^9 bytes; 500MB too);
-// - a plain number is bytes, with an exponent if wanted (129e6), or a B.
-// Letters in any case, except a lone m: Kubernetes reads it as a thousandth
-// and docker as MiB, so "512m" is refused with a line that says so rather
-// than read one way. Exact (no floating point): a fraction of a byte is
-// dropped.
+// and MCP's `memory`, settings, the app's forms). K, M, G, T, P, E are powers
+// of 1024, as Warden has always read them and as docker does (512M, 2G, 512m,
+// 1.5GiB); Kubernetes' binary spelling (Ki, Mi, Gi ... with or without B)
+// means the same. A plain number is bytes, with an exponent if wanted (129e6),
+// or a B. Kubernetes' decimal quantities (its "1G" is 10^9 bytes) are
+// converted where they are read as Kubernetes' (`warden k8s job --memory`), not
+// here: a limit a user set as 2G keeps meaning 2 GiB. Exact (no floating
+// point): a fraction of a byte is dropped.
 
 export type SizeReading = { ok: true; bytes: number } | { ok: false; why: string };
 
 /** What a size looks like, for the one line that refuses one. */
-export const SIZE_FORMS = 'a size such as 512Mi or 2Gi (powers of 1024), 500M or 2G (powers of 1000), or a number of bytes';
+export const SIZE_FORMS = 'a size such as 512M, 2G or 1.5Gi (K, M, G, T, with or without i or B, are powers of 1024), or a number of bytes';
 
 const POWER: Readonly<Record<string, number>> = { k: 1, m: 2, g: 3, t: 4, p: 5, e: 6 };
 const GRAMMAR = /^\s*(\d+)(?:\.(\d+))?(?:e([+-]?\d{1,3}))?\s*(?:([kmgtpe])(i)?(b)?|(b))?\s*$/i;
@@ -22,22 +21,15 @@ const FRACTION_ONLY = /^\s*\.(\d+)/;
 export function readSize(text: string): SizeReading {
   // ".5Gi" is a fraction without its 0: read as "0.5Gi".
   const m = GRAMMAR.exec(text.replace(FRACTION_ONLY, ' 0.$1'));
-  const [, whole, fraction = '', exponent, letter, binary, unitB] = m ?? [];
+  const [, whole, fraction = '', exponent, letter] = m ?? [];
   const notASize = { ok: false, why: `must be ${SIZE_FORMS}, not ${JSON.stringify(text)}` } as const;
   if (whole === undefined) return notASize;
   // Kubernetes writes a number with an exponent or a suffix, never both ("1e3Mi").
   if (exponent !== undefined && letter !== undefined) return notASize;
-  if (letter === 'm' && binary === undefined && unitB === undefined) {
-    return { ok: false, why: `must be ${SIZE_FORMS}, not ${JSON.stringify(text)}: a lone m is a thousandth in Kubernetes and MiB in docker, so write Mi or M` };
-  }
-  // digits * 10^(exponent - fraction digits) * (1000^power or 1024^power), in integers.
+  // digits * 10^(exponent - fraction digits) * 1024^power, in integers.
   let scaled = BigInt(whole + fraction);
-  let tens = Number(exponent ?? 0) - fraction.length;
-  if (letter !== undefined) {
-    const power = POWER[letter.toLowerCase()]!;
-    if (binary !== undefined) scaled *= 1024n ** BigInt(power);
-    else tens += 3 * power;
-  }
+  const tens = Number(exponent ?? 0) - fraction.length;
+  if (letter !== undefined) scaled *= 1024n ** BigInt(POWER[letter.toLowerCase()]!);
   const bytes = tens >= 0 ? scaled * 10n ** BigInt(tens) : scaled / 10n ** BigInt(-tens);
   if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, why: `must be at most ${Number.MAX_SAFE_INTEGER} bytes (8 PiB), not ${JSON.stringify(text)}` };
   return { ok: true, bytes: Number(bytes) };
@@ -50,15 +42,8 @@ const WRITTEN: readonly [string, number][] = [
   ['Gi', 1024 ** 3],
   ['Mi', 1024 ** 2],
   ['Ki', 1024],
-  ['E', 1e18],
-  ['P', 1e15],
-  ['T', 1e12],
-  ['G', 1e9],
-  ['M', 1e6],
-  ['k', 1e3],
 ];
-
-/** The shortest exact text of a size, which readSize reads back: 2147483648 -> "2Gi", 2e9 -> "2G", 1536 -> "1536". */
+/** The shortest exact text of a size, which readSize reads back: 2147483648 -> "2Gi", 3072 -> "3Ki", 1536 -> "1536". */
 export function sizeText(bytes: number): string {
   let best = String(bytes);
   if (!Number.isSafeInteger(bytes) || bytes <= 0) return best;

@@ -54,9 +54,9 @@ import { judgeOwner, lookAtPid, ownerTagText, ownIdentity, type OwnIdentity } fr
 export const MIN_MEMORY_BYTES = 1024 ** 2;
 
 /**
- * `--memory` and the API's `memory`: "2Gi", "512Mi", "1G" (10^9), "500M",
- * "1.5GiB", "1048576", as Kubernetes reads them (src/shared/size.ts). A
- * number is bytes. Throws a WardenInputError with one line.
+ * `--memory` and the API's `memory`: "2Gi", "512Mi", "1G", "500M", "512m",
+ * "1.5GiB" (powers of 1024, src/shared/size.ts), "1048576". A number is
+ * bytes. Throws a WardenInputError with one line.
  */
 export function parseMemory(value: string | number, name = 'memory'): number {
   let result: number | undefined;

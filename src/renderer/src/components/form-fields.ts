@@ -1,7 +1,7 @@
 // Durations and sizes as the forms (New run, Settings) show and read them:
 // "30s", "1.5m", "512Mi", "2G". Parsing matches the engine: parseDuration for
-// times, readSize for sizes (src/shared/size.ts: Kubernetes' quantities, so
-// 2Gi is 2 GiB and 2G is 2 * 10^9 bytes; a plain number is bytes).
+// times, readSize for sizes (src/shared/size.ts: powers of 1024, 2G and 2Gi
+// both 2 GiB; a plain number is bytes).
 
 import { parseDuration } from '../../../shared/duration';
 import { readSize, sizeText } from '../../../shared/size';

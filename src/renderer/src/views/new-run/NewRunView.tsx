@@ -248,7 +248,7 @@ export function NewRunView() {
           <FormRow label="Grace" htmlFor="nr-grace" error={checked.errors.grace} hint={python ? 'From the limit (or a stop) to SIGKILL, which also ends the interpreter. Empty: 10 s.' : 'From the limit (or a stop) to SIGKILL; SIGINT first, SIGTERM 2 s later.'}>
             <input id="nr-grace" className="form-short" data-testid="new-run-grace" value={draft.grace} onChange={(e) => set('grace', e.target.value)} placeholder={python ? '10s' : '5s'} aria-invalid={checked.errors.grace ? true : undefined} />
           </FormRow>
-          <FormRow label="Memory limit" htmlFor="nr-memory" error={checked.errors.memory} hint={python ? 'Such as 512Mi or 2Gi (1024s), 2G (1000s); set when the interpreter starts. Empty: none.' : 'Such as 512Mi or 2Gi (1024s), 2G (1000s). Empty: none.'}>
+          <FormRow label="Memory limit" htmlFor="nr-memory" error={checked.errors.memory} hint={python ? 'Such as 512M or 2G (powers of 1024; 2Gi the same); set when the interpreter starts. Empty: none.' : 'Such as 512M or 2G (powers of 1024; 2Gi the same). Empty: none.'}>
             <input id="nr-memory" className="form-short" data-testid="new-run-memory" value={draft.memory} onChange={(e) => set('memory', e.target.value)} placeholder="none" aria-invalid={checked.errors.memory ? true : undefined} />
           </FormRow>
           {!python && extras.drainMs !== undefined && extras.teardownBudgetMs !== undefined && (

@@ -117,7 +117,7 @@ export function SettingsView() {
           <FormRow label="Grace" htmlFor="st-grace" error={errors.grace} hint="From the limit (or a stop) to SIGKILL, for commands; a Python script keeps its 10 s.">
             {field('grace', 'settings-grace', '5s')}
           </FormRow>
-          <FormRow label="Memory limit" htmlFor="st-memory" error={errors.memory} hint={sizeHint(draft.memory, 'Such as 512Mi or 2Gi (1024s), 2G (1000s). Empty: none.')}>
+          <FormRow label="Memory limit" htmlFor="st-memory" error={errors.memory} hint={sizeHint(draft.memory, 'Such as 512M or 2G (powers of 1024; 2Gi the same). Empty: none.')}>
             {field('memory', 'settings-memory', 'none')}
           </FormRow>
           <FormRow label="Drain bound" htmlFor="st-drain" error={errors.drain} hint="How long output a leftover process holds open is read after the command exits.">
