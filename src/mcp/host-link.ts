@@ -27,6 +27,7 @@ export class HostLink {
   private current: HttpWardenApi | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly watchers = new Map<string, Set<(event: RunEvent) => void>>();
+  private readonly everyRun = new Set<(event: RunEvent) => void>();
   private closed = false;
 
   constructor(
@@ -86,6 +87,12 @@ export class HostLink {
     };
   }
 
+  /** Calls `listener` with every run's events until the returned function is called. */
+  watchAll(listener: (event: RunEvent) => void): () => void {
+    this.everyRun.add(listener);
+    return () => this.everyRun.delete(listener);
+  }
+
   /** Closes the event stream; later calls are refused. */
   close(): void {
     this.closed = true;
@@ -97,8 +104,7 @@ export class HostLink {
 
   private dispatch(event: RunEvent): void {
     const set = this.watchers.get(event.runId);
-    if (!set) return;
-    for (const listener of [...set]) {
+    for (const listener of [...this.everyRun, ...(set ?? [])]) {
       try {
         listener(event);
       } catch {

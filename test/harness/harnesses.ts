@@ -2,7 +2,7 @@
 // driven non-interactively in a temporary HOME with its own WARDEN_STATE_DIR.
 
 import { execa } from 'execa';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WARDEN_BIN } from '../../src/cli/testkit';
@@ -168,6 +168,26 @@ export async function registerWarden(name: HarnessName, box: Sandbox, options: {
   return { viaSetup: false };
 }
 
+/**
+ * Puts Warden into the harness as its plugin (`warden setup <harness>
+ * --plugin`): the plugins run `warden` from PATH, and setup installs through
+ * the harness's own command line, so a bin dir with both goes first on the
+ * sandbox's PATH. Returns setup's output.
+ */
+export async function installPlugin(name: HarnessName, box: Sandbox, script: string, options: { remove?: boolean } = {}): Promise<string> {
+  const bin = join(box.home, '..', 'bin');
+  if (!existsSync(bin)) {
+    mkdirSync(bin);
+    symlinkSync(WARDEN_BIN, join(bin, 'warden'));
+    symlinkSync(script, join(bin, name === 'claude-code' ? 'claude' : name));
+    box.env.PATH = `${bin}:${box.env.PATH}`;
+  }
+  const args = [WARDEN_BIN, 'setup', name, '--plugin', ...(options.remove ? ['--remove'] : [])];
+  const result = await execa(process.execPath, args, { cwd: box.project, env: box.env, extendEnv: false, reject: false, timeout: 120_000 });
+  if (result.exitCode !== 0) throw new Error(`warden setup ${name} --plugin${options.remove ? ' --remove' : ''} exited ${result.exitCode}: ${result.stderr}`);
+  return `${result.stdout}\n${result.stderr}`;
+}
+
 export interface Drive {
   exitCode: number | undefined;
   stdout: string;
@@ -180,7 +200,8 @@ export interface Drive {
 export async function driveHarness(name: HarnessName, script: string, box: Sandbox, prompt: string, timeoutMs = 120_000): Promise<Drive> {
   const args =
     name === 'claude-code'
-      ? [script, '-p', prompt, '--model', 'claude-sonnet-4-5', '--allowedTools', 'mcp__warden', 'Bash', '--output-format', 'text']
+      ? // mcp__plugin_warden_warden: the same server when the plugin brings it (warden setup --plugin).
+        [script, '-p', prompt, '--model', 'claude-sonnet-4-5', '--allowedTools', 'mcp__warden', 'mcp__plugin_warden_warden', 'Bash', '--output-format', 'text']
       : name === 'codex'
         ? // Codex runs a hook only once the user trusted it (its /hooks review); the tests vet Warden's hook themselves.
           [script, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--color', 'never', prompt]

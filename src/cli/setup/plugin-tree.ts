@@ -154,7 +154,7 @@ export function integrationFiles(version: string): Map<string, string> {
       },
     }),
   );
-  files.set(`${claude}/monitors/monitors.json`, json([{ name: 'warden-runs', command: MONITOR, description: 'Warden: runs of this session that ended after you left them going' }]));
+  files.set(`${claude}/monitors/monitors.json`, json([{ name: 'warden-runs', command: MONITOR, description: 'Warden: runs of this session that ended after you left them going', when: 'always' }]));
   files.set(`${claude}/skills/warden/SKILL.md`, `${frontmatter({ name: 'warden', description: SKILL_DESCRIPTION })}\n${skillBody(claudeTool)}`);
   files.set(`${claude}/commands/runs.md`, `${frontmatter({ description: "List this session's Warden runs and how each ended", 'argument-hint': '[words to look for]' })}\n${RUNS_PROMPT(claudeTool)}\n`);
   files.set(`${claude}/commands/stop.md`, `${frontmatter({ description: 'Stop a Warden run, or every live run of this session', 'argument-hint': '[run id]' })}\n${STOP_PROMPT(claudeTool)}\n`);
