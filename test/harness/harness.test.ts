@@ -505,7 +505,7 @@ for (const { name, pinned, cases } of TARGETS) {
       sees(mcpResult(results, 1).text, 'completed', info);
       sees(mcpResult(results, 1).text, /ok-exit 1/, info);
       const found = mcpResult(results, 2).text;
-      sees(found, /2:\d+:  KeyError: x|"line":\s*2/, info);
+      sees(found, /2:\d+: {2}KeyError: x|"line":\s*2/, info);
       sees(found, 'Traceback (most recent call last):', info);
       const hooked = mcpResult(results, 3).text;
       sees(hooked, 'via-plugin-hook', info);
