@@ -24,7 +24,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { stopBackgroundHosts, WARDEN_BIN } from '../../src/cli/testkit';
-import { configureHarness, driveHarness, installPlugin, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
+import { configureHarness, driveHarness, driveInteractive, installPlugin, makeSandbox, registerWarden, type HarnessName, type Sandbox } from './harnesses';
 import { CLAUDE_CODE_LATER, CODEX_LATER, ensureHarness, PINNED, type Pinned } from './install';
 import { startModelServer, type ModelServer, type ScriptStep, type ToolResult } from './model-server';
 
@@ -37,7 +37,7 @@ const enabled = (name: HarnessName, version: string): boolean =>
   chosen !== '0' && (chosen === '' || chosen === '1' || chosen.split(',').some((pick) => pick === name || pick === `${name}@${version}`));
 
 /** Each harness at each version the tests drive; `cases` limits a version to some cases (by their keys below). */
-const PLUGIN_CASES = ['plugin-validate', 'plugin', 'plugin-session-end', 'plugin-remove'];
+const PLUGIN_CASES = ['plugin-validate', 'plugin', 'plugin-session-end', 'plugin-remove', 'plugin-monitor'];
 const TARGETS: { name: HarnessName; pinned: Pinned; cases?: ReadonlySet<string> }[] = [
   { name: 'claude-code', pinned: PINNED['claude-code'] },
   { name: 'claude-code', pinned: CLAUDE_CODE_LATER, cases: new Set(['first-request', 'big', 'left-live', ...PLUGIN_CASES]) },
@@ -528,6 +528,25 @@ for (const { name, pinned, cases } of TARGETS) {
       }
       expect(run.verdict, info).toBe('stopped');
       expect(run.notes.join('\n'), info).toMatch(/Stopped with the other runs of process \d+ \(warden stop --owner\), when its agent session ended\./);
+    }, CASE_MS);
+
+    // A monitor is armed in an interactive session only: Claude Code in a pseudo-terminal, its shell tool starting a
+    // run that yields (owned by the agent, as the hook's are), the model's turn ending, then the run's end. 2.1.197
+    // arms no plugin monitor at all (seen here: no monitor process ever starts), so the later version alone.
+    it.runIf(has('plugin-monitor') && name === 'claude-code' && pinned === CLAUDE_CODE_LATER)("the plugin's monitor tells the model when a run it left going ends", async (context) => {
+      if (!script) return context.skip(skipReason);
+      const box = makeSandbox(name, server.url);
+      boxes.push(box);
+      configureHarness(name, box, server.url);
+      await installPlugin(name, box, script);
+      server.play([{ shell: "warden run --owner-pid $PPID --yield 1s -- bash -c 'sleep 4; echo left-going-42'" }, { text: 'Waiting for it.' }, { text: 'Noted its end.' }]);
+      const notified = () => server.requests.some((r) => JSON.stringify(r.body).includes('ended: completed'));
+      const drive = await driveInteractive(script, box, 'Do as the scripted steps say.', notified);
+      const bodies = server.requests.map((r) => JSON.stringify(r.body));
+      const event = bodies.map((b) => /Monitor event[^]*?<event>(run [0-9a-f]{12} ended: [^<]*)<\/event>/.exec(b)?.[1]).find((e) => e !== undefined);
+      expect(drive.done, `no monitor event reached the model\n${drive.screen.slice(-1500)}`).toBe(true);
+      console.log(`[${name} ${pinned.version}] the monitor's event as the model got it: ${event}`);
+      expect(event).toMatch(/^run [0-9a-f]{12} ended: completed, exit 0 after [\d.]+ s of a 10 min limit: bash -c sleep 4; echo left-going-42 \(owner claude(\.exe)?, pid \d+\)/);
     }, CASE_MS);
 
     it.runIf(has('plugin-remove'))('setup --plugin --remove: the harness without Warden, its files as they were', async (context) => {

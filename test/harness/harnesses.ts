@@ -188,6 +188,42 @@ export async function installPlugin(name: HarnessName, box: Sandbox, script: str
   return `${result.stdout}\n${result.stderr}`;
 }
 
+/**
+ * Claude Code interactive, in a pseudo-terminal (script(1)): what arms a
+ * plugin's monitors, which a -p session never does. Its first prompt is the
+ * scripted model's cue; the session is left once `done()` holds (or after
+ * timeoutMs) with /exit, then killed with its group.
+ */
+export async function driveInteractive(script: string, box: Sandbox, prompt: string, done: () => boolean, timeoutMs = 90_000): Promise<{ screen: string; done: boolean }> {
+  const config = join(box.home, '.claude.json');
+  const settings = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+  // What the first screens would ask: the folder's trust, and whether to use the API key of the environment.
+  settings.projects = { [box.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } };
+  settings.customApiKeyResponses = { approved: [box.env.ANTHROPIC_API_KEY!.slice(-20)], rejected: [] };
+  settings.theme = 'dark';
+  writeFileSync(config, JSON.stringify(settings, null, 2));
+  const native = !/\.(c|m)?js$/.test(script);
+  const line = `${native ? '' : `"${process.execPath}" `}"${script}" '${prompt.replace(/'/g, "'\\''")}' --model claude-sonnet-4-5 --allowedTools mcp__plugin_warden_warden Bash`;
+  const child = execa('script', ['-qfec', line, '/dev/null'], { cwd: box.project, env: { ...box.env, TERM: 'xterm-256color' }, extendEnv: false, stdin: 'pipe', reject: false, detached: true, timeout: timeoutMs + 20_000, killSignal: 'SIGKILL' });
+  let screen = '';
+  child.stdout!.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+  const until = Date.now() + timeoutMs;
+  while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  const reached = done();
+  child.stdin!.write('/exit\r');
+  const exited = await Promise.race([child.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+  if (!exited && child.pid) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await child;
+  // eslint-disable-next-line no-control-regex -- escape sequences are what it takes out
+  return { screen: screen.replace(/\x1b\[[0-9;?<>=]*[A-Za-z]/g, ''), done: reached };
+}
+
 export interface Drive {
   exitCode: number | undefined;
   stdout: string;

@@ -144,7 +144,9 @@ export function integrationFiles(version: string): Map<string, string> {
   files.set('.claude-plugin/marketplace.json', json({ name: MARKETPLACE_NAME, owner: author, description: DESCRIPTION, plugins: [{ name: PLUGIN_NAME, source: `./${claude}`, description: DESCRIPTION, version }] }));
   files.set(`${claude}/.claude-plugin/plugin.json`, json({ name: PLUGIN_NAME, version, description: DESCRIPTION, author, license: 'MIT', keywords: ['supervisor', 'timeout', 'mcp', 'process-tree', 'agents'] }));
   files.set(`${claude}/README.md`, readme());
-  files.set(`${claude}/.mcp.json`, json({ mcpServers: { warden: { command: 'warden', args: ['mcp'] } } }));
+  // alwaysLoad: Claude Code (2.1.332) otherwise defers a server's tools behind ToolSearch and, interactive, may start
+  // the first turn before the server is up; an alwaysLoad server is joined before the first input.
+  files.set(`${claude}/.mcp.json`, json({ mcpServers: { warden: { type: 'stdio', command: 'warden', args: ['mcp'], alwaysLoad: true } } }));
   files.set(
     `${claude}/hooks/hooks.json`,
     json({
