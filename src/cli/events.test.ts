@@ -13,7 +13,6 @@ import type { RunResult } from '../shared/result';
 import { connectToHost, NodeTransport, socketPathFor } from '../client/transport';
 import { eventLine, parseEventsArgs, typesFor } from './events';
 import { OwnerFilter } from './owners';
-import { stopsByOwner } from './stop-owned';
 import { stopBackgroundHosts } from './testkit';
 
 describe('warden events words', () => {
@@ -41,12 +40,6 @@ describe('warden events words', () => {
     expect(() => parseEventsArgs(args)).toThrow(message);
   });
 
-  it.each<[string[], boolean]>([
-    [['--owner', '12'], true],
-    [['--owner=agent', '--force'], true],
-    [['abcdef'], false],
-    [['abcdef', '--', '--owner'], false],
-  ])('stop %j goes by owner: %s', (args, byOwner) => expect(stopsByOwner(args)).toBe(byOwner));
 });
 
 describe('a line per event', () => {

@@ -13,12 +13,6 @@ import { tokensOf, UsageError } from './parse';
 import { clientError } from './remote';
 import { humanSummary } from './render';
 
-/** Whether `warden stop` words name an owner rather than a run. */
-export function stopsByOwner(args: string[]): boolean {
-  const end = args.indexOf('--');
-  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--owner' || arg.startsWith('--owner='));
-}
-
 export async function stopOwned(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
   let owner: number | null = null;
   let force = false;

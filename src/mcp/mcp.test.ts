@@ -400,7 +400,7 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const bad = await attach('/dev/null/warden-state');
     try {
       const { tools } = await bad.client.listTools();
-      expect(tools.length).toBe(7);
+      expect(tools.length).toBe(8);
       for (const name of ['run', 'list']) {
         const result = (await bad.client.callTool({ name, arguments: name === 'run' ? { argv: ['true'] } : {} }, undefined, { timeout: 60_000 })) as CallToolResult;
         const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -584,7 +584,7 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
     expect(both.text).toMatch(/limit or timeout, not both/);
     const unknown = await call('run', { argv: ['true'], cmd: 'ls' });
     expectOneLineError(unknown.result, unknown.text);
-    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, limit, grace, memory, yield, detach, streamChars, host, timeout (milliseconds, taken as limit).');
+    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, okExit, limit, grace, memory, yield, detach, streamChars, host, timeout (milliseconds, taken as limit).');
     const waitUnknown = await call('wait', { id: 'abcdef123456', timeout: 5 });
     expect(waitUnknown.text).toBe('Wait takes no argument "timeout": it takes id, yield, streamChars.');
   });
