@@ -4,7 +4,7 @@
 
 import { execa, type ResultPromise } from 'execa';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,23 @@ describe('OwnerFilter', () => {
     [100, undefined, false],
   ])('root %d owns a run of %s: %s', (rootPid, ownerPid, owns) => {
     expect(new OwnerFilter(rootPid, root).owns(ownerPid === undefined ? undefined : { pid: ownerPid, label: 'x' })).toBe(owns);
+  });
+
+  it('keeps a yes for an owner that exits (its runs end after it), and looks again at one that was not there', () => {
+    const proc = mkdtempSync(join(tmpdir(), 'wowners-gone-'));
+    const stat = (pid: number, ppid: number) => {
+      mkdirSync(join(proc, String(pid)), { recursive: true });
+      writeFileSync(join(proc, String(pid), 'stat'), `${pid} (warden) S ${ppid} 0 0\n`);
+    };
+    stat(10, 1);
+    stat(20, 10);
+    const filter = new OwnerFilter(10, proc);
+    expect(filter.owns({ pid: 20, label: 'warden mcp' })).toBe(true);
+    expect(filter.owns({ pid: 30, label: 'later' })).toBe(false);
+    rmSync(join(proc, '20'), { recursive: true });
+    stat(30, 10);
+    expect(filter.owns({ pid: 20, label: 'warden mcp' })).toBe(true);
+    expect(filter.owns({ pid: 30, label: 'later' })).toBe(true);
   });
 });
 
