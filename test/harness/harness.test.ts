@@ -455,6 +455,33 @@ for (const { name, pinned, cases } of TARGETS) {
       expect(runs.length, info).toBe(1);
     }, CASE_MS);
 
+    // Runs as resources: listed (a run from before the session, as a client lists them when it connects) and read by
+    // the harness's own resource tools; Gemini CLI 0.61 has none.
+    it.runIf(has('resources') && name !== 'gemini')('runs are resources the harness lists and reads: the result and a stream', async (context) => {
+      if (!script) return context.skip(skipReason);
+      const box = makeSandbox(name, server.url);
+      boxes.push(box);
+      configureHarness(name, box, server.url);
+      await registerWarden(name, box, { shell: false });
+      const earlier = JSON.parse(await warden(box, ['run', '--json', '--', 'bash', '-c', 'echo resource-out; echo resource-err >&2'])) as RunJson;
+      const [list, read] = name === 'claude-code' ? ['ListMcpResourcesTool', 'ReadMcpResourceTool'] : ['list_mcp_resources', 'read_mcp_resource'];
+      server.play([
+        { call: list, args: name === 'codex' ? { server: 'warden' } : {} },
+        { call: read, args: { server: 'warden', uri: `warden://runs/${earlier.id}` } },
+        { call: read, args: { server: 'warden', uri: `warden://runs/${earlier.id}/stderr` } },
+        { text: 'Read.' },
+      ]);
+      const drive = await driveHarness(name, script, box, 'Do as the scripted steps say.', 150_000);
+      const info = `${name} ${pinned.version} exit ${drive.exitCode}\n${drive.stderr.slice(-1000)}\ncalls: ${JSON.stringify(server.calls)}`;
+      expect(server.results.length, info).toBe(3);
+      sees(server.results[0]!.text, `warden://runs/${earlier.id}`, info);
+      sees(server.results[0]!.text, /\(completed\)/, info);
+      sees(server.results[1]!.text, /<verdict>completed<\/verdict>/, info);
+      sees(server.results[1]!.text, 'resource-out', info);
+      sees(server.results[2]!.text, 'resource-err', info);
+      sees(server.results[2]!.text, 'resource-out', info, false);
+    }, CASE_MS);
+
     it.runIf(has('plugin-validate'))('the plugin: the harness validates it and, installed, lists Warden as its MCP server', async (context) => {
       if (!script) return context.skip(skipReason);
       const box = makeSandbox(name, server.url);
