@@ -269,7 +269,8 @@ describe('through a host', { timeout: 90_000 }, () => {
       const mine = [await start(owner.pid!), await start(owner.pid!)];
       const other = await start(child.pid!);
       const unowned = await start(null);
-      const stop = await warden(['stop', '--owner', String(owner.pid)]);
+      expect((await warden(['stop', '--owner', String(owner.pid), '--why', 'a\u0007b'])).stderr).toBe('warden: --why takes one line of up to 200 characters: why the runs are stopped.');
+      const stop = await warden(['stop', '--owner', String(owner.pid), '--why', 'the test is done.']);
       expect(stop.exitCode).toBe(0);
       expect(stop.stderr.trim().split('\n')).toHaveLength(2);
       expect(stop.stderr).toMatch(/^warden: stopped, signal SIGINT, after .*: sleep 60$/m);
@@ -277,7 +278,7 @@ describe('through a host', { timeout: 90_000 }, () => {
       for (const run of mine) {
         const ended = (await api.get(run.id))!;
         expect(ended).toMatchObject({ state: 'ended', verdict: 'stopped' });
-        expect(ended.notes.join(' ')).toContain(`Stopped with the other runs of process ${owner.pid} (warden stop --owner), when its agent session ended.`);
+        expect(ended.notes.join(' ')).toContain(`Stopped with the other live runs of process ${owner.pid} and of those under it (warden stop --owner): the test is done.`);
       }
       expect((await api.get(other.id))!.state).toBe('running');
       expect((await api.get(unowned.id))!.state).toBe('running');

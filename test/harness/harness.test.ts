@@ -554,7 +554,7 @@ for (const { name, pinned, cases } of TARGETS) {
         run = await showRun(box, runs[0]!.id);
       }
       expect(run.verdict, info).toBe('stopped');
-      expect(run.notes.join('\n'), info).toMatch(/Stopped with the other runs of process \d+ \(warden stop --owner\), when its agent session ended\./);
+      expect(run.notes.join('\n'), info).toMatch(/Stopped with the other live runs of process \d+ and of those under it \(warden stop --owner\): its agent session ended\./);
     }, CASE_MS);
 
     // A monitor is armed in an interactive session only: Claude Code in a pseudo-terminal, its shell tool starting a

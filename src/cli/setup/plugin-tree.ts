@@ -29,7 +29,7 @@ const DESCRIPTION = 'Run commands, builds, test suites, servers and Python scrip
 
 /** The shell hook, the session's end and the monitor: the same commands in every harness. */
 const HOOK = (harness: string) => `warden hook ${harness}`;
-const SESSION_END = 'warden stop --owner agent --quiet';
+const SESSION_END = "warden stop --owner agent --quiet --why 'its agent session ended'";
 const MONITOR = 'warden events --ended --yielded --owner agent';
 
 const SKILL_DESCRIPTION =

@@ -61,7 +61,7 @@ describe('the plugins tree', () => {
     expect(parsed('claude-code/hooks/hooks.json')).toEqual({
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'warden hook claude-code', timeout: 30 }] }],
-        SessionEnd: [{ hooks: [{ type: 'command', command: 'warden stop --owner agent --quiet', timeout: 60 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: "warden stop --owner agent --quiet --why 'its agent session ended'", timeout: 60 }] }],
       },
     });
     expect(JSON.stringify(parsed('codex/hooks.json'))).toContain('"command":"warden hook codex"');
