@@ -77,6 +77,23 @@ describe('warden run --format shell-results, for a model', { timeout: 60_000 }, 
     expect(page.stderr).toContain(`show ${idOf(marker[5]!)} --stream stdout --offset ${n(2) + 8000}`);
   });
 
+  it('wait --yield during the drain after the exit answers running with no exit code, then the end with it', async () => {
+    // A leftover child holds stdout: the run drains for 3 s after bash exits 3.
+    const started = await warden(['run', '--json', '--yield', '0s', '--drain', '3s', '--', 'bash', '-c', '(sleep 30) & echo out; exit 3']);
+    const id = (JSON.parse(started.stdout) as RunResult).id;
+    const answers: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const waited = await warden(['wait', id, '--format', 'shell-results', '--yield', '200ms']);
+      answers.push(waited.stdout);
+      if (!waited.stdout.includes('<verdict>running</verdict>')) break;
+    }
+    const running = answers.filter((a) => a.includes('<verdict>running</verdict>'));
+    expect(running.length).toBeGreaterThan(0);
+    for (const answer of running) expect(answer).not.toContain('<exit_code>');
+    expect(answers.at(-1)).toContain('<verdict>failed</verdict>');
+    expect(answers.at(-1)).toContain('<exit_code>3</exit_code>');
+  });
+
   it('--ok-exit 1: grep finding nothing is completed with a note; warden run still exits with grep\'s 1', async () => {
     const ran = await warden(['run', '--ok-exit', '1', '--format', 'shell-results', '--', 'grep', 'no-such-text', '/dev/null']);
     expect(ran.exitCode).toBe(1);

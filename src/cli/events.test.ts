@@ -4,7 +4,7 @@
 
 import { execa, type ResultPromise } from 'execa';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,6 @@ import type { RunResult } from '../shared/result';
 import { connectToHost, NodeTransport, socketPathFor } from '../client/transport';
 import { eventLine, parseEventsArgs, typesFor } from './events';
 import { OwnerFilter } from './owners';
-import { stopsByOwner } from './stop-owned';
 import { stopBackgroundHosts } from './testkit';
 
 describe('warden events words', () => {
@@ -41,12 +40,6 @@ describe('warden events words', () => {
     expect(() => parseEventsArgs(args)).toThrow(message);
   });
 
-  it.each<[string[], boolean]>([
-    [['--owner', '12'], true],
-    [['--owner=agent', '--force'], true],
-    [['abcdef'], false],
-    [['abcdef', '--', '--owner'], false],
-  ])('stop %j goes by owner: %s', (args, byOwner) => expect(stopsByOwner(args)).toBe(byOwner));
 });
 
 describe('a line per event', () => {
@@ -109,6 +102,23 @@ describe('OwnerFilter', () => {
     [100, undefined, false],
   ])('root %d owns a run of %s: %s', (rootPid, ownerPid, owns) => {
     expect(new OwnerFilter(rootPid, root).owns(ownerPid === undefined ? undefined : { pid: ownerPid, label: 'x' })).toBe(owns);
+  });
+
+  it('keeps a yes for an owner that exits (its runs end after it), and looks again at one that was not there', () => {
+    const proc = mkdtempSync(join(tmpdir(), 'wowners-gone-'));
+    const stat = (pid: number, ppid: number) => {
+      mkdirSync(join(proc, String(pid)), { recursive: true });
+      writeFileSync(join(proc, String(pid), 'stat'), `${pid} (warden) S ${ppid} 0 0\n`);
+    };
+    stat(10, 1);
+    stat(20, 10);
+    const filter = new OwnerFilter(10, proc);
+    expect(filter.owns({ pid: 20, label: 'warden mcp' })).toBe(true);
+    expect(filter.owns({ pid: 30, label: 'later' })).toBe(false);
+    rmSync(join(proc, '20'), { recursive: true });
+    stat(30, 10);
+    expect(filter.owns({ pid: 20, label: 'warden mcp' })).toBe(true);
+    expect(filter.owns({ pid: 30, label: 'later' })).toBe(true);
   });
 });
 
@@ -259,7 +269,8 @@ describe('through a host', { timeout: 90_000 }, () => {
       const mine = [await start(owner.pid!), await start(owner.pid!)];
       const other = await start(child.pid!);
       const unowned = await start(null);
-      const stop = await warden(['stop', '--owner', String(owner.pid)]);
+      expect((await warden(['stop', '--owner', String(owner.pid), '--why', 'a\u0007b'])).stderr).toBe('warden: --why takes one line of up to 200 characters: why the runs are stopped.');
+      const stop = await warden(['stop', '--owner', String(owner.pid), '--why', 'the test is done.']);
       expect(stop.exitCode).toBe(0);
       expect(stop.stderr.trim().split('\n')).toHaveLength(2);
       expect(stop.stderr).toMatch(/^warden: stopped, signal SIGINT, after .*: sleep 60$/m);
@@ -267,7 +278,7 @@ describe('through a host', { timeout: 90_000 }, () => {
       for (const run of mine) {
         const ended = (await api.get(run.id))!;
         expect(ended).toMatchObject({ state: 'ended', verdict: 'stopped' });
-        expect(ended.notes.join(' ')).toContain(`Stopped with the other runs of process ${owner.pid} (warden stop --owner), when its agent session ended.`);
+        expect(ended.notes.join(' ')).toContain(`Stopped with the other live runs of process ${owner.pid} and of those under it (warden stop --owner): the test is done.`);
       }
       expect((await api.get(other.id))!.state).toBe('running');
       expect((await api.get(unowned.id))!.state).toBe('running');

@@ -224,7 +224,8 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'wait') return await waitCommand(rest, io, host, stateDir, remote?.transport);
     if (command === 'search') return await (await import('./search')).searchCommand(rest, io, host);
     if (command === 'events') return await (await import('./events')).eventsCommand(rest, io, host, stateDir, remote?.transport);
-    if (command === 'stop' && (await import('./stop-owned')).stopsByOwner(rest)) return await (await import('./stop-owned')).stopOwned(rest, io, host);
+    // --owner: a process's runs (stop-owned.ts, which reads /proc through the hook's agent finder: loaded only then).
+    if (command === 'stop' && rest.some((arg) => arg === '--owner' || arg.startsWith('--owner='))) return await (await import('./stop-owned')).stopOwned(rest, io, host);
     if (command === 'stop') return await stopCommand(rest, io, host);
     if (command === 'extend') return await extendCommand(rest, io, host);
     if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));

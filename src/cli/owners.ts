@@ -33,8 +33,8 @@ function parentOf(pid: number, procRoot: string): number | null {
 
 /**
  * Whether a run's owner is `root` or a process under it, by the parent links
- * in /proc now; a verdict once reached is kept per owner pid (an owner that
- * exits keeps its answer: its runs' ends come after it is gone).
+ * in /proc; the answer for an owner seen running is kept per pid (an owner
+ * that exits keeps it: its runs' ends come after it is gone).
  */
 export class OwnerFilter {
   private readonly known = new Map<number, boolean>();
@@ -55,11 +55,11 @@ export class OwnerFilter {
         mine = true;
         break;
       }
-      if (pid <= 1) break;
+      // init's parent is 0, which parentOf reads as none: the walk ends there.
       pid = parentOf(pid, this.procRoot);
     }
-    // A process already gone tells nothing now: only a yes is kept for it, and a no for one that still runs.
-    if (mine || parentOf(owner.pid, this.procRoot) !== null) this.known.set(owner.pid, mine);
+    // An owner found while it runs keeps its answer; one already gone tells nothing now (it is looked at again).
+    if (parentOf(owner.pid, this.procRoot) !== null) this.known.set(owner.pid, mine);
     return mine;
   }
 }

@@ -362,7 +362,7 @@ export async function waitCommand(args: string[], io: CliIo, host: () => Promise
 }
 
 export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]
-       warden stop --owner PID|agent [--force] [--json | --quiet]
+       warden stop --owner PID|agent [--force] [--why TEXT] [--json | --quiet]
 
 Stops a live run with the stop sequence (SIGINT, SIGTERM, then SIGKILL at the
 grace; --force: SIGKILL now) and prints its final result.
@@ -370,8 +370,9 @@ grace; --force: SIGKILL now) and prints its final result.
 With --owner: every live run that process PID owns, or a process under it
 (agent: the agent this command runs under, the nearest parent that is not a
 shell; its hook's runs and its warden mcp's), stopped together, a line each on
-stderr (--json: their results, without output, on stdout; --quiet: nothing).
-A Claude Code plugin's SessionEnd hook runs warden stop --owner agent.`;
+stderr (--json: their results, without output, on stdout; --quiet: nothing);
+--why says why in each run's notes. The plugins' SessionEnd hooks run
+warden stop --owner agent --quiet --why 'its agent session ended'.`;
 
 export async function stopCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
   const { set, words, format } = parseIdCommand(args, 'stop', [], ['force']);

@@ -13,24 +13,24 @@ import { tokensOf, UsageError } from './parse';
 import { clientError } from './remote';
 import { humanSummary } from './render';
 
-/** Whether `warden stop` words name an owner rather than a run. */
-export function stopsByOwner(args: string[]): boolean {
-  const end = args.indexOf('--');
-  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--owner' || arg.startsWith('--owner='));
-}
-
 export async function stopOwned(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
   let owner: number | null = null;
   let force = false;
   let json = false;
   let quiet = false;
-  for (const token of tokensOf(args, { owner: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' } }, 'stop')) {
+  let why: string | null = null;
+  for (const token of tokensOf(args, { owner: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' }, quiet: { type: 'boolean' }, why: { type: 'string' } }, 'stop')) {
     if (token.kind === 'positional') throw new UsageError(`warden stop --owner stops the runs of a process: give it no run id (${JSON.stringify(token.value)}).`);
     if (token.kind !== 'option') continue;
     if (token.name === 'owner') owner = ownerPidFrom(token.value ?? '');
     else if (token.name === 'force') force = true;
     else if (token.name === 'json') json = true;
-    else quiet = true;
+    else if (token.name === 'why') {
+      const text = (token.value ?? '').trim();
+      // Kept in each run's notes: one short line.
+      if (text === '' || text.length > 200 || /\p{Cc}/u.test(text)) throw new UsageError('--why takes one line of up to 200 characters: why the runs are stopped.');
+      why = text;
+    } else quiet = true;
   }
   const filter = new OwnerFilter(owner!);
   const api = await host();
@@ -40,7 +40,7 @@ export async function stopOwned(args: string[], io: CliIo, host: () => Promise<H
   } catch (error) {
     clientError(error);
   }
-  const note = `Stopped with the other runs of process ${owner} (warden stop --owner), when its agent session ended.`;
+  const note = `Stopped with the other live runs of process ${owner} and of those under it (warden stop --owner)${why !== null ? `: ${why.replace(/\.$/, '')}` : ''}.`;
   const stopped = await Promise.all(
     live.map(async (run) => {
       try {

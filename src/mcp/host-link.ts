@@ -36,6 +36,7 @@ export class HostLink {
   private current: HttpWardenApi | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly watchers = new Map<string, Set<(event: RunEvent) => void>>();
+  private readonly everyRun = new Set<(event: RunEvent) => void>();
   private closed = false;
   /** A line every run answer carries while this link's host is not the state dir's own (a read-only state dir). */
   notice: string | null = null;
@@ -126,6 +127,12 @@ export class HostLink {
     };
   }
 
+  /** Calls `listener` with every run's events until the returned function is called. */
+  watchAll(listener: (event: RunEvent) => void): () => void {
+    this.everyRun.add(listener);
+    return () => this.everyRun.delete(listener);
+  }
+
   /** Closes the event stream; later calls are refused. */
   close(): void {
     this.closed = true;
@@ -137,8 +144,7 @@ export class HostLink {
 
   private dispatch(event: RunEvent): void {
     const set = this.watchers.get(event.runId);
-    if (!set) return;
-    for (const listener of [...set]) {
+    for (const listener of [...this.everyRun, ...(set ?? [])]) {
       try {
         listener(event);
       } catch {

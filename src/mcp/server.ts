@@ -40,7 +40,18 @@ function linkFor(args: unknown, own: HostLink, session: McpSession): HostLink {
 }
 
 export function createMcpServer(link: HostLink, version: string, session: McpSession): Server {
-  const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  // resources.listChanged: a client that keeps the list (Claude Code's @warden: mentions) is told when runs start and end.
+  const server = new Server({ name: 'warden', title: 'Warden', version }, { capabilities: { tools: {}, resources: { listChanged: true } }, instructions: INSTRUCTIONS });
+  let listChanged: NodeJS.Timeout | null = null;
+  link.watchAll((event) => {
+    if ((event.type !== 'started' && event.type !== 'ended') || listChanged) return;
+    // At most one notice per quarter second, however many runs start at once.
+    listChanged = setTimeout(() => {
+      listChanged = null;
+      void server.sendResourceListChanged().catch(() => undefined);
+    }, 250);
+    listChanged.unref();
+  });
   // Built at the first tools/list, not before initialize is answered.
   let tools: Tool[] | null = null;
   const toolList = (): Tool[] =>

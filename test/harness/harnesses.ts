@@ -2,7 +2,7 @@
 // driven non-interactively in a temporary HOME with its own WARDEN_STATE_DIR.
 
 import { execa } from 'execa';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WARDEN_BIN } from '../../src/cli/testkit';
@@ -168,6 +168,62 @@ export async function registerWarden(name: HarnessName, box: Sandbox, options: {
   return { viaSetup: false };
 }
 
+/**
+ * Puts Warden into the harness as its plugin (`warden setup <harness>
+ * --plugin`): the plugins run `warden` from PATH, and setup installs through
+ * the harness's own command line, so a bin dir with both goes first on the
+ * sandbox's PATH. Returns setup's output.
+ */
+export async function installPlugin(name: HarnessName, box: Sandbox, script: string, options: { remove?: boolean } = {}): Promise<string> {
+  const bin = join(box.home, '..', 'bin');
+  if (!existsSync(bin)) {
+    mkdirSync(bin);
+    symlinkSync(WARDEN_BIN, join(bin, 'warden'));
+    symlinkSync(script, join(bin, name === 'claude-code' ? 'claude' : name));
+    box.env.PATH = `${bin}:${box.env.PATH}`;
+  }
+  const args = [WARDEN_BIN, 'setup', name, '--plugin', ...(options.remove ? ['--remove'] : [])];
+  const result = await execa(process.execPath, args, { cwd: box.project, env: box.env, extendEnv: false, reject: false, timeout: 120_000 });
+  if (result.exitCode !== 0) throw new Error(`warden setup ${name} --plugin${options.remove ? ' --remove' : ''} exited ${result.exitCode}: ${result.stderr}`);
+  return `${result.stdout}\n${result.stderr}`;
+}
+
+/**
+ * Claude Code interactive, in a pseudo-terminal (script(1)): what arms a
+ * plugin's monitors, which a -p session never does. Its first prompt is the
+ * scripted model's cue; the session is left once `done()` holds (or after
+ * timeoutMs) with /exit, then killed with its group.
+ */
+export async function driveInteractive(script: string, box: Sandbox, prompt: string, done: () => boolean, timeoutMs = 90_000): Promise<{ screen: string; done: boolean }> {
+  const config = join(box.home, '.claude.json');
+  const settings = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+  // What the first screens would ask: the folder's trust, and whether to use the API key of the environment.
+  settings.projects = { [box.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } };
+  settings.customApiKeyResponses = { approved: [box.env.ANTHROPIC_API_KEY!.slice(-20)], rejected: [] };
+  settings.theme = 'dark';
+  writeFileSync(config, JSON.stringify(settings, null, 2));
+  const native = !/\.(c|m)?js$/.test(script);
+  const line = `${native ? '' : `"${process.execPath}" `}"${script}" '${prompt.replace(/'/g, "'\\''")}' --model claude-sonnet-4-5 --allowedTools mcp__plugin_warden_warden Bash`;
+  const child = execa('script', ['-qfec', line, '/dev/null'], { cwd: box.project, env: { ...box.env, TERM: 'xterm-256color' }, extendEnv: false, stdin: 'pipe', reject: false, detached: true, timeout: timeoutMs + 20_000, killSignal: 'SIGKILL' });
+  let screen = '';
+  child.stdout!.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+  const until = Date.now() + timeoutMs;
+  while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  const reached = done();
+  child.stdin!.write('/exit\r');
+  const exited = await Promise.race([child.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+  if (!exited && child.pid) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await child;
+  // eslint-disable-next-line no-control-regex -- escape sequences are what it takes out
+  return { screen: screen.replace(/\x1b\[[0-9;?<>=]*[A-Za-z]/g, ''), done: reached };
+}
+
 export interface Drive {
   exitCode: number | undefined;
   stdout: string;
@@ -180,7 +236,8 @@ export interface Drive {
 export async function driveHarness(name: HarnessName, script: string, box: Sandbox, prompt: string, timeoutMs = 120_000): Promise<Drive> {
   const args =
     name === 'claude-code'
-      ? [script, '-p', prompt, '--model', 'claude-sonnet-4-5', '--allowedTools', 'mcp__warden', 'Bash', '--output-format', 'text']
+      ? // mcp__plugin_warden_warden: the same server when the plugin brings it (warden setup --plugin).
+        [script, '-p', prompt, '--model', 'claude-sonnet-4-5', '--allowedTools', 'mcp__warden', 'mcp__plugin_warden_warden', 'Bash', '--output-format', 'text']
       : name === 'codex'
         ? // Codex runs a hook only once the user trusted it (its /hooks review); the tests vet Warden's hook themselves.
           [script, 'exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--color', 'never', prompt]

@@ -31,6 +31,9 @@ export const PINNED: Record<'claude-code' | 'codex' | 'gemini', Pinned> = {
  */
 export const CLAUDE_CODE_LATER: Pinned = { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' };
 
+/** The newest Codex when the plugins came (issue 28; `npm view @openai/codex version`), driven through the plugin's cases. */
+export const CODEX_LATER: Pinned = { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' };
+
 export function cacheRoot(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'warden-test', 'harnesses');

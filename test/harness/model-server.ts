@@ -19,8 +19,10 @@ export type Api = 'anthropic' | 'openai' | 'gemini';
 export type Step =
   /** Calls one of `warden mcp`'s tools (run, wait, stop, show, ...) with these arguments. */
   | { mcp: string; args: Record<string, unknown> }
-  /** Calls the harness's own shell tool (Bash, shell/exec_command, run_shell_command) with this command. */
-  | { shell: string; timeoutMs?: number }
+  /** Calls the harness's own shell tool (Bash, shell/exec_command, run_shell_command) with this command; `background`: Claude Code's run_in_background. */
+  | { shell: string; timeoutMs?: number; background?: boolean }
+  /** Calls a tool of the harness's own by its exact name (Claude Code's ReadMcpResourceTool, Codex's read_mcp_resource). */
+  | { call: string; args: Record<string, unknown> }
   /** Answers with text and ends the turn. */
   | { text: string };
 
@@ -140,6 +142,7 @@ export async function startModelServer(): Promise<ModelServer> {
       if (name === undefined) return { text: `NO TOOL ${step.mcp} among ${names.join(', ')}` };
       return { name, args: step.args };
     }
+    if ('call' in step) return names.includes(step.call) ? { name: step.call, args: step.args } : { text: `NO TOOL ${step.call} among ${names.join(', ')}` };
     const name = SHELL_TOOLS[api].find((n) => names.includes(n));
     if (name === undefined) return { text: `NO SHELL TOOL among ${names.join(', ')}` };
     return { name, args: shellArgs(api, name, step) };
@@ -336,8 +339,8 @@ export async function startModelServer(): Promise<ModelServer> {
 }
 
 /** The arguments of each harness's own shell tool for a command. */
-function shellArgs(api: Api, name: string, step: { shell: string; timeoutMs?: number }): Json {
-  if (api === 'anthropic') return { command: step.shell, description: 'Run the command', ...(step.timeoutMs !== undefined ? { timeout: step.timeoutMs } : {}) };
+function shellArgs(api: Api, name: string, step: { shell: string; timeoutMs?: number; background?: boolean }): Json {
+  if (api === 'anthropic') return { command: step.shell, description: 'Run the command', ...(step.timeoutMs !== undefined ? { timeout: step.timeoutMs } : {}), ...(step.background ? { run_in_background: true } : {}) };
   if (api === 'gemini') return { command: step.shell, description: 'Run the command' };
   if (name === 'exec_command') return { cmd: step.shell, ...(step.timeoutMs !== undefined ? { yield_time_ms: step.timeoutMs } : {}) };
   if (name === 'shell_command') return { command: step.shell, ...(step.timeoutMs !== undefined ? { timeout_ms: step.timeoutMs } : {}) };

@@ -29,7 +29,7 @@ const DESCRIPTION = 'Run commands, builds, test suites, servers and Python scrip
 
 /** The shell hook, the session's end and the monitor: the same commands in every harness. */
 const HOOK = (harness: string) => `warden hook ${harness}`;
-const SESSION_END = 'warden stop --owner agent --quiet';
+const SESSION_END = "warden stop --owner agent --quiet --why 'its agent session ended'";
 const MONITOR = 'warden events --ended --yielded --owner agent';
 
 const SKILL_DESCRIPTION =
@@ -144,7 +144,9 @@ export function integrationFiles(version: string): Map<string, string> {
   files.set('.claude-plugin/marketplace.json', json({ name: MARKETPLACE_NAME, owner: author, description: DESCRIPTION, plugins: [{ name: PLUGIN_NAME, source: `./${claude}`, description: DESCRIPTION, version }] }));
   files.set(`${claude}/.claude-plugin/plugin.json`, json({ name: PLUGIN_NAME, version, description: DESCRIPTION, author, license: 'MIT', keywords: ['supervisor', 'timeout', 'mcp', 'process-tree', 'agents'] }));
   files.set(`${claude}/README.md`, readme());
-  files.set(`${claude}/.mcp.json`, json({ mcpServers: { warden: { command: 'warden', args: ['mcp'] } } }));
+  // alwaysLoad: Claude Code (2.1.332) otherwise defers a server's tools behind ToolSearch and, interactive, may start
+  // the first turn before the server is up; an alwaysLoad server is joined before the first input.
+  files.set(`${claude}/.mcp.json`, json({ mcpServers: { warden: { type: 'stdio', command: 'warden', args: ['mcp'], alwaysLoad: true } } }));
   files.set(
     `${claude}/hooks/hooks.json`,
     json({
@@ -154,7 +156,7 @@ export function integrationFiles(version: string): Map<string, string> {
       },
     }),
   );
-  files.set(`${claude}/monitors/monitors.json`, json([{ name: 'warden-runs', command: MONITOR, description: 'Warden: runs of this session that ended after you left them going' }]));
+  files.set(`${claude}/monitors/monitors.json`, json([{ name: 'warden-runs', command: MONITOR, description: 'Warden: runs of this session that ended after you left them going', when: 'always' }]));
   files.set(`${claude}/skills/warden/SKILL.md`, `${frontmatter({ name: 'warden', description: SKILL_DESCRIPTION })}\n${skillBody(claudeTool)}`);
   files.set(`${claude}/commands/runs.md`, `${frontmatter({ description: "List this session's Warden runs and how each ended", 'argument-hint': '[words to look for]' })}\n${RUNS_PROMPT(claudeTool)}\n`);
   files.set(`${claude}/commands/stop.md`, `${frontmatter({ description: 'Stop a Warden run, or every live run of this session', 'argument-hint': '[run id]' })}\n${STOP_PROMPT(claudeTool)}\n`);

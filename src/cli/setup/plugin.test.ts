@@ -61,13 +61,13 @@ describe('the plugins tree', () => {
     expect(parsed('claude-code/hooks/hooks.json')).toEqual({
       hooks: {
         PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'warden hook claude-code', timeout: 30 }] }],
-        SessionEnd: [{ hooks: [{ type: 'command', command: 'warden stop --owner agent --quiet', timeout: 60 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: "warden stop --owner agent --quiet --why 'its agent session ended'", timeout: 60 }] }],
       },
     });
     expect(JSON.stringify(parsed('codex/hooks.json'))).toContain('"command":"warden hook codex"');
     expect(JSON.stringify(parsed('gemini/hooks/hooks.json'))).toContain('"matcher":"run_shell_command","hooks":[{"name":"warden","type":"command","command":"warden hook gemini"}]');
     for (const path of ['codex/hooks.json', 'gemini/hooks/hooks.json']) expect(files.get(path), path).toContain('warden stop --owner agent --quiet');
-    expect(JSON.parse(files.get('claude-code/monitors/monitors.json')!)).toEqual([{ name: 'warden-runs', command: 'warden events --ended --yielded --owner agent', description: expect.any(String) }]);
+    expect(JSON.parse(files.get('claude-code/monitors/monitors.json')!)).toEqual([{ name: 'warden-runs', command: 'warden events --ended --yielded --owner agent', description: expect.any(String), when: 'always' }]);
   });
 
   it("the skill says when to use run (with ready for servers), wait, search and stop, in each harness's copy", () => {

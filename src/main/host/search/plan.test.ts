@@ -62,6 +62,7 @@ describe('the cursor', () => {
     ['a bad stream', packed({ 3: 'all' })],
     ['context past 20', packed({ 4: 21 })],
     ['no runs', packed({ 5: [] })],
+    ['more runs than a search takes', packed({ 5: Array.from({ length: 1001 }, () => '0123456789ab') })],
     ['a run id that is none', packed({ 5: ['../etc'] })],
     ['an index past the runs', packed({ 6: 1 })],
     ['a negative offset', packed({ 7: [-1, 1] })],

@@ -81,6 +81,11 @@ describe('context lines', () => {
     expect(m).toMatchObject({ line: 4, before, after });
   });
 
+  it('gives an empty line before as context, the first line of the text too', () => {
+    expect(scan(whole('\nX\n', 'X', { context: 2 })).matches).toEqual([{ line: 2, offset: 1, text: 'X', before: [''], after: [] }]);
+    expect(scan(whole('\n\nX\n\n', 'X', { context: 1 })).matches[0]).toMatchObject({ line: 3, before: [''], after: [''] });
+  });
+
   it('shows context lines as read (no colours, no CR) and a very long line cut around its match', () => {
     const long = `${'a'.repeat(10_000)}TARGET${'b'.repeat(10_000)}`;
     const [m] = scan(whole(`\x1b[2mctx\x1b[0m\r\n${long}\r\n${'c'.repeat(1000)}\n`, 'TARGET', { context: 1 })).matches;
@@ -110,6 +115,12 @@ describe('a gap in the middle (the cap kept head and tail)', () => {
     ]);
     expect(countLines(text, 0, gap.start + 1) + 1).toBe(4);
     expect(text.split('\n')[3]).toBe(`[warden: ${(123_456).toLocaleString('en-US')} characters dropped here]`);
+  });
+
+  it("keeps the lines on either side of the marker: the head's last line end and the tail's first line start", () => {
+    // `$` matches (empty) at the end of each line: the head's last one ends where the marker's line break is.
+    expect(scan(whole(text, '$', { gap })).matches.map((m) => m.line)).toEqual([1, 2, 3, 5, 6]);
+    expect(found(scan(whole(text, '^t1', { gap })).matches)).toEqual([[5, gap.end, 't1']]);
   });
 
   it('is none when nothing was dropped, or the marker is not there', () => {

@@ -57,8 +57,6 @@ export interface ScanResult {
   stoppedBy: 'matches' | 'time' | null;
   /** The number of the line that starts at the region's end (when asked for, and the scan reached it), else null. */
   endLine: number | null;
-  /** The line of the gap's marker, when the gap starts in the region. */
-  gapLine: number | null;
 }
 
 /** The scanner's functions; see the file's head for why they are made inside one function. */
@@ -178,8 +176,6 @@ export function searchScanner() {
     const needle = job.literal && !job.ignoreCase ? job.pattern : null;
     const matches: ScanMatch[] = [];
     const gap = job.gap;
-    // The marker's own line follows the line break it starts with.
-    const gapLine = gap !== null && gap.start >= job.scanFrom && gap.start < job.scanTo ? job.fromLine + countLines(job.region, from, gap.start - job.base + 1) : null;
     // `line` is the number of the line that starts at `counted`.
     let line = job.fromLine;
     let counted = scanStart;
@@ -193,7 +189,6 @@ export function searchScanner() {
       stoppedAt,
       stoppedBy,
       endLine: stoppedAt === null && job.wantEndLine ? lineOf(scanEnd) : null,
-      gapLine,
     });
     let next = -1; // the literal's next place, found once for many stretches
     let p = scanStart;
