@@ -17,7 +17,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
-import { extendSchema, historyQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, inputSchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -215,6 +215,7 @@ function queryObject(params: URLSearchParams, numeric: string[], lists: string[]
 }
 
 function waitOptionsFrom(params: URLSearchParams) {
+  // until=log:/a,b/ keeps its comma: no list keys here.
   const q = queryObject(params, ['timeoutMs', 'stdoutFrom', 'stderrFrom']);
   const { stdoutFrom, stderrFrom, ...rest } = q;
   if ((stdoutFrom === undefined) !== (stderrFrom === undefined)) throw new HttpError(400, 'stdoutFrom and stderrFrom go together.');
@@ -485,7 +486,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary' });
       return;
     }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output))?$/.exec(path);
+    if (path === ROUTES.ports) {
+      only('GET');
+      if (!api.ports) throw new HttpError(404, 'This host lists no ports.');
+      return send(res, 200, await api.ports());
+    }
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|input|signal|timeline|output))?$/.exec(path);
     if (runMatch) {
       const id = runRef(decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
@@ -513,6 +519,10 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           only('POST');
           const { byMs } = parse(extendSchema, await body());
           return send(res, 200, await api.extend(id, byMs));
+        }
+        case 'input': {
+          only('POST');
+          return send(res, 200, await api.input(id, parse(inputSchema, await body())));
         }
         case 'signal': {
           only('POST');

@@ -152,6 +152,22 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
         case 'limit-extended':
           writer.limitExtended(event.runId, event.atMs, event.limitMs, event.byMs);
           break;
+        // A service's life on its timeline: ready or not, its ports, what was sent to it, its lease, its main process's exit.
+        case 'ready':
+          writer.event(event.runId, event.atMs, 'ready', event.ready === false ? { ready: false } : { ready: true, afterMs: event.ready.afterMs, ports: event.ready.ports.map((p) => p.port), ...(event.ready.line !== undefined ? { line: event.ready.line } : {}) });
+          break;
+        case 'ports':
+          writer.event(event.runId, event.atMs, 'ports', { ports: event.ports.map((p) => ({ port: p.port, address: p.address, ...(p.http !== undefined ? { http: p.http } : {}) })) });
+          break;
+        case 'input':
+          writer.event(event.runId, event.atMs, 'input', { text: event.text, chars: event.chars, eof: event.eof });
+          break;
+        case 'lease-renewed':
+          writer.event(event.runId, event.atMs, 'lease-renewed', { endsAtMs: event.endsAtMs, byMs: event.byMs });
+          break;
+        case 'main-exited':
+          writer.event(event.runId, event.mainExit.atMs, 'main-exited', { exitCode: event.mainExit.exitCode, signal: event.mainExit.signal });
+          break;
         case 'ended': {
           const t = telemetry.get(event.runId);
           telemetry.delete(event.runId);

@@ -1,0 +1,83 @@
+// Every live run's listening ports, kept up to date: one pass of the port
+// finder over all live runs every PORTS_EVERY_MS while any runs, each run
+// told when its ports change (an event), and each new port asked once
+// whether it answers HTTP (the app's link).
+
+import type { ListeningPort } from '../../../shared/result';
+import type { PortFinder } from './finder';
+import { answersHttp } from './http-check';
+
+/** How often every live run's ports are looked at. */
+export const PORTS_EVERY_MS = 1_000;
+
+export interface PortedRun {
+  readonly id: string;
+  readonly ended: boolean;
+  processPids(): number[];
+  setPorts(ports: ListeningPort[]): boolean;
+}
+
+export class PortWatch {
+  private timer?: NodeJS.Timeout;
+  /** Per run, per "address port": whether it answers HTTP (undefined while being asked). */
+  private readonly http = new Map<string, Map<string, boolean | undefined>>();
+  /** Per run, the ports last found (told again with their HTTP answers when those come). */
+  private readonly last = new Map<string, ListeningPort[]>();
+
+  constructor(
+    private readonly finder: PortFinder,
+    private readonly runs: () => Iterable<PortedRun>,
+    private readonly everyMs = PORTS_EVERY_MS,
+  ) {}
+
+  /** Looks now and then on its own timer while runs are live (it never keeps the process alive). */
+  wake(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.pass() > 0) this.wake();
+    }, this.everyMs);
+    this.timer.unref();
+  }
+
+  /** One pass over the live runs; returns how many were live. */
+  pass(): number {
+    const live = new Map<string, PortedRun>();
+    for (const run of this.runs()) if (!run.ended) live.set(run.id, run);
+    const pids = new Map<string, number[]>();
+    for (const [id, run] of live) pids.set(id, run.processPids());
+    const found = live.size > 0 ? this.finder.find(pids, { every: true }) : null;
+    for (const id of this.http.keys()) if (!live.has(id)) this.forget(id);
+    if (found === null) return live.size;
+    for (const [id, ports] of found) this.tell(live.get(id)!, ports);
+    return live.size;
+  }
+
+  /** A run ended: what was known of its ports goes. */
+  forget(runId: string): void {
+    this.http.delete(runId);
+    this.last.delete(runId);
+    this.finder.forgetRun(runId);
+  }
+
+  private tell(run: PortedRun, ports: ListeningPort[]): void {
+    this.last.set(run.id, ports);
+    let known = this.http.get(run.id);
+    if (!known) this.http.set(run.id, (known = new Map()));
+    const withHttp = ports.map((p) => {
+      const key = `${p.address} ${p.port}`;
+      if (!known.has(key)) {
+        known.set(key, undefined);
+        void answersHttp(p.address, p.port).then((yes) => {
+          if (this.http.get(run.id) !== known) return;
+          known.set(key, yes);
+          const latest = this.last.get(run.id);
+          if (yes && !run.ended && latest) this.tell(run, latest);
+        });
+      }
+      const http = known.get(key);
+      return http === undefined ? p : { ...p, http };
+    });
+    run.setPorts(withHttp);
+  }
+}
