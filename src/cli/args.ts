@@ -75,6 +75,14 @@ const SHARED: Record<string, OptionSpec> = {
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
   stdin: { type: 'string' },
+  'stdin-pipe': { type: 'boolean' },
+  ready: { type: 'string' },
+  'ready-timeout': { type: 'string' },
+  'ready-interval': { type: 'string' },
+  'ready-delay': { type: 'string' },
+  'ready-status': { type: 'string' },
+  'on-not-ready': { type: 'string' },
+  lease: { type: 'string' },
   'terminate-after': { type: 'string' },
   drain: { type: 'string' },
   'teardown-budget': { type: 'string' },
@@ -316,15 +324,55 @@ const DURATION_OPTIONS: Record<string, keyof CommandRunRequest> = {
   'teardown-budget': 'teardownBudgetMs',
 };
 
+/** The readiness options of warden run, each checked; the probes themselves are checked by the engine (one line each). */
+const READY_OPTIONS = new Set(['ready', 'ready-timeout', 'ready-interval', 'ready-delay', 'ready-status', 'on-not-ready']);
+
+function readyOption(token: Extract<OptionToken, { kind: 'option' }>, ready: Partial<NonNullable<CommandRunRequest['ready']>> & { probes: string[] }): void {
+  const value = token.value ?? '';
+  switch (token.name) {
+    case 'ready':
+      if (value === '') throw new UsageError('--ready takes a probe: port, tcp:[HOST:]PORT, http://..., log:/REGEX/, exec:CMD or file:PATH.');
+      ready.probes.push(value);
+      return;
+    case 'ready-timeout':
+      ready.timeoutMs = durationOption(token.rawName, value);
+      if (ready.timeoutMs === 0) throw new UsageError('--ready-timeout must be more than 0 (the default is 120s).');
+      return;
+    case 'ready-interval':
+      ready.intervalMs = durationOption(token.rawName, value);
+      return;
+    case 'ready-delay':
+      ready.delayMs = durationOption(token.rawName, value);
+      return;
+    case 'ready-status':
+      ready.status = value;
+      return;
+    case 'on-not-ready':
+      if (value !== 'stop' && value !== 'keep') throw new UsageError(`--on-not-ready takes stop or keep, not ${JSON.stringify(value)}.`);
+      ready.onNotReady = value;
+      return;
+  }
+}
+
 export function parseRunArgs(args: string[]): RunCommand {
   const request: CommandRunRequest = { argv: [] };
   const out: { format: OutputFormat } & ClientChoices = { format: 'human' };
   const env: Record<string, string> = {};
+  const ready: Partial<NonNullable<CommandRunRequest['ready']>> & { probes: string[] } = { probes: [] };
+  let readyFlag: string | undefined;
   const { options, rest } = splitAtCommand(args, ALL, 'warden run', unknownFor('warden run'));
   for (const token of options) {
     if (token.kind !== 'option') continue;
     if (sharedOption(token, request, env, out)) continue;
-    if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
+    if (READY_OPTIONS.has(token.name)) {
+      readyOption(token, ready);
+      if (token.name !== 'ready') readyFlag ??= token.rawName;
+    } else if (token.name === 'lease') {
+      const ms = durationOption(token.rawName, token.value ?? '');
+      request.leaseMs = ms === 0 ? null : ms;
+    } else if (token.name === 'stdin-pipe') {
+      request.stdinPipe = true;
+    } else if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
       (request as unknown as Record<string, number | null>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
     } else if (token.name === 'shell') {
       request.shell = true;
@@ -336,6 +384,9 @@ export function parseRunArgs(args: string[]): RunCommand {
   }
   request.argv = rest;
   if (request.argv.length === 0) throw new UsageError('No command given: warden run [options] -- COMMAND [ARGS...]');
+  if (ready.probes.length > 0) request.ready = ready;
+  else if (readyFlag !== undefined) throw new UsageError(`${readyFlag} goes with --ready PROBE (e.g. --ready port).`);
+  if (request.stdinPipe && request.stdin !== undefined) throw new UsageError('--stdin (text given at once) and --stdin-pipe (input sent later with warden send) exclude each other.');
   if (request.shell && request.argv.length > 1) {
     // One shell string is what a user means; several words are joined as sh would see them.
     request.argv = [request.argv.join(' ')];
@@ -366,6 +417,23 @@ Options:
                           from this environment, so a secret need not be in the command line
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
+  --stdin-pipe            keep a pipe on stdin open: answer prompts with warden send ID TEXT
+  --ready PROBE           a service: answer as soon as it is ready, with the run still going
+                          (exit 0; repeatable, all must pass): port (its processes listen on
+                          a TCP port; port:N on N), tcp:[HOST:]PORT (a connect succeeds),
+                          http://URL (GET answers 200-399), log:/REGEX/[imsu] (a line of
+                          its output matches; a numeric first group is recorded as a port),
+                          exec:CMD (sh -c CMD exits 0, 5s per try), file:PATH (exists, size
+                          unchanged for 750ms)
+  --ready-timeout DUR     give up after this long from the start (default 120s): exit 3, and
+                          the run is stopped (output kept) unless --on-not-ready keep
+  --ready-interval DUR    between tries of the polled probes (default 250ms)
+  --ready-delay DUR       before the first try (default 0)
+  --ready-status A-B      HTTP statuses an http probe takes (default 200-399; e.g. 200-499)
+  --on-not-ready stop|keep  at the ready timeout: stop the run (default) or leave it running
+  --lease DURATION        the run is stopped when its lease runs out unless renewed with
+                          warden extend ID DURATION (default 2h with --ready, none without;
+                          0: none). With --ready, WARDEN_DEFAULT_LIMIT does not apply
   --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
@@ -398,6 +466,13 @@ background host started now when none runs), so it appears live there. Without
 --yield it belongs to this command: if warden run dies, by any signal, the host
 stops the run with the stop sequence and records why.
 
-Exit status: the command's own; 124 when the limit stopped it; 128+n when signal n
+With --ready, warden run answers as soon as the run is ready (its ready line and
+ports first), or when the ready timeout passes, or when it ends; a ready run goes
+on in the host (it is not this command's: Ctrl-C before it is ready stops it), and
+ends at its lease, with its --owner-pid, or with warden stop ID. Its ports: warden
+ports ID; a line of its output after an edit: warden wait ID --until log:/REGEX/.
+
+Exit status: the command's own; 0 when --ready found it ready; 3 when it was not
+ready by --ready-timeout; 124 when the limit stopped it; 128+n when signal n
 ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
 returned first (0 with --format shell-results); 125 for Warden's own errors (bad arguments).`;

@@ -89,6 +89,15 @@ describe('LineFeed', () => {
     expect(seen).toEqual(['second half']);
   });
 
+  it('offers a line left open before anyone listened (a prompt) once the stream is quiet', async () => {
+    const lines = new LineFeed((stream) => (stream === 'stdout' ? 'Password: ' : ''), true);
+    const seen: string[] = [];
+    lines.subscribe((line) => seen.push(line));
+    expect(seen).toEqual([]);
+    await quiet();
+    expect(seen).toEqual(['Password: ']);
+  });
+
   it('reads nothing back when the stream ended its line, or had no output', () => {
     const lines = new LineFeed(() => 'done\r');
     lines.push('stdout', 'done\r');

@@ -61,6 +61,8 @@ export class LineFeed {
       }
     }
     this.listeners.add(listener);
+    // A line left open before anyone listened (a prompt waiting for its answer) is offered once its stream is quiet.
+    for (const stream of ['stdout', 'stderr'] as const) if (this.open[stream] !== '' && !this.offered[stream] && this.timers[stream] === undefined) this.armQuiet(stream);
     return () => this.listeners.delete(listener);
   }
 
@@ -91,16 +93,24 @@ export class LineFeed {
       at = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
       this.emit(line, stream);
     }
-    clearTimeout(this.timers[stream]);
-    if (this.open[stream] !== '' && this.listeners.size > 0) {
-      const timer = setTimeout(() => {
-        if (this.offered[stream] || this.open[stream] === '' || this.listeners.size === 0) return;
-        this.offered[stream] = true;
-        this.emit(this.open[stream], stream);
-      }, PARTIAL_QUIET_MS);
-      timer.unref();
-      this.timers[stream] = timer;
+    if (this.open[stream] !== '') this.armQuiet(stream);
+    else {
+      clearTimeout(this.timers[stream]);
+      this.timers[stream] = undefined;
     }
+  }
+
+  /** Offers the stream's open line once no output came on it for PARTIAL_QUIET_MS. */
+  private armQuiet(stream: OutputStream): void {
+    clearTimeout(this.timers[stream]);
+    const timer = setTimeout(() => {
+      this.timers[stream] = undefined;
+      if (this.offered[stream] || this.open[stream] === '' || this.listeners.size === 0) return;
+      this.offered[stream] = true;
+      this.emit(this.open[stream], stream);
+    }, PARTIAL_QUIET_MS);
+    timer.unref();
+    this.timers[stream] = timer;
   }
 
   /** No more output comes: the open lines are offered as they are. */
