@@ -326,6 +326,21 @@ export class CommandRun {
     return [...pids];
   }
 
+  /**
+   * The run's processes as the sampler last saw them (no file read: the
+   * every-second look at every live run's ports uses these); before its
+   * first sample, processPids().
+   */
+  knownPids(): number[] {
+    if (this.result || this.pgid === undefined) return [];
+    const latest = this.sampler?.latest(this.id);
+    if (!latest) return this.processPids();
+    const pids = new Set<number>(this.livedOnPids);
+    collectPids(latest.roots, pids);
+    if (this.shim) pids.delete(this.shim.pid);
+    return [...pids];
+  }
+
   /** Its listening ports as last found. */
   get listeningPorts(): ListeningPort[] {
     return this.result ? [] : this.ports;

@@ -37,7 +37,7 @@ import { sliceOfKept, type OutputSlice } from './output';
 import { CommandRun, type RunPorts } from './run';
 import { PortFinder } from './ports/finder';
 import { procSocketTable } from './ports/socket-table';
-import { PortWatch } from './ports/watch';
+import { PORTS_EVERY_MS, PortWatch } from './ports/watch';
 import { holdersOf } from './ports/holder';
 import { parseProbe } from './ready/probe-spec';
 import { LineFeed, MAX_LINE_CHARS } from './lines';
@@ -134,6 +134,8 @@ export interface SupervisorOptions {
   reaper?: boolean;
   /** Descriptors kept free for the process itself: new runs are refused below it (default: a tenth of RLIMIT_NOFILE, 64-1024; null: no check). */
   descriptorReserve?: number | null;
+  /** How often every live run's listening ports are looked at (default 1 s, ports/watch.ts); 0: never (the port probe still looks). */
+  portsEveryMs?: number;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -208,6 +210,7 @@ export class Supervisor {
   private readonly descriptors?: DescriptorCheck;
   private portFinder?: PortFinder | null;
   private portWatch?: PortWatch;
+  private readonly portsEveryMs: number;
 
   /** Refuses a new run while fewer descriptors than the reserve would be left (descriptors.ts). */
   private refuseIfLow(): void {
@@ -235,6 +238,7 @@ export class Supervisor {
     this.sampleRateHz = options.sampleRateHz ?? 2;
     if (options.watch) this.watch = options.watch;
     this.useReaper = options.reaper ?? true;
+    this.portsEveryMs = options.portsEveryMs ?? PORTS_EVERY_MS;
     if (options.descriptorReserve !== null) this.descriptors = descriptorCheck(options.descriptorReserve === undefined ? {} : { reserve: options.descriptorReserve });
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
@@ -267,7 +271,7 @@ export class Supervisor {
     const run = new CommandRun(options, (event) => this.events.emit('event', event), memory, this.processSampler(), this.watch, reaper, this.runPorts());
     this.runs.set(id, run);
     run.start();
-    this.portWatch?.wake();
+    if (this.portsEveryMs > 0) this.portWatch?.wake();
     void run.done.then(() => {
       this.portWatch?.forget(id);
       this.forgetOldRuns(id);
@@ -280,13 +284,13 @@ export class Supervisor {
     if (this.portFinder === undefined) {
       this.portFinder = this.settings.procRoot === null ? null : new PortFinder(procSocketTable(this.settings.procRoot));
       if (this.portFinder) {
-        this.portWatch = new PortWatch(this.portFinder, () => [...this.runs.values()].filter((run): run is CommandRun => run instanceof CommandRun));
+        this.portWatch = new PortWatch(this.portFinder, () => [...this.runs.values()].filter((run): run is CommandRun => run instanceof CommandRun), this.portsEveryMs);
       }
     }
     const finder = this.portFinder;
     if (!finder) return undefined;
     return {
-      find: (runId, pids) => finder.find(new Map([[runId, pids]]))?.get(runId) ?? null,
+      find: (runId, pids) => finder.find(new Map([[runId, pids]]), { fresh: true })?.get(runId) ?? null,
       holder: async (port, runId) => this.describeHolder(finder, port, runId),
     };
   }
@@ -511,9 +515,14 @@ export class Supervisor {
     return run.send(text, input.eof === true);
   }
 
+  /** What the port finder has read so far (benchmarks); null before any run or without /proc. */
+  portStats(): PortFinder['stats'] | null {
+    return this.portFinder ? { ...this.portFinder.stats } : null;
+  }
+
   /** Every live run's listening ports now (a fresh look), by run id. */
   ports(): Map<string, ListeningPort[]> {
-    this.portWatch?.pass();
+    this.portWatch?.pass(true);
     const found = new Map<string, ListeningPort[]>();
     for (const run of this.runs.values()) {
       if (run.ended || !(run instanceof CommandRun)) continue;

@@ -7,18 +7,27 @@ import type { ListeningPort } from '../../../shared/result';
 import type { PortFinder } from './finder';
 import { answersHttp } from './http-check';
 
-/** How often every live run's ports are looked at. */
+/** How often every live run's ports are looked at, at most. */
 export const PORTS_EVERY_MS = 1_000;
+/**
+ * The watch waits at least this many times as long as its last pass took:
+ * on a machine where reading the kernel's tables is slow (large socket
+ * hashes, a loaded machine), it looks less often rather than take more than
+ * about 2 % of a core.
+ */
+const PASS_SHARE = 50;
 
 export interface PortedRun {
   readonly id: string;
   readonly ended: boolean;
-  processPids(): number[];
+  /** Its processes as last known (cheap: read on every pass for every live run). */
+  knownPids(): number[];
   setPorts(ports: ListeningPort[]): boolean;
 }
 
 export class PortWatch {
   private timer?: NodeJS.Timeout;
+  private lastPassMs = 0;
   /** Per run, per "address port": whether it answers HTTP (undefined while being asked). */
   private readonly http = new Map<string, Map<string, boolean | undefined>>();
   /** Per run, the ports last found (told again with their HTTP answers when those come). */
@@ -35,18 +44,21 @@ export class PortWatch {
     if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.pass() > 0) this.wake();
-    }, this.everyMs);
+      const started = performance.now();
+      const live = this.pass();
+      this.lastPassMs = performance.now() - started;
+      if (live > 0) this.wake();
+    }, Math.max(this.everyMs, this.lastPassMs * PASS_SHARE));
     this.timer.unref();
   }
 
-  /** One pass over the live runs; returns how many were live. */
-  pass(): number {
+  /** One pass over the live runs (`fresh`: the tables read whatever the counters say); returns how many were live. */
+  pass(fresh = false): number {
     const live = new Map<string, PortedRun>();
     for (const run of this.runs()) if (!run.ended) live.set(run.id, run);
     const pids = new Map<string, number[]>();
-    for (const [id, run] of live) pids.set(id, run.processPids());
-    const found = live.size > 0 ? this.finder.find(pids, { every: true }) : null;
+    for (const [id, run] of live) pids.set(id, run.knownPids());
+    const found = live.size > 0 ? this.finder.find(pids, { every: true, fresh }) : null;
     for (const id of this.http.keys()) if (!live.has(id)) this.forget(id);
     if (found === null) return live.size;
     for (const [id, ports] of found) this.tell(live.get(id)!, ports);
