@@ -76,6 +76,9 @@ describe('warden mcp with services', { timeout: 90_000 }, () => {
     expect(fetched.json).toMatchObject({ verdict: 'completed', stdout: expect.stringContaining(`hello from the dev server on ${port}`) });
     const listed = await call('list', { live: true });
     expect(listed.text).toMatch(new RegExp(`running, ready, listening on ${port}`));
+    const extended = await call('extend', { id, by: '30m' });
+    expect(extended.text.split('\n')[0]).toMatch(new RegExp(`^Run ${id}'s lease now ends at 2 h 30 min of its clock \\(`));
+    expect(extended.json).toMatchObject({ limitMs: null, lease: { ms: 7_200_000, endsAtMs: 9_000_000 } });
     const stopped = await call('stop', { id });
     expect(stopped.json).toMatchObject({ verdict: 'stopped' });
     expect(await accepts(port)).toBe(false);

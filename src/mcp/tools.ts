@@ -313,7 +313,7 @@ const INPUT_DESCRIPTION = `Send text to the stdin of a live run started with std
 
 const STOP_DESCRIPTION = `Stop a live run with Warden's stop sequence (SIGINT, then SIGTERM, then SIGKILL after its grace) and return its final result: verdict "stopped", the output not returned yet, and what teardown ended. force: true sends SIGKILL at once. Use it when a run is stuck or no longer needed.`;
 
-const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
+const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. A service started with ready has its lease renewed instead (it ends that much later), so it keeps running while you use it. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
 
 const LIST_DESCRIPTION = `List live and recent runs from Warden's history, newest first: id, when it started, verdict (or state while live), elapsed time against its limit, and the command. Filter by live, verdict, since ("1h"), or search text. Use it to find a run's id (for show, wait or stop) or to see what ran and how it ended. allHosts: true lists this machine's runs and every configured remote host's, each with its host. structuredContent.runs holds the runs without their output.`;
 
@@ -437,7 +437,9 @@ export const TOOLS: ToolDef[] = [
       if (byMs === undefined || byMs <= 0) throw new InputError(`by takes a duration such as 30s or 5m, not ${JSON.stringify(args.by)}.`);
       const result = await context.link.call((api) => api.extend(args.id, byMs));
       const limit = result.limitMs !== null ? `a ${seconds(result.limitMs)} limit` : 'no limit';
-      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, lead: `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).` });
+      // A service's extend renews its lease: say that, not that it has no limit.
+      const lead = result.lease ? `Run ${result.id}'s lease now ends at ${seconds(result.lease.endsAtMs)} of its clock${result.limitMs !== null ? `, and it has ${limit}` : ''} (${seconds(result.elapsedMs)} elapsed).` : `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).`;
+      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, lead });
     },
   },
   {

@@ -140,6 +140,8 @@ export class CommandRun {
   private ports: ListeningPort[] = [];
   /** A service whose main process exited while the rest of it lived on: when and how. */
   private mainExit?: MainExit;
+  /** The main process's exit was seen (the look at what lives on may still be under way). */
+  private mainExitSeen = false;
   /** While it lives on: its processes as last seen (the stop sequence signals each), and the poll. */
   private livedOnPids: number[] = [];
   private livedOnTimer?: NodeJS.Timeout;
@@ -531,23 +533,22 @@ export class CommandRun {
   }
 
   private async onExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined): Promise<void> {
-    if (this.exit !== undefined) return;
-    // The backstop after SIGKILL ends a service living on; anything else said of its main process is old news.
-    if (this.mainExit !== undefined) {
-      if (code === null && signal === null && this.livedOnPids.length > 0) return this.endLivedOn('kill-backstop');
+    if (this.exit !== undefined || this.mainExitSeen) {
+      // The backstop after SIGKILL ends a service living on; anything else said of its main process is old news.
+      if (this.mainExit !== undefined && code === null && signal === null && this.livedOnPids.length > 0) return this.endLivedOn('kill-backstop');
       return;
     }
+    this.mainExitSeen = true;
     const atMs = this.elapsedMs();
     if (this.options.ready !== null && code === 0 && signal === null && !this.stopper.started) {
       // A service whose main process forked and exited 0 may live on in its other processes (a daemon).
-      this.mainExit = { exitCode: code, signal, atMs: Math.round(atMs) };
       const left = await this.processesLeft();
       const ports = left.length > 0 ? (this.portLookup?.find(this.id, left) ?? []) : [];
       if (left.length > 0 && (this.readyWatch?.state === 'waiting' || ports.length > 0) && this.exit === undefined && !this.stopper.started) {
+        this.mainExit = { exitCode: code, signal, atMs: Math.round(atMs) };
         this.liveOn(left, ports);
         return;
       }
-      this.mainExit = undefined;
     }
     return this.endAfterExit(code, signal, notBeforeTicks, atMs);
   }
