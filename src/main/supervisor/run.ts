@@ -298,6 +298,11 @@ export class CommandRun {
     return this.options.ready === null ? 'none' : 'waiting';
   }
 
+  /** Whether it was started with readiness probes (a service). */
+  get service(): boolean {
+    return this.options.ready !== null;
+  }
+
   /** Whether it was started with readiness probes and stops when they do not pass. */
   get stopsWhenNotReady(): boolean {
     return this.options.ready?.onNotReady === 'stop';

@@ -16,10 +16,19 @@ export const PORTS_EVERY_MS = 1_000;
  * about 2 % of a core.
  */
 const PASS_SHARE = 50;
+/**
+ * A port of a run that is no service (started without readiness probes) is
+ * asked whether it answers HTTP only once it has listened this long: a test
+ * suite's short-lived servers, which may count their requests, never see
+ * Warden's HEAD /; a dev server started without --ready gets its link then.
+ */
+export const HTTP_CHECK_AFTER_MS = 5_000;
 
 export interface PortedRun {
   readonly id: string;
   readonly ended: boolean;
+  /** Started with readiness probes: its ports are asked about HTTP at once. */
+  readonly service: boolean;
   /** Its processes as last known (cheap: read on every pass for every live run). */
   knownPids(): number[];
   setPorts(ports: ListeningPort[]): boolean;
@@ -28,8 +37,8 @@ export interface PortedRun {
 export class PortWatch {
   private timer?: NodeJS.Timeout;
   private lastPassMs = 0;
-  /** Per run, per "address port": whether it answers HTTP (undefined while being asked). */
-  private readonly http = new Map<string, Map<string, boolean | undefined>>();
+  /** Per run, per "address port": whether it answers HTTP (undefined while being asked), or when it was first seen (a number, not asked yet). */
+  private readonly http = new Map<string, Map<string, boolean | undefined | number>>();
   /** Per run, the ports last found (told again with their HTTP answers when those come). */
   private readonly last = new Map<string, ListeningPort[]>();
 
@@ -37,6 +46,7 @@ export class PortWatch {
     private readonly finder: PortFinder,
     private readonly runs: () => Iterable<PortedRun>,
     private readonly everyMs = PORTS_EVERY_MS,
+    private readonly httpAfterMs = HTTP_CHECK_AFTER_MS,
   ) {}
 
   /** Looks now and then on its own timer while runs are live (it never keeps the process alive). */
@@ -76,9 +86,12 @@ export class PortWatch {
     this.last.set(run.id, ports);
     let known = this.http.get(run.id);
     if (!known) this.http.set(run.id, (known = new Map()));
+    const now = performance.now();
     const withHttp = ports.map((p) => {
       const key = `${p.address} ${p.port}`;
-      if (!known.has(key)) {
+      if (!known.has(key)) known.set(key, now);
+      const seenAt = known.get(key);
+      if (typeof seenAt === 'number' && (run.service || now - seenAt >= this.httpAfterMs)) {
         known.set(key, undefined);
         void answersHttp(p.address, p.port).then((yes) => {
           if (this.http.get(run.id) !== known) return;
@@ -88,7 +101,7 @@ export class PortWatch {
         });
       }
       const http = known.get(key);
-      return http === undefined ? p : { ...p, http };
+      return typeof http === 'boolean' ? { ...p, http } : p;
     });
     run.setPorts(withHttp);
   }
