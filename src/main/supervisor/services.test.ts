@@ -277,8 +277,8 @@ describe('input to a live run', () => {
     await expect(async () => h.supervisor.input(id, { text: 'again\n' })).rejects.toThrow(/has ended; it takes no more input/);
   });
 
-  it('sends the end of input, and refuses more after it', async () => {
-    const h = harness();
+  it.each(['cgroup', 'no-cgroup'] as const)('sends the end of input, and refuses more after it (%s)', async (kind) => {
+    const h = harness(kind);
     const { id } = h.supervisor.start({ argv: [node, fixture('ask.mjs')], stdinPipe: true });
     h.supervisor.input(id, { eof: true });
     expect(() => h.supervisor.input(id, { text: 'y\n' })).toThrow(/stdin is closed \(the end of input was sent\)/);
