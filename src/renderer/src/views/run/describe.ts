@@ -188,6 +188,7 @@ export function serviceEntry(kind: string, d: Record<string, unknown>): { title:
       if (d.ready === false) return { title: 'Not ready', detail: 'its readiness probes did not pass in time' };
       return { title: 'Ready', detail: `${ports(d.ports) ? `listening on ${ports(d.ports)}` : 'its probes passed'}${str(d.line) !== null ? `: ${str(d.line)}` : ''}` };
     case 'ports':
+      if (str(d.more) !== null) return { title: 'Ports', detail: str(d.more)! };
       return { title: 'Ports', detail: ports(d.ports) ? `listening on ${ports(d.ports)}` : 'listening on no port' };
     case 'input': {
       const text = str(d.text) ?? '';

@@ -97,6 +97,7 @@ describe('serviceEntry (the timeline)', () => {
     ['ready', { ready: false }, 'Not ready', 'its readiness probes did not pass in time'],
     ['ports', { ports: [{ port: 5173 }, { port: 24678 }] }, 'Ports', 'listening on 5173, 24678'],
     ['ports', { ports: [] }, 'Ports', 'listening on no port'],
+    ['ports', { ports: [], more: 'its ports kept changing; later changes are not kept' }, 'Ports', 'its ports kept changing; later changes are not kept'],
     ['input', { text: 'y\n', chars: 2, eof: false }, 'Input sent', '"y\\n"'],
     ['input', { text: 'abc', chars: 5000, eof: true }, 'Input sent, then end of input', '"abc" (5000 characters)'],
     ['input', { text: '', chars: 0, eof: true }, 'End of input sent', 'its stdin closed'],
