@@ -8,7 +8,7 @@
 // BENCH_CLI_CALLS [30], BENCH_CLI_COLD [5], BENCH_MCP_CALLS [30], BENCH_PROTOCOL_LOADS [100], BENCH_PROTOCOL_ROUNDS [15],
 // BENCH_LOAD_RUNS [50], BENCH_LOAD_ROUNDS [8], BENCH_LOAD_BYTES [10000000], BENCH_FAULT_ROUNDS [5],
 // BENCH_MCP_INIT_RUNS [20], BENCH_HOOK_CALLS [30], BENCH_FD_RUNS [500], BENCH_FD_LIMIT [4096],
-// BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5], BENCH_SEARCH_ROUNDS [7].
+// BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5], BENCH_SEARCH_ROUNDS [7], BENCH_SERVICE_RUNS [200], BENCH_SERVICE_PROBES [20].
 
 import { benchDeadline } from './deadline';
 import { machineLine, printFigure, type Figure } from './lib';
@@ -24,7 +24,7 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
-const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,x').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,v,x').split(',').map((s) => s.trim()));
 
 // (a) runs first: fork() costs more as the process grows (page tables), and
 // (b) grows it, which would hide the engine's fixed cost behind a slower baseline.
@@ -46,6 +46,7 @@ const sections: [string, () => Promise<Figure>][] = [
   ['t', async () => (await import('./search')).benchSearch({ rounds: intEnv('BENCH_SEARCH_ROUNDS', 7) })],
   ['s', async () => (await import('./remote')).benchRemote({ calls: intEnv('BENCH_REMOTE_CALLS', 15), coldCalls: intEnv('BENCH_REMOTE_COLD', 5), latencyRounds: 4, latencyLines: 50 })],
   ['u', async () => (await import('./relay')).benchRelay({ gets: intEnv('BENCH_RELAY_GETS', 50), latencyRounds: 4, latencyLines: 50 })],
+  ['v', async () => (await import('./services')).benchServices({ runs: intEnv('BENCH_SERVICE_PROBES', 20), liveRuns: intEnv('BENCH_SERVICE_RUNS', 200), rounds: 2, windowMs: 10_000 })],
   ['p', async () => (await import('./faults')).benchFaults({ rounds: intEnv('BENCH_FAULT_ROUNDS', 5), sweepRuns: 20, lostRuns: 100 })],
   ['n', async () => (await import('./protocol')).benchProtocol({ loads: intEnv('BENCH_PROTOCOL_LOADS', 100), rounds: intEnv('BENCH_PROTOCOL_ROUNDS', 15) })],
   ['o', async () => (await import('./load')).benchLoad({ runs: intEnv('BENCH_LOAD_RUNS', 50), rounds: intEnv('BENCH_LOAD_ROUNDS', 8), bytes: intEnv('BENCH_LOAD_BYTES', 10_000_000) })],

@@ -85,6 +85,14 @@ const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
   'ok-exit': { type: 'string' },
   stdin: { type: 'string' },
+  'stdin-pipe': { type: 'boolean' },
+  ready: { type: 'string' },
+  'ready-timeout': { type: 'string' },
+  'ready-interval': { type: 'string' },
+  'ready-delay': { type: 'string' },
+  'ready-status': { type: 'string' },
+  'on-not-ready': { type: 'string' },
+  lease: { type: 'string' },
   'terminate-after': { type: 'string' },
   drain: { type: 'string' },
   'teardown-budget': { type: 'string' },
@@ -409,15 +417,55 @@ export function okExitCodes(text: string): number[] {
   });
 }
 
+/** The readiness options of warden run, each checked; the probes themselves are checked by the engine (one line each). */
+const READY_OPTIONS = new Set(['ready', 'ready-timeout', 'ready-interval', 'ready-delay', 'ready-status', 'on-not-ready']);
+
+function readyOption(token: Extract<OptionToken, { kind: 'option' }>, ready: Partial<NonNullable<CommandRunRequest['ready']>> & { probes: string[] }): void {
+  const value = token.value ?? '';
+  switch (token.name) {
+    case 'ready':
+      if (value === '') throw new UsageError('--ready takes a probe: port, tcp:[HOST:]PORT, http://..., log:/REGEX/, exec:CMD or file:PATH.');
+      ready.probes.push(value);
+      return;
+    case 'ready-timeout':
+      ready.timeoutMs = durationOption(token.rawName, value);
+      if (ready.timeoutMs === 0) throw new UsageError('--ready-timeout must be more than 0 (the default is 120s).');
+      return;
+    case 'ready-interval':
+      ready.intervalMs = durationOption(token.rawName, value);
+      return;
+    case 'ready-delay':
+      ready.delayMs = durationOption(token.rawName, value);
+      return;
+    case 'ready-status':
+      ready.status = value;
+      return;
+    case 'on-not-ready':
+      if (value !== 'stop' && value !== 'keep') throw new UsageError(`--on-not-ready takes stop or keep, not ${JSON.stringify(value)}.`);
+      ready.onNotReady = value;
+      return;
+  }
+}
+
 export function parseRunArgs(args: string[]): RunCommand {
   const request: CommandRunRequest = { argv: [] };
   const out: { format: OutputFormat } & ClientChoices = { format: 'human' };
   const env: Record<string, string> = {};
+  const ready: Partial<NonNullable<CommandRunRequest['ready']>> & { probes: string[] } = { probes: [] };
+  let readyFlag: string | undefined;
   const { options, rest } = splitAtCommand(args, ALL, 'warden run', unknownFor('warden run'));
   for (const token of options) {
     if (token.kind !== 'option') continue;
     if (sharedOption(token, request, env, out)) continue;
-    if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
+    if (READY_OPTIONS.has(token.name)) {
+      readyOption(token, ready);
+      if (token.name !== 'ready') readyFlag ??= token.rawName;
+    } else if (token.name === 'lease') {
+      const ms = durationOption(token.rawName, token.value ?? '');
+      request.leaseMs = ms === 0 ? null : ms;
+    } else if (token.name === 'stdin-pipe') {
+      request.stdinPipe = true;
+    } else if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
       (request as unknown as Record<string, number | null>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
     } else if (token.name === 'shell') {
       request.shell = true;
@@ -431,6 +479,9 @@ export function parseRunArgs(args: string[]): RunCommand {
   }
   request.argv = rest;
   if (request.argv.length === 0) throw new UsageError('No command given: warden run [options] -- COMMAND [ARGS...]');
+  if (ready.probes.length > 0) request.ready = ready;
+  else if (readyFlag !== undefined) throw new UsageError(`${readyFlag} goes with --ready PROBE (e.g. --ready port).`);
+  if (request.stdinPipe && request.stdin !== undefined) throw new UsageError('--stdin (text given at once) and --stdin-pipe (input sent later with warden send) exclude each other.');
   if (request.shell && request.argv.length > 1) {
     // One shell string is what a user means; several words are joined as sh would see them.
     request.argv = [request.argv.join(' ')];
@@ -464,6 +515,23 @@ Options:
                           from this environment, so a secret need not be in the command line
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
+  --stdin-pipe            keep a pipe on stdin open: answer prompts with warden send ID TEXT
+  --ready PROBE           a service: answer as soon as it is ready, with the run still going
+                          (exit 0; repeatable, all must pass): port (its processes listen on
+                          a TCP port; port:N on N), tcp:[HOST:]PORT (a connect succeeds),
+                          http://URL (GET answers 200-399), log:/REGEX/[imsu] (a line of
+                          its output matches; a numeric first group is recorded as a port),
+                          exec:CMD (sh -c CMD exits 0, 5s per try), file:PATH (exists, size
+                          unchanged for 750ms)
+  --ready-timeout DUR     give up after this long from the start (default 120s): exit 3, and
+                          the run is stopped (output kept) unless --on-not-ready keep
+  --ready-interval DUR    between tries of the polled probes (default 250ms)
+  --ready-delay DUR       before the first try (default 0)
+  --ready-status A-B      HTTP statuses an http probe takes (default 200-399; e.g. 200-499)
+  --on-not-ready stop|keep  at the ready timeout: stop the run (default) or leave it running
+  --lease DURATION        the run is stopped when its lease runs out unless renewed with
+                          warden extend ID DURATION (default 2h with --ready, none without;
+                          0: none). With --ready, WARDEN_DEFAULT_LIMIT does not apply
   --memory SIZE           memory limit in its own cgroup: 512M, 2G, 1.5Gi (powers of 1024, with or
                           without i), or bytes (refused where no memory cgroup is writable)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
@@ -490,7 +558,7 @@ Options:
   --termination-log [PATH] at the end, write the verdict, exit, elapsed, OOM and the last lines of
                           output as JSON within 4,096 bytes to PATH (default /dev/termination-log,
                           Kubernetes' termination message; a PATH word needs the -- before COMMAND);
-                          a run refused before it starts, command line included, leaves why (exit 125)
+                          a run refused before it starts, command line included, leaves why (exit ${CLI_ERROR_EXIT})
   --exit-codes CONTRACT   standard or k8s: how the end becomes the exit status (see below; default
                           k8s inside a Kubernetes pod, where KUBERNETES_SERVICE_HOST is set)
   --oom-exit-code N       with k8s: the status of a confirmed OOM kill (default 137; a code of its
@@ -504,8 +572,15 @@ stops the run with the stop sequence and records why; with --yield and
 --owner-pid (a hook's line) until it yields, then it is the owner's. The command starts with
 this process's umask and resource limits (ulimit), not the host's.
 
-Exit status (standard): the command's own; 124 when the limit stopped it; 128+n when
-signal n ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
+With --ready, warden run answers as soon as the run is ready (its ready line and
+ports first), or when the ready timeout passes, or when it ends; a ready run goes
+on in the host (it is not this command's: Ctrl-C before it is ready stops it), and
+ends at its lease, with its --owner-pid, or with warden stop ID. Its ports: warden
+ports ID; a line of its output after an edit: warden wait ID --until log:/REGEX/.
+
+Exit status (standard): the command's own; 0 when --ready found it ready; 3 when it
+was not ready by --ready-timeout; 124 when the limit stopped it; 128+n when signal n
+ended it; 126 or 127 when it could not be run or was not found; 75 when --yield
 returned first (0 with --format shell-results); ${CLI_ERROR_EXIT} for Warden's own errors (bad arguments).
 With --exit-codes k8s: completed 0; failed the command's own; timed out 124; Warden's own
 error ${CLI_ERROR_EXIT} (a lost host too); a confirmed OOM kill --oom-exit-code (137); another signal n

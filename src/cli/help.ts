@@ -6,6 +6,7 @@
 import { RUN_HELP } from './args';
 import { LIST_HELP, PRUNE_HELP, SHOW_HELP } from './history';
 import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
+import { PORTS_HELP, SEND_HELP } from './services';
 // Each command's help text alone: setup's and the hook's code stay out of
 // every call's startup (the bundle's metafile shows what help.ts pulls in).
 import { SETUP_HELP } from './setup/help';
@@ -93,6 +94,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
   wait: WAIT_HELP,
   stop: STOP_HELP,
   extend: EXTEND_HELP,
+  ports: PORTS_HELP,
+  send: SEND_HELP,
   list: LIST_HELP,
   show: SHOW_HELP,
   search: SEARCH_HELP,

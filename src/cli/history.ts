@@ -88,7 +88,9 @@ export async function list(args: string[], out: (text: string) => void, source: 
     }
     for (const run of page.runs) {
       const what = run.command ?? (run.code ?? '').split('\n')[0] ?? '';
-      out(`${run.id}  ${run.startedAt.replace('T', ' ').slice(0, 19)}  ${(run.verdict ?? run.state).padEnd(12)} ${seconds(run.elapsedMs).padStart(8)}  ${forTerminal(what.slice(0, 80), true)}\n`);
+      // A live service says whether it is ready and where it listens.
+      const service = run.state === 'ended' ? '' : `${run.ready ? '  [ready]' : run.ready === false ? '  [not ready]' : ''}${run.ports && run.ports.length > 0 ? `  [listening on ${[...new Set(run.ports.map((p) => p.port))].join(', ')}]` : ''}`;
+      out(`${run.id}  ${run.startedAt.replace('T', ' ').slice(0, 19)}  ${(run.verdict ?? run.state).padEnd(12)} ${seconds(run.elapsedMs).padStart(8)}  ${forTerminal(what.slice(0, 80), true)}${service}\n`);
     }
     if (page.nextCursor) out(`(more: narrow with --since, --verdict or --search, or raise --limit)\n`);
     return 0;

@@ -35,10 +35,13 @@ Commands:
   run [options] -- COMMAND [ARGS...]   run a command under supervision (see warden run --help)
   run --python [options] (-c CODE | FILE)
                                        run a Python script in an interpreter session
-  wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result
+  wait ID [--yield D] [--all-output]   wait for a run's end (or D) and print its result;
+       [--until ready|log:/RE/]        or until a service is ready, or a line of its output matches
   stop ID [--force]                    stop a live run with the stop sequence; print its result
   stop --owner PID|agent [--force]     stop every live run of a process and of those under it
-  extend ID DURATION                   move a live run's deadline later
+  extend ID DURATION                   move a live run's deadline later (a service's: renew its lease)
+  ports [ID] [--json]                  the TCP ports live runs listen on, with URLs for HTTP ones
+  send ID TEXT [--no-newline] [--eof]  input to a run started with --stdin-pipe (answer its prompt)
   list [--live] [--verdict V] [--since 1h] [--search TEXT] [--json]
                                        past and live runs from the history
   show ID [--json]                     one run, live or from the history, whole
@@ -228,6 +231,8 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     if (command === 'stop' && rest.some((arg) => arg === '--owner' || arg.startsWith('--owner='))) return await (await import('./stop-owned')).stopOwned(rest, io, host);
     if (command === 'stop') return await stopCommand(rest, io, host);
     if (command === 'extend') return await extendCommand(rest, io, host);
+    if (command === 'ports') return await (await import('./services')).portsCommand(rest, io, host);
+    if (command === 'send') return await (await import('./services')).sendCommand(rest, io, host);
     if (command === 'sessions') return await sessionsCommand(rest, io, remote ? remote.api : await connectToHost(stateDir));
     if (command === 'history') {
       if (rest[0] !== 'prune') throw new UsageError(`warden history takes a subcommand: prune (see warden history --help).`);
@@ -270,7 +275,7 @@ async function hostFor(stateDir: string, io: CliIo): Promise<HttpWardenApi> {
 }
 
 /** The commands `--remote NAME` (or WARDEN_REMOTE) sends to another machine's host. */
-const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'list', 'show', 'search', 'events', 'sessions', 'mcp']);
+const REMOTE_COMMANDS = new Set(['run', 'wait', 'stop', 'extend', 'ports', 'send', 'list', 'show', 'search', 'events', 'sessions', 'mcp']);
 
 /** A leading `--remote NAME` (or --remote=NAME), taken off the words. */
 function remoteOption(args: string[]): { remoteName: string | undefined; args: string[] } {
@@ -330,6 +335,8 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
   const embedded = command.embedded === true || embeddedFromEnv();
   if (embedded && yieldMs !== undefined) throw new UsageError('--yield needs the host, so the run can go on after this command returns: drop --embedded (or WARDEN_EMBEDDED).');
   if (embedded && (command.ownerPid !== undefined || command.detach)) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs the host, so the run can outlive this command: drop --embedded (or WARDEN_EMBEDDED).`);
+  const service = !isPythonCommand(command) && command.request.ready !== undefined;
+  if (embedded && service) throw new UsageError('--ready needs the host, so the service goes on after warden run answers that it is ready: drop --embedded (or WARDEN_EMBEDDED).');
   let request: RunRequest = isPythonCommand(command) ? { ...command.request, code: await pythonCode(command, io) } : command.request;
   let ownerPid: { pid: number; startTime: string; label: string } | undefined;
   if (command.ownerPid !== undefined) {
@@ -337,8 +344,9 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     if (startTime === null) throw new UsageError(`--owner-pid ${command.ownerPid}: no such process is running.`);
     const name = agentLabel(command.ownerPid);
     ownerPid = { pid: command.ownerPid, startTime, label: name ?? `process ${command.ownerPid}` };
-    // An agent's run is never unbounded by accident: WARDEN_DEFAULT_LIMIT (10m) unless --limit says otherwise.
-    if (request.limitMs === undefined) {
+    // An agent's run is never unbounded by accident: WARDEN_DEFAULT_LIMIT (10m) unless --limit says otherwise;
+    // a service (--ready) is bounded by its lease instead, as a dev server must outlive 10 minutes.
+    if (request.limitMs === undefined && !('ready' in request && request.ready !== undefined)) {
       const limit = defaultLimitFrom();
       if (limit !== null) request = { ...request, limitMs: parseDuration(limit)! };
     }
@@ -377,6 +385,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
     }
     if (ownerPid || command.detach) throw new UsageError(`${command.detach ? '--detach' : '--owner-pid'} needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     if (yieldMs !== undefined) throw new UsageError(`--yield needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
+    if (service) throw new UsageError(`--ready needs a Warden host, and none can run for ${stateDir}: it is not writable (${why}). Set WARDEN_STATE_DIR to a writable directory.`);
     io.err(`warden: the history is not being written: the state dir ${stateDir} is not writable (${why}), so no Warden host can run for it; this run is supervised here instead. Set WARDEN_STATE_DIR to a writable directory to keep a history.\n`);
     return (await import('./embedded')).runEmbedded(request, format, io, { history: false, exitStatus, ...(terminationLog ? { onResult: terminationLog(null) } : {}) });
   }

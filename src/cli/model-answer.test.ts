@@ -28,6 +28,8 @@ const pager: Pager = {
   page: (id, stream, offset) => `show ${id} ${stream} ${offset}`,
   next: (id) => `wait ${id}`,
   stop: (id) => `stop ${id}`,
+  waitFor: (id) => `wait ${id} until`,
+  send: (id) => `send ${id}`,
 };
 
 const marker = (from: number | null, cut: number) => cutMarker(pager, 'abc123', 'stdout', from, cut, null);

@@ -9,11 +9,12 @@
 // stays in the history. Used by `warden mcp` and by the CLI alike; only the
 // calls named differ (a tool call, or an absolute command line).
 
-import type { RunResult } from '../shared/result';
+import type { ListeningPort, RunResult } from '../shared/result';
 import { crashPhrase, placeOf } from '../shared/crash/phrase';
 import { findCrash } from '../shared/crash/traceback';
 import { InputError } from '../shared/errors';
 import { count, seconds } from '../main/supervisor/format';
+import { failingProbes, readyLine } from '../main/supervisor/ready/describe';
 
 export type Stream = 'stdout' | 'stderr';
 
@@ -32,10 +33,14 @@ const SNAP_CHARS = 200;
 export interface Pager {
   /** The exact call that returns `stream` of run `id` from `offset` (of the output the history keeps). */
   page(id: string, stream: Stream, offset: number): string;
-  /** The exact call that continues a run not ended yet. */
-  next(id: string): string;
+  /** The exact call that continues a run not ended yet; `until`: the call that waits until that ("ready"). */
+  next(id: string, until?: string): string;
   /** What "stop it" is called: the stop tool, or a command. */
   stop(id: string): string;
+  /** The call that waits for a line of a live run's output matching a pattern (the pattern left for the reader). */
+  waitFor(id: string): string;
+  /** The call that sends input to a run's stdin pipe. */
+  send(id: string): string;
 }
 
 export interface ModelAnswerOptions {
@@ -129,8 +134,42 @@ export function elapsedText(result: Pick<RunResult, 'elapsedMs' | 'limitMs'>): s
   return `${seconds(result.elapsedMs)}${result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : ' (no limit)'}`;
 }
 
+/** Where a listening port is reached: a URL when it answers HTTP, else the address and port. */
+export function portText(port: ListeningPort): string {
+  const host = port.address === '0.0.0.0' || port.address === '::' || port.address === '127.0.0.1' || port.address === '::1' ? 'localhost' : port.address.includes(':') ? `[${port.address}]` : port.address;
+  return port.http ? `http://${host}:${port.port}/` : `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port}`;
+}
+
+/** Ports as a model reads them: "5173 (http://localhost:5173/), 24678 (127.0.0.1:24678)". */
+export function portsText(ports: readonly ListeningPort[]): string {
+  return ports.map((p) => `${p.port} (${portText(p)})`).join(', ');
+}
+
+/**
+ * A run with readiness probes in one line, first in every answer: ready
+ * (when, its ports, the line that said so), not ready in time (the probes
+ * that did not pass), still waiting, or ended before it was ready. Null for
+ * a run without probes.
+ */
+export function readyText(result: RunResult): string | null {
+  if (result.ready) return `${readyLine(result.ready)}${result.ready.line !== undefined ? `; it printed: ${result.ready.line}` : ''}`;
+  if (result.ready === false) return `not ready in time: ${result.probes ? failingProbes(result.probes) : 'its probes did not pass'}`;
+  if (!result.probes) return null;
+  const waiting = failingProbes(result.probes);
+  if (result.state === 'ended') return `never ready: it ended first (${waiting})`;
+  return `not ready yet after ${seconds(result.elapsedMs)}: ${waiting}`;
+}
+
 /** The advice for a run not ended yet: call wait (or stop). */
 function liveAdvice(result: RunResult, pager: Pager): string {
+  if (result.ready && result.state === 'running') {
+    const lease = result.lease ? `, leased until ${seconds(result.lease.endsAtMs)} of its clock (extend renews the lease)` : '';
+    const input = result.stdinPipe === 'open' ? `, ${pager.send(result.id)} answers it on stdin` : '';
+    return `It is ready and keeps running in Warden${lease}: use it now. ${pager.waitFor(result.id)} waits for a line of its output (after an edit, "Compiled" or an error)${input}, and ${pager.stop(result.id)} ends it; it also ends when you (the agent) exit.`;
+  }
+  if (result.probes && result.ready === undefined && result.state === 'running') {
+    return `It is not ready yet and keeps starting in Warden. Call ${pager.next(result.id, 'ready')} to wait until it is (or ${pager.stop(result.id)} to end it).`;
+  }
   const where =
     result.state === 'queued'
       ? `It is queued${result.queuePosition !== undefined ? ` (position ${result.queuePosition} in session ${result.session ?? 'default'})` : ''}`
@@ -153,6 +192,10 @@ export interface ModelAnswer {
   next: string | null;
   /** The crash report that ends an ended run's output, in one line and by its parts (null: none). */
   crash: ModelCrash | null;
+  /** A run with readiness probes: ready, not ready, waiting (readyText). */
+  ready: string | null;
+  /** What it listens on now (while live), else what it listened on when ready. */
+  ports: readonly ListeningPort[];
   stdout: CutStream;
   stderr: CutStream;
   result: RunResult;
@@ -213,8 +256,10 @@ export function modelAnswer(result: RunResult, options: ModelAnswerOptions): Mod
     elapsed: elapsedText(result),
     advice,
     notes,
-    next: ended ? null : pager.next(result.id),
+    next: ended ? null : pager.next(result.id, result.probes && result.ready === undefined ? 'ready' : undefined),
     crash: modelCrash(result),
+    ready: readyText(result),
+    ports: result.ports ?? (result.ready ? result.ready.ports : []),
     stdout,
     stderr,
     result,
@@ -243,6 +288,9 @@ export function answerText(answer: ModelAnswer, extra: string[] = [], options: {
   const lines = ['<shell_results>', ...(options.lead ?? [])];
   const streams = options.streams ?? ['stdout', 'stderr'];
   const tag = (name: string, text: string) => lines.push(`<${name}>${escapeText(text)}</${name}>`);
+  // A service's answer says first whether it is ready and where it listens.
+  if (answer.ready !== null) tag('ready', answer.ready);
+  if (answer.ports.length > 0) tag('ports', portsText(answer.ports));
   tag('verdict', answer.verdict);
   if (answer.exitCode !== null) tag('exit_code', String(answer.exitCode));
   if (answer.signal !== null) tag('signal', answer.signal);
@@ -266,6 +314,8 @@ export function answerJson(answer: ModelAnswer): Record<string, unknown> {
   const r = answer.result;
   return {
     id: answer.id,
+    ...(answer.ready !== null ? { ready: answer.ready } : {}),
+    ...(answer.ports.length > 0 ? { ports: answer.ports.map((p) => ({ port: p.port, address: p.address, ...(p.http ? { url: portText(p) } : {}) })) } : {}),
     state: answer.state,
     verdict: answer.verdict,
     exitCode: answer.exitCode,
@@ -293,6 +343,10 @@ export function answerJson(answer: ModelAnswer): Record<string, unknown> {
     ...(r.oom ? { oom: r.oom } : {}),
     ...(r.peak ? { peak: r.peak } : {}),
     ...(r.teardown ? { teardown: { killed: r.teardown.killed.length, survivors: r.teardown.survivors.length, complete: r.teardown.complete } } : {}),
+    ...(r.lease ? { lease: r.lease } : {}),
+    ...(r.stdinPipe ? { stdinPipe: r.stdinPipe } : {}),
+    ...(r.mainExit ? { mainExit: r.mainExit } : {}),
+    ...(r.until ? { until: r.until } : {}),
     stdoutTruncated: r.stdoutTruncated,
     stderrTruncated: r.stderrTruncated,
   };

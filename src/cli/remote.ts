@@ -22,7 +22,7 @@ import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/tr
 import { HOST_BUSY } from '../client/wire';
 
 import { cliPager, exitStatusFor, humanSummary, shellResults, type ShellResultsOptions } from './render';
-import { envStreamChars, locate, type Stream } from './model-answer';
+import { envStreamChars, locate, portsText, readyText, type Stream } from './model-answer';
 import { constants } from 'node:os';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
@@ -35,7 +35,11 @@ export const YIELDED_STATUS = 75;
  * failure, while the block says the run goes on and how to continue it.
  */
 export function statusOf(result: RunResult, format: OutputFormat = 'human', ended: (result: RunResult) => number = exitStatusFor): number {
+  // Not ready in time (stopped for it, or kept running): 3 (render.ts), whatever the stop did to it.
+  if (result.ready === false) return exitStatusFor(result);
   if (result.state === 'ended') return ended(result);
+  // A service that is ready answers while it runs, and a wait whose line came: that is their success.
+  if (result.ready || result.until?.met) return 0;
   return format === 'shell-results' ? 0 : YIELDED_STATUS;
 }
 
@@ -60,6 +64,22 @@ async function baseOf(api: WardenApi, result: RunResult, first: boolean, chars: 
   return kept ? { stdout: locate(kept.stdout, result.stdout), stderr: locate(kept.stderr, result.stderr) } : { stdout: null, stderr: null };
 }
 
+/** What a person sees of a run still live: ready (where it listens), matched (the line), or yielded. */
+function liveSummary(result: RunResult): string {
+  const ready = readyText(result);
+  const matched = result.until?.met === true && result.until.condition !== 'ready';
+  if (result.ready === undefined && !matched) return yieldedSummary(result);
+  const lines: string[] = [];
+  if (ready !== null) lines.push(`warden: ${ready}`);
+  if (matched) lines.push(`warden: matched ${result.until!.condition}: ${result.until!.line ?? ''}`);
+  const ports = result.ports ?? (result.ready ? result.ready.ports : []);
+  if (ports.length > 0) lines.push(`warden: listening on ${portsText(ports)}`);
+  const lease = result.lease ? ` (leased until ${seconds(result.lease.endsAtMs)} of its clock; warden extend ${result.id} DURATION renews it)` : '';
+  lines.push(`warden: run ${result.id} goes on in the host${lease}; ${cliPager().stop(result.id)} ends it`);
+  for (const note of result.notes) lines.push(`warden: note: ${note}`);
+  return lines.join('\n');
+}
+
 /** What a person sees when a run yields: where it stands and how to go on. */
 function yieldedSummary(result: RunResult): string {
   const limit = result.limitMs !== null ? ` of a ${seconds(result.limitMs)} limit` : '';
@@ -73,7 +93,7 @@ function printResult(result: RunResult, format: OutputFormat, io: CliIo, options
       if (result.stdout) io.out(result.stdout);
       if (result.stderr) io.err(result.stderr);
     }
-    io.err(`${result.state === 'ended' ? humanSummary(result) : yieldedSummary(result)}\n`);
+    io.err(`${result.state === 'ended' ? humanSummary(result) : liveSummary(result)}\n`);
   } else {
     io.out(renderResult(result, format, options.model));
   }
@@ -182,12 +202,14 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
   // Caught before the run starts: a signal during the start stops the run as soon as it has an id.
   const signals = new SignalStop(io);
   let started: RunResult;
+  // A service (--ready) answers once ready and goes on: it is not this connection's (but for a hook's line, until it answers).
+  const service = 'argv' in options.request && options.request.ready !== undefined;
   // Whether this host writes its history, and whether it can take the run over at the yield.
   let info = options.ownUntilYield ? await api.host().catch(() => null) : null;
   const untilYield = options.ownUntilYield !== undefined && !options.detach && api instanceof HttpWardenApi && info?.version === options.ownUntilYield.version;
   try {
     started = await api.start(options.request, {
-      ...((options.yieldMs === undefined && !options.detach) || untilYield ? { owner: 'connection' as const } : {}),
+      ...((options.yieldMs === undefined && !options.detach && !service) || untilYield ? { owner: 'connection' as const } : {}),
       ...(options.ownerPid ? { ownerPid: options.ownerPid } : {}),
     });
   } catch (error) {
@@ -211,6 +233,7 @@ export async function runRemote(options: RemoteRun, io: CliIo): Promise<number> 
     first: true,
     ...(options.detach ? { detach: true } : {}),
     ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}),
+    ...(service ? { until: 'ready' } : {}),
   });
   // Yielded (or ended: then the host has nothing to hand over): the run is no longer this connection's.
   if (untilYield) await (api as HttpWardenApi).release(started.id).catch(() => undefined);
@@ -233,6 +256,9 @@ interface FollowOptions {
   /** A signal leaves the run going (--detach). */
   detach?: boolean;
   streamChars?: number;
+  /** Answer when this is met too (wait --until, or 'ready' for warden run --ready); --since start for a log pattern. */
+  until?: string;
+  since?: 'now' | 'start';
 }
 
 async function follow(api: WardenApi, id: string, options: FollowOptions): Promise<number> {
@@ -256,6 +282,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
     ...(options.yieldMs !== undefined ? { yieldMs: options.yieldMs } : {}),
     ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}),
   };
+  const until = options.until !== undefined ? { until: options.until, ...(options.since !== undefined ? { since: options.since } : {}) } : {};
   try {
     let result: RunResult;
     try {
@@ -264,7 +291,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
         let from = { ...live.printed };
         const waited = relinking(options, () => {
           from = { ...live.printed };
-          return api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr } });
+          return api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : { stdout: from.stdout, stderr: from.stderr }, ...until });
         });
         const got = await Promise.race([waited, left]);
         if (typeof got === 'string') return asLeft(got);
@@ -273,7 +300,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
         await options.onResult?.(result);
         return signals.exitStatus(printResult(result, format, io, { outputShown: true, ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}) }));
       }
-      const got = await Promise.race([relinking(options, () => api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen' })), left]);
+      const got = await Promise.race([relinking(options, () => api.wait(id, { ...(options.yieldMs !== undefined ? { timeoutMs: options.yieldMs } : {}), output: options.all ? 'all' : 'unseen', ...until })), left]);
       if (typeof got === 'string') return asLeft(got);
       result = got;
     } catch (error) {
@@ -341,24 +368,48 @@ function runIdWord(words: string[], name: string, usage: string): string {
   return id;
 }
 
-export const WAIT_HELP = `Usage: warden wait ID [--yield DURATION] [--all-output] [--json | --format shell-results [--stream-chars N]]
+export const WAIT_HELP = `Usage: warden wait ID [--until ready|log:/REGEX/[flags] [--since start]] [--yield DURATION] [--all-output]
+                   [--json | --format shell-results [--stream-chars N]]
 
 Waits for a run to end and prints its result. With --yield, returns after
 DURATION if it is still running (state running, exit status ${YIELDED_STATUS}, or 0 with
 --format shell-results, whose <next> line is the command to go on); wait again to go on.
 Output an earlier yielded answer already returned is not repeated; --all-output
-prints all of it. Exit status as warden run's.`;
+prints all of it.
+
+--until also returns, with the run still going, when a line of its output
+matches log:/REGEX/ (ANSI colours removed; only output printed after this call,
+or all of it with --since start), or when a service started with --ready is
+ready (or its ready timeout passed). The answer carries the line that matched
+and exits 0: after an edit, warden wait ID --until 'log:/Compiled|error TS/'.
+
+Exit status as warden run's; 0 when --until was met.`;
 
 export async function waitCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>, stateDir: string, link?: HttpTransport): Promise<number> {
-  const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield', 'stream-chars'], ['all-output']);
+  const { values, set, words, format } = parseIdCommand(args, 'wait', ['yield', 'stream-chars', 'until', 'since'], ['all-output']);
   const id = runIdWord(words, 'wait', 'warden wait ID');
   if (words.length > 1) throw new UsageError('warden wait takes one run id.');
   const yieldMs = values.has('--yield') ? parseYield(values.get('--yield')!) : undefined;
   const charsText = values.get('--stream-chars');
   const streamChars = charsText === undefined ? undefined : Number(charsText);
   if (charsText !== undefined && (!/^\d+$/.test(charsText) || streamChars! < 200 || streamChars! > 200_000)) throw new UsageError(`--stream-chars takes a number of characters from 200 to 200000, not ${JSON.stringify(charsText)}.`);
+  const until = values.get('--until');
+  const since = values.get('--since');
+  if (until !== undefined && until !== 'ready' && !until.startsWith('log:')) throw new UsageError(`--until takes ready or log:/REGEX/[flags], not ${JSON.stringify(until)}.`);
+  if (since !== undefined && since !== 'start' && since !== 'now') throw new UsageError(`--since takes start (all the output so far) or now (the default), not ${JSON.stringify(since)}.`);
+  if (since !== undefined && (until === undefined || until === 'ready')) throw new UsageError('--since goes with --until log:/REGEX/.');
   const api = await host();
-  return follow(api, id, { stateDir, ...(link ? { link } : {}), format, yieldMs, all: set.has('--all-output'), io, ...(streamChars !== undefined ? { streamChars } : {}) });
+  return follow(api, id, {
+    stateDir,
+    ...(link ? { link } : {}),
+    format,
+    yieldMs,
+    all: set.has('--all-output'),
+    io,
+    ...(streamChars !== undefined ? { streamChars } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(since !== undefined ? { since: since as 'now' | 'start' } : {}),
+  });
 }
 
 export const STOP_HELP = `Usage: warden stop ID [--force] [--json | --format shell-results]
@@ -393,8 +444,11 @@ export async function stopCommand(args: string[], io: CliIo, host: () => Promise
 export const EXTEND_HELP = `Usage: warden extend ID DURATION [--json]
 
 Moves a live run's deadline DURATION later (e.g. 30s, 5m); a run without a
-limit gets one of its elapsed time plus DURATION. Refused once the stop
-sequence has begun. The change is recorded on the run's timeline.`;
+limit gets one of its elapsed time plus DURATION. A run with a lease (a
+service: --ready, or --lease) has its lease renewed instead: it then ends
+DURATION after its current end (or after now, when that is past), and a limit
+it also has moves as well. Refused once the stop sequence has begun. The
+change is recorded on the run's timeline.`;
 
 export async function extendCommand(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {
   const { words, format } = parseIdCommand(args, 'extend', [], []);
@@ -411,6 +465,7 @@ export async function extendCommand(args: string[], io: CliIo, host: () => Promi
     throw new UsageError(`Run ${id} already ended (${stored.verdict}); there is no deadline to move.`);
   }
   if (format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
+  else if (result.lease) io.err(`warden: run ${id}'s lease now ends at ${seconds(result.lease.endsAtMs)}${result.limitMs !== null ? `, its limit is ${seconds(result.limitMs)}` : ''} (${seconds(result.elapsedMs)} elapsed)\n`);
   else io.err(`warden: run ${id} now has a ${seconds(result.limitMs ?? 0)} limit (${seconds(result.elapsedMs)} elapsed)\n`);
   return 0;
 }

@@ -7,10 +7,15 @@ import { CLI_ERROR_EXIT } from '../shared/errors';
 import { seconds } from '../main/supervisor/format';
 import { signalNumber } from '../main/supervisor/signals';
 import { packageRoot } from '../client/package-root';
-import { answerText, envStreamChars, modelAnswer, type Pager, type Stream } from './model-answer';
+import { answerText, envStreamChars, modelAnswer, portsText, readyText, type Pager, type Stream } from './model-answer';
+
+/** A run whose readiness probes did not pass by the ready timeout. */
+export const NOT_READY_STATUS = 3;
 
 /** docs/architecture.md: the run's code; 124 timed out; 128+n signal; 126/127 cannot run / not found; 125 ours. */
 export function exitStatusFor(result: RunResult): number {
+  // Not ready in time (stopped for it, or kept running): 3, whatever the stop did to it.
+  if (result.ready === false) return NOT_READY_STATUS;
   if (result.verdict === 'timed-out') return 124;
   if (result.signal !== null) return 128 + (signalNumber(result.signal) ?? 0);
   if (result.exitCode !== null) return result.exitCode;
@@ -46,8 +51,10 @@ export function cliPager(options: { yieldMs?: number; streamChars?: number } = {
   const chars = options.streamChars !== undefined ? ` --stream-chars ${options.streamChars}` : '';
   return {
     page: (id: string, stream: Stream, offset: number) => `${cmd} show ${id} --stream ${stream} --offset ${offset}`,
-    next: (id: string) => `${cmd} wait ${id} --format shell-results${options.yieldMs !== undefined ? ` --yield ${durationWord(options.yieldMs)}` : ''}${chars}`,
+    next: (id: string, until?: string) => `${cmd} wait ${id}${until !== undefined ? ` --until ${until}` : ''} --format shell-results${options.yieldMs !== undefined ? ` --yield ${durationWord(options.yieldMs)}` : ''}${chars}`,
     stop: (id: string) => `${cmd} stop ${id}`,
+    waitFor: (id: string) => `${cmd} wait ${id} --until 'log:/PATTERN/' --format shell-results`,
+    send: (id: string) => `${cmd} send ${id} 'TEXT'`,
   };
 }
 
@@ -79,6 +86,9 @@ export function humanSummary(result: RunResult): string {
   const how = result.signal !== null ? `signal ${result.signal}` : result.exitCode !== null ? `exit ${result.exitCode}` : 'no exit status';
   const limit = result.limitMs !== null ? ` (limit ${seconds(result.limitMs)})` : '';
   const lines = [`warden: ${result.verdict ?? result.state}, ${how}, after ${seconds(result.elapsedMs)}${limit} [run ${result.id}]`];
+  const ready = readyText(result);
+  if (ready !== null) lines.unshift(`warden: ${ready}`);
+  if (result.ports && result.ports.length > 0) lines.push(`warden: listening on ${portsText(result.ports)}`);
   if (result.advice !== null) lines.push(`warden: advice: ${result.advice}`);
   for (const note of result.notes) lines.push(`warden: note: ${note}`);
   return lines.join('\n');

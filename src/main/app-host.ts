@@ -32,7 +32,7 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
+import type { GetOptions, HistoryQuery, HostInfo, InputOptions, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
 import type { HostStatus } from '../shared/hosts';
 import type { RunEvent } from '../shared/events';
 import { HttpWardenApi, OUTPUT_PAGE_DEFAULT_CHARS, ROUTES, type HttpTransport } from '../shared/http-api';
@@ -167,6 +167,10 @@ class SwitchingApi implements WardenApi {
   }
   extend(id: string, byMs: number): Promise<RunResult> {
     return this.call((api) => api.extend(id, byMs));
+  }
+
+  input(id: string, input: InputOptions): Promise<RunResult> {
+    return this.call((api) => api.input(id, input));
   }
 
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {

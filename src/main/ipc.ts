@@ -12,7 +12,7 @@ import { createBatcher } from './event-batcher';
 import { checkOutputRange, outputPage } from './host/output-page';
 import { originOf } from './window';
 import { ipcAnswer, WardenError } from '../shared/errors';
-import { extendSchema, historyQuerySchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
+import { extendSchema, historyQuerySchema, inputSchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown): void;
@@ -64,6 +64,7 @@ export function registerIpc(ipc: IpcMainLike, api: WardenApi, allowedOrigins: re
   handle(IPC.stop, (id, options) => api.stop(runId(id), parse(stopSchema, options ?? {})));
   handle(IPC.wait, (id, options) => api.wait(runId(id), parseWaitOptions(options)));
   handle(IPC.extend, (id, byMs) => api.extend(runId(id), parse(extendSchema, { byMs }).byMs));
+  handle(IPC.input, (id, input) => api.input(runId(id), parse(inputSchema, input)));
   handle(IPC.signal, (id, pid, signal) => {
     const checked = parse(signalSchema, { pid, signal });
     return api.signal(runId(id), checked.pid, checked.signal);

@@ -54,6 +54,10 @@ describe('links the page opens', () => {
     expect(externalLinkAllowed(url)).toBe(true);
   });
 
+  it.each(['http://localhost:5173/', 'http://127.0.0.1:8080/admin', 'http://[::1]:3000/'])("opens %s (a service's page on this machine) in the browser", (url) => {
+    expect(externalLinkAllowed(url)).toBe(true);
+  });
+
   it.each([
     'http://github.com/',
     'https://github.com.evil.example/',
@@ -69,6 +73,12 @@ describe('links the page opens', () => {
     'app://warden/index.html',
     'not a url',
     '',
+    'http://localhost/',
+    'http://user:pw@localhost:5173/',
+    'http://localhost.evil.example:5173/',
+    'http://10.0.0.2:5173/',
+    'https://localhost:5173/',
+    'ftp://localhost:21/',
   ])('refuses %s', (url) => {
     expect(externalLinkAllowed(url)).toBe(false);
   });

@@ -64,10 +64,14 @@ export function rendererEntry(options: { isPackaged: boolean; devUrl: string | u
 
 /**
  * The hosts a link in Warden's page may open in the browser: where Warden's
- * own documentation lives. Every other URL (another host, http, file:, smb:,
- * custom schemes that start local programs) is refused and logged.
+ * own documentation lives, and a run's own page on this machine (a service's
+ * port that answers HTTP: http://localhost:PORT/ with its port named). Every
+ * other URL (another host, http elsewhere, file:, smb:, custom schemes that
+ * start local programs) is refused and logged.
  */
 export const EXTERNAL_LINK_HOSTS: readonly string[] = ['github.com'];
+
+const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 export function externalLinkAllowed(url: string): boolean {
   let parsed: URL;
@@ -76,6 +80,8 @@ export function externalLinkAllowed(url: string): boolean {
   } catch {
     return false;
   }
+  // A service's page: plain http on loopback, its port explicit, no credentials.
+  if (parsed.protocol === 'http:' && LOOPBACK_NAMES.includes(parsed.hostname) && parsed.port !== '' && !parsed.username && !parsed.password) return true;
   // No credentials or port tricks: https://github.com@evil.example/ parses with host evil.example anyway, but say no to any userinfo.
   if (parsed.protocol !== 'https:' || parsed.username || parsed.password || parsed.port) return false;
   return EXTERNAL_LINK_HOSTS.includes(parsed.hostname);

@@ -93,7 +93,7 @@ afterAll(async () => {
 describe('warden mcp', { timeout: 60_000 }, () => {
   it('lists its tools, each with a description and input and output schemas', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'list', 'run', 'search', 'sessions', 'show', 'stop', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['extend', 'input', 'list', 'run', 'search', 'sessions', 'show', 'stop', 'wait']);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(50);
       expect(tool.inputSchema.type).toBe('object');
@@ -409,7 +409,7 @@ describe('warden mcp', { timeout: 60_000 }, () => {
     const bad = await attach('/dev/null/warden-state');
     try {
       const { tools } = await bad.client.listTools();
-      expect(tools.length).toBe(8);
+      expect(tools.length).toBe(9);
       for (const name of ['run', 'list']) {
         const result = (await bad.client.callTool({ name, arguments: name === 'run' ? { argv: ['true'] } : {} }, undefined, { timeout: 60_000 })) as CallToolResult;
         const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -589,9 +589,9 @@ describe('what an agent receives', { timeout: 90_000 }, () => {
     expect(both.text).toMatch(/limit or timeout, not both/);
     const unknown = await call('run', { argv: ['true'], cmd: 'ls' });
     expectOneLineError(unknown.result, unknown.text);
-    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, okExit, limit, grace, memory, yield, detach, streamChars, host, timeout (milliseconds, taken as limit).');
+    expect(unknown.text).toBe('Run takes no argument "cmd": it takes argv, shell, python, session, cwd, env, stdin, okExit, limit, grace, memory, yield, detach, streamChars, ready, onNotReady, lease, stdinPipe, host, timeout (milliseconds, taken as limit).');
     const waitUnknown = await call('wait', { id: 'abcdef123456', timeout: 5 });
-    expect(waitUnknown.text).toBe('Wait takes no argument "timeout": it takes id, yield, streamChars.');
+    expect(waitUnknown.text).toBe('Wait takes no argument "timeout": it takes id, yield, streamChars, until, since.');
   });
 
   it('gives a run with no limit WARDEN_DEFAULT_LIMIT (10m unless set; none turns it off)', async () => {

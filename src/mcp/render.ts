@@ -11,8 +11,10 @@ import { answerJson, answerText, escapeText, modelAnswer, modelAnswerWithin, typ
 /** The calls an MCP answer names: tool calls with their JSON arguments. */
 export const MCP_PAGER: Pager = {
   page: (id, stream, offset) => `show {"id": "${id}", "stream": "${stream}", "offset": ${offset}}`,
-  next: (id) => `wait {"id": "${id}"}`,
+  next: (id, until) => (until !== undefined ? `wait {"id": "${id}", "until": "${until}"}` : `wait {"id": "${id}"}`),
   stop: (id) => `stop {"id": "${id}"}`,
+  waitFor: (id) => `wait {"id": "${id}", "until": "log:/PATTERN/"}`,
+  send: (id) => `input {"id": "${id}", "text": "..."}`,
 };
 
 /**
@@ -52,7 +54,8 @@ function cut(text: string, max: number): string {
 export function listText(runs: RunSummary[], more: boolean): string {
   if (runs.length === 0) return 'No runs match.';
   const rows = runs.map((run) => {
-    const status = run.verdict ?? run.state;
+    const service = run.state === 'ended' ? '' : `${run.ready ? ', ready' : run.ready === false ? ', not ready' : ''}${run.ports && run.ports.length > 0 ? `, listening on ${[...new Set(run.ports.map((p) => p.port))].join(', ')}` : ''}`;
+    const status = `${run.verdict ?? run.state}${service}`;
     const elapsed = `${seconds(run.elapsedMs)}${run.limitMs !== null ? ` / ${seconds(run.limitMs)}` : ''}`;
     const code = run.verdict && run.verdict !== 'completed' && run.exitCode !== null ? ` (exit ${run.exitCode})` : run.signal ? ` (${run.signal})` : '';
     return [run.id, run.startedAt.replace('T', ' ').slice(0, 19), `${status}${code}`, elapsed, cut(what(run), 80)];

@@ -189,6 +189,26 @@ export const runInput = strict('run', {
     .optional()
     .describe('true: the run outlives this agent session (by default Warden stops the runs an agent left live when it exits).'),
   streamChars,
+  ready: z
+    .strictObject(
+      {
+        probes: z
+          .union([z.string({ error: 'must be a probe' }), z.array(z.string({ error: 'must be a probe' }), { error: 'must be a list of probes' })], { error: 'must be a probe or a list of probes' })
+          .describe('What "ready" means, all of them (as in wait-on): "port" (its processes listen on a TCP port; "port:5173" on that one), "tcp:5173" or "tcp:HOST:PORT" (a connect succeeds), "http://localhost:5173/health" (a GET answers 200-399), "log:/Local:.*:(\\d+)/" (a line of its output matches; a numeric first group is recorded as a port), "exec:CMD" (CMD exits 0), "file:PATH" (exists, size stable).'),
+        timeout: duration('Give up after this long from the start (default "120s"): the run is then stopped unless onNotReady is "keep".').optional(),
+        interval: duration('Between tries of the polled probes (default "250ms").').optional(),
+        delay: duration('Before the first try (default "0s").').optional(),
+        status: z.string({ error: 'must be a range such as "200-499"' }).optional().describe('HTTP statuses an http probe takes (default "200-399").'),
+      },
+      {
+        error: (issue) => (issue.code === 'unrecognized_keys' ? `ready takes probes, timeout, interval, delay and status, not ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'ready takes an object: {"probes": ["port"], "timeout": "60s"}'),
+      },
+    )
+    .optional()
+    .describe('For a server or watcher that never ends (npm run dev, vite, next dev, a database, tsc --watch): the call answers as soon as it is ready, with the run still going, its ports and the line that said so; the run then lives on (leased, 2h by default) until you stop it or exit. Without ready, a server would only yield as "running".'),
+  onNotReady: z.enum(['stop', 'keep'], { error: 'must be "stop" or "keep"' }).optional().describe('With ready, when its timeout passes first: "stop" the run (default; its output is kept) or "keep" it running.'),
+  lease: duration('With ready: the run is stopped when its lease runs out (default "2h"; "0" for none); extend renews it. Replaces the default limit.').optional(),
+  stdinPipe: z.boolean({ error: 'must be true or false' }).optional().describe('true: keep its stdin open so you can answer its prompts with the input tool (default: no stdin). Commands only; not with stdin.'),
   host: z
     .string({ error: 'must be a string' })
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/, { error: "must be a remote host's name (warden remote list) or \"local\"" })
@@ -196,7 +216,23 @@ export const runInput = strict('run', {
     .describe('Run it on a configured remote host (its name from `warden remote list`) instead of this machine: the run lives in that host and its history; wait, stop, extend and show with its id go there. cwd is then a directory there (absolute).'),
 }, ['timeout (milliseconds, taken as limit)']);
 
-export const waitInput = strict('wait', { id: runId, yield: yieldArg, streamChars });
+export const waitInput = strict('wait', {
+  id: runId,
+  yield: yieldArg,
+  streamChars,
+  until: z
+    .string({ error: 'must be "ready" or a log pattern' })
+    .max(4096, { error: 'is at most 4096 characters' })
+    .optional()
+    .describe('Also return, with the run still going, when this happens: "ready" (a run started with ready is ready, or its ready timeout passed), or "log:/REGEX/[flags]" (a line of its output printed after this call matches, ANSI colours removed): after an edit, "log:/Compiled|error TS\\d+/". The answer carries the line in until.'),
+  since: z.enum(['now', 'start'], { error: 'must be "now" or "start"' }).optional().describe('With until log:/.../: "start" also looks at the output printed before this call (default "now").'),
+});
+
+export const inputInput = strict('input', {
+  id: runId,
+  text: z.string({ error: 'must be a string' }).max(1_000_000, { error: 'is at most 1000000 characters' }).optional().describe('Written to the run\'s stdin as given: end it with "\\n" to answer a prompt ("y\\n").'),
+  eof: z.boolean({ error: 'must be true or false' }).optional().describe('true: close its stdin after the text (the process reads end of file).'),
+});
 
 export const stopInput = strict('stop', {
   id: runId,

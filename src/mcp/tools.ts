@@ -24,6 +24,7 @@ import { searchText } from '../cli/search-text';
 import type { SearchQuery } from '../shared/search';
 import {
   extendInput,
+  inputInput,
   listInput,
   listResultSchema,
   parseToolArgs,
@@ -151,7 +152,12 @@ function parseYieldArg(text: string | undefined): number {
 
 /** The CLI's messages name flags (--limit); the tool's arguments have the same names without the dashes. */
 function asToolMessage(message: string): string {
-  return message.replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session)\b/g, '$1$2').replace(/(^|[\s(])--ok-exit\b/g, '$1okExit');
+  return message
+    .replace(/(^|[\s(])--ready-(timeout|interval|delay|status)\b/g, '$1ready.$2')
+    .replace(/(^|[\s(])--on-not-ready\b/g, '$1onNotReady')
+    .replace(/(^|[\s(])--stdin-pipe\b/g, '$1stdinPipe')
+    .replace(/(^|[\s(])--(limit|grace|memory|cwd|env|stdin|session|lease)\b/g, '$1$2')
+    .replace(/(^|[\s(])--ok-exit\b/g, '$1okExit');
 }
 
 /**
@@ -186,6 +192,21 @@ export function runRequestFrom(args: z.infer<typeof runInput>, baseDir: string =
     if (!Number.isInteger(code) || code < 1 || code > 255) throw new InputError(`okExit takes exit codes from 1 to 255 (one, or a list), not ${JSON.stringify(code)}.`);
     words.push('--ok-exit', String(code));
   }
+  if ((args.ready !== undefined || args.lease !== undefined || args.stdinPipe !== undefined || args.onNotReady !== undefined) && args.python !== undefined) {
+    throw new InputError('ready, lease, onNotReady and stdinPipe are for commands (argv or shell), not python scripts.');
+  }
+  if (args.onNotReady !== undefined && args.ready === undefined) throw new InputError('onNotReady goes with ready: what to do when its timeout passes first.');
+  if (args.ready !== undefined) {
+    const probes = typeof args.ready.probes === 'string' ? [args.ready.probes] : args.ready.probes;
+    for (const probe of probes) words.push('--ready', probe);
+    if (args.ready.timeout !== undefined) words.push('--ready-timeout', args.ready.timeout);
+    if (args.ready.interval !== undefined) words.push('--ready-interval', args.ready.interval);
+    if (args.ready.delay !== undefined) words.push('--ready-delay', args.ready.delay);
+    if (args.ready.status !== undefined) words.push('--ready-status', args.ready.status);
+  }
+  if (args.onNotReady !== undefined) words.push('--on-not-ready', args.onNotReady);
+  if (args.lease !== undefined) words.push('--lease', args.lease);
+  if (args.stdinPipe === true) words.push('--stdin-pipe');
   if (args.python !== undefined) {
     words.push('-c', args.python);
     if (args.session !== undefined) words.push('--session', args.session);
@@ -268,12 +289,12 @@ function followProgress(context: ToolContext, id: string, known: { startElapsedM
   return end;
 }
 
-async function waitWithProgress(context: ToolContext, id: string, timeoutMs: number, known: { startElapsedMs?: number; limitMs?: number | null } = {}): Promise<RunResult> {
+async function waitWithProgress(context: ToolContext, id: string, timeoutMs: number, known: { startElapsedMs?: number; limitMs?: number | null } = {}, until: { until?: string; since?: 'now' | 'start' } = {}): Promise<RunResult> {
   const stop = followProgress(context, id, known);
   try {
     return await context.link.call(async (api) => {
       try {
-        return await api.wait(id, { timeoutMs, output: 'unseen' });
+        return await api.wait(id, { timeoutMs, output: 'unseen', ...until });
       } catch (error) {
         // A run the host no longer holds (an earlier host's, or long ended): its stored result.
         if (kindOf(error) !== 'not-found') throw error;
@@ -295,15 +316,21 @@ Give exactly one of: argv (a command and its arguments, run directly, no shell),
 
 Give a limit; with none, the run gets Warden's default for agents (10m unless WARDEN_DEFAULT_LIMIT says otherwise). A run still live when you (the agent) exit is stopped, unless started with detach: true.
 
+For a server or watcher that never ends (npm run dev, vite, next dev, wrangler dev, a database, tsc --watch), give ready instead of relying on a yield: {"shell": "npm run dev", "ready": {"probes": ["port"]}} answers as soon as it listens (or its log line matches, or its health URL answers), with the run still going, the ready line and its ports first; then use it (fetch its pages with another run of curl), wait with until "log:/.../" after an edit, and stop it when done. It is leased (2h, extend renews) and ends when you exit. A process that asks questions: stdinPipe: true, then the input tool.
+
 The call returns when the run ends or after yield (default 30s, at most 50s), whichever is first. If it is still going, the answer has state "running", the output so far, and next (the <next> line): the exact wait call that returns the rest; the run keeps running meanwhile. Long output comes cut to its head and tail around a [warden: N characters of stdout cut here ...] marker naming the show call that returns what was cut; the history keeps all of it.`;
 
 const WAIT_DESCRIPTION = `Wait for a run that is still going (a run or an earlier wait answered state "running" with a <next> line) and return its result: the output it printed since the last answer, and, once it ended, its verdict, exit code and advice.
 
-Returns when the run ends or after yield (default 30s, at most 50s); if it still runs, call wait again, or stop it. Also works on an ended run (returns its final result). Long output is cut as run cuts it, with a marker naming the show call for the rest.`;
+Returns when the run ends or after yield (default 30s, at most 50s); if it still runs, call wait again, or stop it. Also works on an ended run (returns its final result). Long output is cut as run cuts it, with a marker naming the show call for the rest.
+
+With until, it also returns while the run goes on: until "ready" when a server started with ready is ready; until "log:/REGEX/" when a line of its output printed after this call matches. After you edit a file a dev server or watcher rebuilds, wait with until "log:/Compiled|built in|error/" to see the rebuild's result; before answering a prompt, until "log:/\\?/" (then the input tool).`;
+
+const INPUT_DESCRIPTION = `Send text to the stdin of a live run started with stdinPipe: true (run refuses input otherwise): to answer the question it asks ("Continue? [y/N]", an interactive installer or migration). Give text exactly as typed, ending with "\\n" ({"id": "...", "text": "y\\n"}); eof: true closes its stdin afterwards. Wait first with until "log:/\\?/" to see the question; wait again for what it does with the answer. What you send is kept in the run's history.`;
 
 const STOP_DESCRIPTION = `Stop a live run with Warden's stop sequence (SIGINT, then SIGTERM, then SIGKILL after its grace) and return its final result: verdict "stopped", the output not returned yet, and what teardown ended. force: true sends SIGKILL at once. Use it when a run is stuck or no longer needed.`;
 
-const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
+const EXTEND_DESCRIPTION = `Move a live run's deadline later by a duration ("30s", "5m"), when it needs longer than its limit and is making progress. A run without a limit gets one of its elapsed time plus the duration. A service started with ready has its lease renewed instead (it ends that much later), so it keeps running while you use it. Refused once the stop sequence has begun. Returns the run's snapshot with the new limitMs; its output comes from wait.`;
 
 const LIST_DESCRIPTION = `List live and recent runs from Warden's history, newest first: id, when it started, verdict (or state while live), elapsed time against its limit, and the command. Filter by live, verdict, since ("1h"), or search text. Use it to find a run's id (for show, wait or stop) or to see what ran and how it ended. allHosts: true lists this machine's runs and every configured remote host's, each with its host. structuredContent.runs holds the runs without their output.`;
 
@@ -355,7 +382,8 @@ export const TOOLS: ToolDef[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async handle(raw, context) {
       const args = parseToolArgs(runInput, timeoutAsLimit(raw));
-      const withLimit = args.limit === undefined && context.session.defaultLimit !== null ? { ...args, limit: context.session.defaultLimit } : args;
+      // A service is bounded by its lease, not by the default limit (a dev server outlives 10 minutes).
+      const withLimit = args.limit === undefined && args.ready === undefined && context.session.defaultLimit !== null ? { ...args, limit: context.session.defaultLimit } : args;
       // Another machine's host: this process's directory, environment and pid mean nothing there.
       const remote = (args.host !== undefined && args.host !== LOCAL_HOST_NAME) || context.session.remote !== undefined;
       if (remote && args.cwd !== undefined && !args.cwd.startsWith('/')) throw new InputError(`cwd on a remote host is a directory there: give an absolute path, not ${JSON.stringify(args.cwd)}.`);
@@ -366,7 +394,7 @@ export const TOOLS: ToolDef[] = [
       if (args.host !== undefined && args.host !== LOCAL_HOST_NAME) context.session.runHosts?.set(started.id, args.host);
       let result: RunResult;
       try {
-        result = await waitWithProgress(context, started.id, yieldMs, { startElapsedMs: started.elapsedMs, limitMs: started.limitMs });
+        result = await waitWithProgress(context, started.id, yieldMs, { startElapsedMs: started.elapsedMs, limitMs: started.limitMs }, args.ready !== undefined ? { until: 'ready' } : {});
       } catch (error) {
         // It started: say which run, so the caller can find it again.
         const why = error instanceof Error ? error.message : String(error);
@@ -387,7 +415,8 @@ export const TOOLS: ToolDef[] = [
     async handle(raw, context) {
       const args = parseToolArgs(waitInput, raw);
       const yieldMs = parseYieldArg(args.yield);
-      return runAnswer(await waitWithProgress(context, args.id, yieldMs), context, args.streamChars !== undefined ? { streamChars: args.streamChars } : {});
+      const until = { ...(args.until !== undefined ? { until: args.until } : {}), ...(args.since !== undefined ? { since: args.since } : {}) };
+      return runAnswer(await waitWithProgress(context, args.id, yieldMs, {}, until), context, args.streamChars !== undefined ? { streamChars: args.streamChars } : {});
     },
   },
   {
@@ -431,7 +460,24 @@ export const TOOLS: ToolDef[] = [
       if (byMs === undefined || byMs <= 0) throw new InputError(`by takes a duration such as 30s or 5m, not ${JSON.stringify(args.by)}.`);
       const result = await context.link.call((api) => api.extend(args.id, byMs));
       const limit = result.limitMs !== null ? `a ${seconds(result.limitMs)} limit` : 'no limit';
-      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, lead: `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).` });
+      // A service's extend renews its lease: say that, not that it has no limit.
+      const lead = result.lease ? `Run ${result.id}'s lease now ends at ${seconds(result.lease.endsAtMs)} of its clock${result.limitMs !== null ? `, and it has ${limit}` : ''} (${seconds(result.elapsedMs)} elapsed).` : `Run ${result.id} now has ${limit} (${seconds(result.elapsedMs)} elapsed).`;
+      return runAnswer(result, context, { base: { stdout: 0, stderr: 0 }, lead });
+    },
+  },
+  {
+    name: 'input',
+    title: "Send input to a run's stdin",
+    description: INPUT_DESCRIPTION,
+    input: inputInput,
+    output: runResultSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handle(raw, context) {
+      const args = parseToolArgs(inputInput, raw);
+      if ((args.text ?? '') === '' && args.eof !== true) throw new InputError('input needs text to send (end it with "\\n" to answer a prompt), or eof: true to close its stdin.');
+      const sent = await context.link.call((api) => api.input(args.id, { ...(args.text !== undefined ? { text: args.text } : {}), ...(args.eof === true ? { eof: true } : {}) }));
+      const chars = args.text?.length ?? 0;
+      return runAnswer(sent, context, { lead: `Sent ${chars} character${chars === 1 ? '' : 's'}${args.eof === true ? ' and the end of input' : ''} to run ${sent.id}; its answer comes with wait (until "log:/.../" waits for the next line you expect).` });
     },
   },
   {
@@ -466,7 +512,15 @@ export const TOOLS: ToolDef[] = [
           runs = runs.map((run) => {
             const now = live.get(run.id);
             if (!now) return run;
-            return { ...run, state: now.state, elapsedMs: now.elapsedMs, limitMs: now.limitMs, ...(now.verdict !== undefined ? { verdict: now.verdict, exitCode: now.exitCode, signal: now.signal } : {}) };
+            return {
+              ...run,
+              state: now.state,
+              elapsedMs: now.elapsedMs,
+              limitMs: now.limitMs,
+              ...(now.verdict !== undefined ? { verdict: now.verdict, exitCode: now.exitCode, signal: now.signal } : {}),
+              ...(now.ready !== undefined ? { ready: now.ready } : {}),
+              ...(now.ports ? { ports: now.ports } : {}),
+            };
           });
         }
         return { runs, more: page.nextCursor !== null };

@@ -21,13 +21,14 @@ describe('the preload', () => {
   it('exposes the Warden API as window.warden over IPC', async () => {
     await import('./index');
     const api = exposed.warden as import('../shared/api').WardenApi;
-    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'hosts', 'list', 'output', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
+    expect(Object.keys(api).sort()).toEqual(['closeSession', 'extend', 'get', 'history', 'host', 'hosts', 'input', 'list', 'output', 'restartSession', 'saveSettings', 'sessions', 'settings', 'signal', 'start', 'stop', 'subscribe', 'timeline', 'wait']);
     await api.start({ argv: ['true'] });
     await api.start({ code: 'print(1)', session: 'work' });
     await api.start({ argv: ['true'] }, { host: 'gpu' });
     await api.stop('abc123', { force: true });
     await api.wait('abc123', { timeoutMs: 500, output: 'unseen' });
     await api.extend('abc123', 30_000);
+    await api.input('abc123', { text: 'y\n', eof: true });
     await api.signal('abc123', 4321, 'TERM');
     await api.history({ verdict: 'failed', limit: 5 });
     await api.timeline('abc123');
@@ -45,6 +46,7 @@ describe('the preload', () => {
       ['warden:stop', 'abc123', { force: true }],
       ['warden:wait', 'abc123', { timeoutMs: 500, output: 'unseen' }],
       ['warden:extend', 'abc123', 30_000],
+      ['warden:input', 'abc123', { text: 'y\n', eof: true }],
       ['warden:signal', 'abc123', 4321, 'TERM'],
       ['warden:history', { verdict: 'failed', limit: 5 }],
       ['warden:timeline', 'abc123'],

@@ -14,6 +14,7 @@ export const wardenBridge: WardenApi = {
   stop: (id, options) => call(IPC.stop, id, options),
   wait: (id, options) => call(IPC.wait, id, options),
   extend: (id, byMs) => call(IPC.extend, id, byMs),
+  input: (id, input) => call(IPC.input, id, input),
   signal: (id, pid, signal) => call(IPC.signal, id, pid, signal),
   get: (id, options) => (options?.output === 'none' ? call(IPC.get, id, { output: 'none' }) : call(IPC.get, id)),
   output: (id, range) => call(IPC.output, id, range),

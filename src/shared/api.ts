@@ -7,7 +7,7 @@
 import type { RunEvent } from './events';
 import type { EventRecord, ListQuery, RunPage } from './history';
 import type { RunRequest } from './request';
-import type { RunOwner, RunResult, SessionInfo } from './result';
+import type { ListeningPort, RunOwner, RunResult, SessionInfo } from './result';
 import type { HostStatus } from './hosts';
 import type { Settings } from './settings';
 import type { SearchAnswer, SearchQuery } from './search';
@@ -72,6 +72,22 @@ export interface WaitOptions {
    * the final answer marks nothing, so every waiter gets the same end.
    */
   output?: 'all' | 'unseen' | OutputOffsets;
+  /**
+   * Return when this is met (or the run ends, or timeoutMs passes): 'ready'
+   * (its readiness probes all passed, or its ready timeout passed), or a line
+   * of output matching `log:/REGEX/[flags]`. The answer's `until` says
+   * whether it was met and the line that matched.
+   */
+  until?: string;
+  /** With a log `until`: 'now' (default) looks at output that comes after the call; 'start' at all of it. */
+  since?: 'now' | 'start';
+}
+
+/** Input for a live run's stdin pipe: text, and/or the end of input. */
+export interface InputOptions {
+  text?: string;
+  /** Close its stdin after the text (the process reads end of file). */
+  eof?: boolean;
 }
 
 /** History queries as they travel: times as ms since the epoch or ISO 8601. */
@@ -147,6 +163,12 @@ export interface WardenApi {
    */
   extend(id: string, byMs: number): Promise<RunResult>;
   /**
+   * Writes text to a live run's stdin pipe (a run started with stdinPipe),
+   * and/or closes it (eof). Refused for a run without one, an ended run, or
+   * a closed pipe. Recorded on the run's timeline. Resolves with the snapshot.
+   */
+  input(id: string, input: InputOptions): Promise<RunResult>;
+  /**
    * Sends SIGTERM or SIGKILL to one process of a live run: `pid` must be in
    * the run's process tree as the sampler sees it now (a fresh sample), so
    * no other run's process, nor one outside Warden, is ever signalled. The
@@ -175,6 +197,12 @@ export interface WardenApi {
    * detail fetches it with get).
    */
   list(options?: ListOptions): Promise<RunResult[]>;
+  /**
+   * Every live run's listening TCP ports by run id (GET /ports; `warden
+   * ports`). Absent where the API has no such call (the app's IPC: the
+   * runs' snapshots carry their ports).
+   */
+  ports?(): Promise<Record<string, ListeningPort[]>>;
   /** A page of past and live runs from the history, newest first. */
   history(query?: HistoryQuery): Promise<RunPage>;
   /** One run's recorded timeline (start, signals, limit changes, end). */
@@ -212,6 +240,7 @@ export const IPC = {
   stop: 'warden:stop',
   wait: 'warden:wait',
   extend: 'warden:extend',
+  input: 'warden:input',
   signal: 'warden:signal',
   get: 'warden:get',
   output: 'warden:output',

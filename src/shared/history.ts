@@ -57,6 +57,10 @@ export interface RunSummary
   leftBehind?: number;
   /** Processes still alive after the teardown (absent: none). */
   survived?: number;
+  /** A live service's readiness, as the host knows it now. */
+  ready?: RunResult['ready'];
+  /** A live run's listening ports, as the host knows them now. */
+  ports?: RunResult['ports'];
 }
 
 export interface RunPage {

@@ -3,12 +3,12 @@
 // unix socket from Node (src/client/transport.ts), fetch + EventSource
 // in the browser (web mode). No Node or DOM imports here.
 
-import type { GetOptions, HistoryQuery, HostInfo, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
+import type { GetOptions, HistoryQuery, HostInfo, InputOptions, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, SubscribeOptions, WaitOptions, WardenApi } from './api';
 import { ALL_HOSTS, type HostStatus } from './hosts';
 import type { RunEvent } from './events';
 import type { EventRecord, RunPage } from './history';
 import type { RunRequest } from './request';
-import type { RunResult, SessionInfo } from './result';
+import type { ListeningPort, RunResult, SessionInfo } from './result';
 import type { Settings } from './settings';
 import type { SearchAnswer, SearchQuery } from './search';
 import { isErrorKind, isWardenError, kindOfHttpStatus, WardenError, type ErrorKind } from './errors';
@@ -29,8 +29,10 @@ export const ROUTES = {
   runs: `${API_PREFIX}/runs`, // GET: live list (?output=none: without stdout/stderr, their lengths in outputChars); POST: start (body RunRequest)
   run: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}`, // GET (?output=none: without stdout/stderr, their lengths in outputChars)
   stop: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/stop`, // POST { force? }
-  wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=
+  wait: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/wait`, // GET ?timeoutMs=&output=all|unseen&stdoutFrom=&stderrFrom=&until=ready|log:/RE/&since=now|start
   extend: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/extend`, // POST { byMs }
+  input: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/input`, // POST { text?, eof? }: to its stdin pipe
+  ports: `${API_PREFIX}/ports`, // GET: every live run's listening ports ({ runId: ListeningPort[] })
   signal: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/signal`, // POST { pid, signal: 'TERM'|'KILL' }
   timeline: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/timeline`, // GET
   release: (id: string) => `${API_PREFIX}/runs/${encodeURIComponent(id)}/release`, // POST: the connection that started it (owner=connection) owns it no more
@@ -116,6 +118,8 @@ export function waitQuery(options: WaitOptions = {}): string {
     output: typeof output === 'string' ? output : undefined,
     stdoutFrom: typeof output === 'object' ? output.stdout : undefined,
     stderrFrom: typeof output === 'object' ? output.stderr : undefined,
+    until: options.until,
+    since: options.since,
   });
 }
 
@@ -235,6 +239,10 @@ export class HttpWardenApi implements WardenApi {
     return this.call('POST', ROUTES.release(id), {});
   }
 
+  input(id: string, input: InputOptions): Promise<RunResult> {
+    return this.call('POST', ROUTES.input(id), input);
+  }
+
   signal(id: string, pid: number, signal: ProcessSignal): Promise<RunResult> {
     return this.call('POST', ROUTES.signal(id), { pid, signal });
   }
@@ -270,6 +278,10 @@ export class HttpWardenApi implements WardenApi {
 
   list(options: ListOptions = {}): Promise<RunResult[]> {
     return this.call('GET', `${ROUTES.runs}${listQueryString(options)}`);
+  }
+
+  ports(): Promise<Record<string, ListeningPort[]>> {
+    return this.call('GET', ROUTES.ports);
   }
 
   history(query: HistoryQuery = {}): Promise<RunPage> {

@@ -49,6 +49,21 @@ export const commandRunSchema = z.strictObject(
     okExitCodes: z.array(z.number({ error: 'must be exit codes (whole numbers 1 to 255)' }), { error: 'must be an array of exit codes' }).max(32, { error: 'holds at most 32 exit codes' }).optional(),
     umask: z.number({ error: 'must be a mode from 0 to 0o777' }).int({ error: 'must be a mode from 0 to 0o777' }).min(0, { error: 'must be a mode from 0 to 0o777' }).max(0o777, { error: 'must be a mode from 0 to 0o777' }).optional(),
     rlimits: rlimitsSchema.optional(),
+    ready: z
+      .strictObject(
+        {
+          probes: z.array(text(), { error: 'must be a list of probes such as "port" or "log:/ready/"' }),
+          timeoutMs: ms().optional(),
+          intervalMs: ms().optional(),
+          delayMs: ms().optional(),
+          status: text().optional(),
+          onNotReady: z.enum(['stop', 'keep'], { error: "must be 'stop' or 'keep'" }).optional(),
+        },
+        { error: (issue) => (issue.code === 'unrecognized_keys' ? `ready has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'ready is an object: { probes, timeoutMs?, intervalMs?, delayMs?, status?, onNotReady? }') },
+      )
+      .optional(),
+    leaseMs: ms().nullable().optional(),
+    stdinPipe: z.boolean().optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `a run request has no field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : 'a run request is an object') },
 );
@@ -91,6 +106,15 @@ export const extendSchema = z.strictObject(
   { error: 'extend takes { byMs }' },
 );
 
+export const inputSchema = z.strictObject(
+  {
+    // The HTTP body's own bound (1 MiB) is the text's.
+    text: z.string({ error: 'must be a string' }).optional(),
+    eof: z.boolean({ error: 'must be true or false' }).optional(),
+  },
+  { error: 'input takes { text?, eof? }' },
+);
+
 export const signalSchema = z.strictObject(
   {
     pid: z.number({ error: 'must be a process id' }).int({ error: 'must be a whole number' }).positive({ error: 'must be a positive process id' }).max(4_194_304, { error: 'is beyond the largest process id (4194304)' }),
@@ -104,6 +128,8 @@ export const waitSchema = z.strictObject(
   {
     timeoutMs: ms().max(2_147_483_647, { error: 'is at most 2147483647' }).optional(),
     output: z.union([z.enum(['all', 'unseen']), z.strictObject({ stdout: offsetSchema, stderr: offsetSchema })], { error: "must be 'all', 'unseen' or { stdout, stderr } offsets" }).optional(),
+    until: text().max(4096, { error: 'is at most 4096 characters' }).optional(),
+    since: z.enum(['now', 'start'], { error: "must be 'now' or 'start'" }).optional(),
   },
   { error: 'wait options are an object' },
 );

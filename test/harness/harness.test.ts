@@ -28,6 +28,7 @@ import { configureHarness, driveHarness, driveInteractive, installPlugin, makeSa
 import { CLAUDE_CODE_LATER, CODEX_LATER, ensureHarness, PINNED, type Pinned } from './install';
 import { startModelServer, type ModelServer, type ScriptStep, type ToolResult } from './model-server';
 import { until } from '../kit/until';
+import { accepts, fixture, freePort } from '../../src/main/supervisor/services-testkit';
 
 const CASE_MS = 180_000;
 /** What a model may receive for one call: Gemini CLI's own cut is 40,000 characters. */
@@ -322,6 +323,30 @@ for (const { name, pinned, cases } of TARGETS) {
       expect(run.state, `${name}: the run outlived its agent`).toBe('ended');
       expect(run.verdict).toBe('stopped');
       expect(run.notes.join('\n')).toMatch(/agent|client|session/i);
+    }, CASE_MS);
+
+    it.runIf(has('service'))('a dev server through run with ready: ready with its port, a page fetched by a second run, the port free within 5 s of the agent leaving', async (context) => {
+      const port = await freePort();
+      const { box, results, info, endedAt } = await play(context, [
+        { mcp: 'run', args: { shell: `"${process.execPath}" "${fixture('dev-server.mjs')}" --port ${port} --delay 300`, ready: { probes: ['port', 'log:/Local:/'] } } },
+        { mcp: 'run', args: { argv: ['curl', '-s', `http://127.0.0.1:${port}/`] } },
+        { text: 'The page is up.' },
+      ]);
+      const started = mcpResult(results, 0).text;
+      sees(started, new RegExp(`ready after [\\d.]+ (ms|s), listening on ${port}`), info);
+      sees(started, 'running', info);
+      sees(mcpResult(results, 1).text, `hello from the dev server on ${port}`, info);
+      // The agent has exited: its warden mcp is gone, and so, within 5 s, is the server on the port.
+      let free = !(await accepts(port));
+      while (!free && Date.now() < endedAt + 5_000) {
+        await new Promise((r) => setTimeout(r, 50));
+        free = !(await accepts(port));
+      }
+      console.log(`[${name} ${pinned.version}] the dev server's port ${free ? `refused connections ${Date.now() - endedAt} ms after the agent exited` : 'still took connections 5 s after the agent exited'}`);
+      expect(free, `${name}: port ${port} still open 5 s after the agent exited`).toBe(true);
+      const run = await showRun(box, await runOf(box, started));
+      expect(run.verdict).toBe('stopped');
+      expect(run.notes.join('\n')).toMatch(/owner|agent/i);
     }, CASE_MS);
 
     it.runIf(has('hook'))('the shell hook: a failing command goes through Warden, its exit code and stderr reach the model', async (context) => {

@@ -154,6 +154,9 @@ export function federate(local: WardenApi, remotes: RemoteHosts, localSince: str
     stop: (ref, options) => onRun(ref, (a, id) => a.stop(id, options)),
     wait: (ref, options?: WaitOptions) => onRun(ref, (a, id) => a.wait(id, options)),
     extend: (ref, byMs) => onRun(ref, (a, id) => a.extend(id, byMs)),
+    input: (ref, input) => onRun(ref, (a, id) => a.input(id, input)),
+    // This host's runs: a remote's are asked of it (warden --remote NAME ports).
+    ...(local.ports ? { ports: () => local.ports!() } : {}),
     signal: (ref, pid, signal: ProcessSignal) => onRun(ref, (a, id) => a.signal(id, pid, signal)),
     async get(ref, options) {
       const { api: target, id, host } = route(ref);

@@ -18,7 +18,7 @@ import type { WardenApi } from '../../shared/api';
 import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { EVENT_TYPES } from '../../shared/events';
-import { extendSchema, historyQuerySchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
+import { extendSchema, historyQuerySchema, inputSchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 import { httpStatusOf, isWardenError, kindOfRefusal, WardenError, type ErrorKind, type HttpRefusal } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
@@ -218,6 +218,7 @@ function queryObject(params: URLSearchParams, numeric: string[], lists: string[]
 }
 
 function waitOptionsFrom(params: URLSearchParams) {
+  // until=log:/a,b/ keeps its comma: no list keys here.
   const q = queryObject(params, ['timeoutMs', 'stdoutFrom', 'stderrFrom']);
   const { stdoutFrom, stderrFrom, ...rest } = q;
   if ((stdoutFrom === undefined) !== (stderrFrom === undefined)) throw new HttpError('bad-input', 'stdoutFrom and stderrFrom go together.');
@@ -507,7 +508,12 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
       hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary', types });
       return;
     }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|signal|timeline|output|release))?$/.exec(path);
+    if (path === ROUTES.ports) {
+      only('GET');
+      if (!api.ports) throw new HttpError('not-found', 'This host lists no ports.');
+      return send(res, 200, await api.ports());
+    }
+    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|input|signal|timeline|output|release))?$/.exec(path);
     if (runMatch) {
       const id = runRef(decodeURIComponent(runMatch[1]!));
       switch (runMatch[2]) {
@@ -535,6 +541,10 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           only('POST');
           const { byMs } = parse(extendSchema, await body());
           return send(res, 200, await api.extend(id, byMs));
+        }
+        case 'input': {
+          only('POST');
+          return send(res, 200, await api.input(id, parse(inputSchema, await body())));
         }
         case 'signal': {
           only('POST');

@@ -4,6 +4,7 @@
 import { droppedMarker } from '../supervisor/output';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
+import type { RunEvent } from '../../shared/events';
 import { Supervisor } from '../supervisor/supervisor';
 import type { StoreWriteError } from './errors';
 import { attachRecorder } from './recorder';
@@ -317,5 +318,36 @@ describe('failing storage', () => {
     store.db.close();
     const result = await supervisor.wait(supervisor.start({ argv: ['true'] }).id);
     expect(result.verdict).toBe('completed');
+  });
+});
+
+describe("a service's timeline", () => {
+  it('keeps ready, ports (its first 50 changes), input, a lease renewed and the main exit', async () => {
+    const { store, supervisor } = setup();
+    // A real run for the row; its service events are told by hand through a source of the same host.
+    const snapshot = supervisor.start({ argv: ['sleep', '30'] });
+    const listeners = new Set<(event: RunEvent) => void>();
+    const source = { hostId: supervisor.hostId, subscribe: (l: (event: RunEvent) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const recorder = attachRecorder(store, source, {});
+    cleanups.push(() => recorder.close(200));
+    const tell = (event: RunEvent) => listeners.forEach((l) => l(event));
+    const id = snapshot.id;
+    tell({ type: 'started', runId: id, snapshot });
+    tell({ type: 'ready', runId: id, ready: { afterMs: 1800, probes: [], line: 'Local: x', ports: [{ port: 5173, address: '127.0.0.1' }] }, atMs: 1800 });
+    for (let i = 0; i < 60; i++) tell({ type: 'ports', runId: id, ports: [{ port: 40000 + i, address: '127.0.0.1', http: i % 2 === 0 }], atMs: 2000 + i });
+    tell({ type: 'input', runId: id, text: 'y\n', chars: 2, eof: false, atMs: 3000 });
+    tell({ type: 'lease-renewed', runId: id, endsAtMs: 9_000_000, byMs: 1_800_000, atMs: 3100 });
+    tell({ type: 'main-exited', runId: id, mainExit: { exitCode: 0, signal: null, atMs: 300 } });
+    await until('the service events to be stored', () => store.events(id).some((e) => e.kind === 'main-exited'));
+    const events = store.events(id);
+    expect(events.find((e) => e.kind === 'ready')).toMatchObject({ atMs: 1800, detail: { ready: true, afterMs: 1800, ports: [5173], line: 'Local: x' } });
+    const ports = events.filter((e) => e.kind === 'ports');
+    expect(ports).toHaveLength(51);
+    expect(ports[0]).toMatchObject({ atMs: 2000, detail: { ports: [{ port: 40000, address: '127.0.0.1', http: true }] } });
+    expect(ports[50]).toMatchObject({ detail: { ports: [], more: 'its ports kept changing; later changes are not kept' } });
+    expect(events.find((e) => e.kind === 'input')).toMatchObject({ atMs: 3000, detail: { text: 'y\n', chars: 2, eof: false } });
+    expect(events.find((e) => e.kind === 'lease-renewed')).toMatchObject({ detail: { endsAtMs: 9_000_000, byMs: 1_800_000 } });
+    expect(events.find((e) => e.kind === 'main-exited')).toMatchObject({ atMs: 300, detail: { exitCode: 0, signal: null } });
+    supervisor.stop(id, { force: true });
   });
 });

@@ -14,6 +14,9 @@ import { RETENTION_DEFAULTS, type PruneReport, type RetentionLimits } from './re
 import type { HistoryStore } from './store';
 import { RunWriter, type WriterOptions, type WriterStatus } from './writer';
 
+/** The changes of a run's listening ports its timeline keeps. */
+const MAX_PORT_EVENTS = 50;
+
 /** What the recorder needs of a Supervisor. */
 export interface RunSource {
   readonly hostId: string;
@@ -102,6 +105,9 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
   // And how many lines each stream had in all, for numbering the lines after a cut as they were.
   const lineTotals = new Map<string, { newlines: [number, number]; open: [boolean, boolean] }>();
 
+  // How many changes of its ports each live run's timeline has had.
+  const portChanges = new Map<string, number>();
+
   const unsubscribe = source.subscribe((event) => {
     try {
       switch (event.type) {
@@ -152,7 +158,29 @@ export function attachRecorder(store: HistoryStore, source: RunSource, options: 
         case 'limit-extended':
           writer.limitExtended(event.runId, event.atMs, event.limitMs, event.byMs);
           break;
+        // A service's life on its timeline: ready or not, its ports, what was sent to it, its lease, its main process's exit.
+        case 'ready':
+          writer.event(event.runId, event.atMs, 'ready', event.ready === false ? { ready: false } : { ready: true, afterMs: event.ready.afterMs, ports: event.ready.ports.map((p) => p.port), ...(event.ready.line !== undefined ? { line: event.ready.line } : {}) });
+          break;
+        case 'ports': {
+          // A test suite opening a server a second would fill the timeline: its first changes are kept.
+          const seen = portChanges.get(event.runId) ?? 0;
+          portChanges.set(event.runId, seen + 1);
+          if (seen < MAX_PORT_EVENTS) writer.event(event.runId, event.atMs, 'ports', { ports: event.ports.map((p) => ({ port: p.port, address: p.address, ...(p.http !== undefined ? { http: p.http } : {}) })) });
+          else if (seen === MAX_PORT_EVENTS) writer.event(event.runId, event.atMs, 'ports', { ports: [], more: 'its ports kept changing; later changes are not kept' });
+          break;
+        }
+        case 'input':
+          writer.event(event.runId, event.atMs, 'input', { text: event.text, chars: event.chars, eof: event.eof });
+          break;
+        case 'lease-renewed':
+          writer.event(event.runId, event.atMs, 'lease-renewed', { endsAtMs: event.endsAtMs, byMs: event.byMs });
+          break;
+        case 'main-exited':
+          writer.event(event.runId, event.mainExit.atMs, 'main-exited', { exitCode: event.mainExit.exitCode, signal: event.mainExit.signal });
+          break;
         case 'ended': {
+          portChanges.delete(event.runId);
           const t = telemetry.get(event.runId);
           telemetry.delete(event.runId);
           const marks = outputTimes.get(event.runId);

@@ -3,7 +3,7 @@
 // WardenError (one line) whose kind the transports map (src/shared/errors.ts).
 
 import type { HostInfo, WardenApi } from '../../shared/api';
-import type { EventRecord, ListQuery, RunPage } from '../../shared/history';
+import type { EventRecord, ListQuery, RunPage, RunSummary } from '../../shared/history';
 import type { RunResult } from '../../shared/result';
 import { streamLength } from '../../shared/stream-length';
 import { DEFAULT_SETTINGS, type Settings } from '../../shared/settings';
@@ -30,6 +30,11 @@ function withoutOutput(run: RunResult): RunResult {
   return { ...run, stdout: '', stderr: '', outputChars: { stdout: streamLength(run.stdout, run.stdoutTruncated), stderr: streamLength(run.stderr, run.stderrTruncated) } };
 }
 
+/** What a list shows of a live service: its readiness and ports. */
+function serviceFields(run: RunResult): Pick<RunSummary, 'ready' | 'ports'> {
+  return { ...(run.ready !== undefined ? { ready: run.ready } : {}), ...(run.ports ? { ports: run.ports } : {}) };
+}
+
 export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}): WardenApi {
   const { store } = options;
   const startedAt = new Date().toISOString();
@@ -40,6 +45,7 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     stop: async (id, stopOptions) => supervisor.stop(id, stopOptions),
     wait: (id, waitOptions) => supervisor.wait(id, waitOptions),
     extend: async (id, byMs) => supervisor.extend(id, byMs),
+    input: async (id, input) => supervisor.input(id, input),
     signal: (id, pid, signal) => supervisor.signal(id, pid, signal),
     get: async (id, getOptions) => {
       const run = supervisor.get(id) ?? store?.get(id) ?? null;
@@ -47,6 +53,7 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
     },
     // A listing for a list view: every run without its output, with the output's length.
     list: async (listOptions) => (listOptions?.output === 'none' ? supervisor.list().map(withoutOutput) : supervisor.list()),
+    ports: async () => Object.fromEntries(supervisor.ports()),
     history: async (query = {}) => {
       if (!store) return { runs: [], nextCursor: null };
       // A query the store refuses (a bad cursor, time or limit) is already bad input (StoreQueryError).
@@ -57,7 +64,7 @@ export function engineApi(supervisor: Supervisor, options: EngineApiOptions = {}
         runs: page.runs.map((run) => {
           if (run.state === 'ended') return run;
           const live = supervisor.get(run.id);
-          return live ? { ...run, state: live.state, elapsedMs: live.elapsedMs, limitMs: live.limitMs } : run;
+          return live ? { ...run, state: live.state, elapsedMs: live.elapsedMs, limitMs: live.limitMs, ...serviceFields(live) } : run;
         }),
       };
     },

@@ -3,7 +3,9 @@
 
 import type { CoreReport, Culprit, OomReport, PeakFigures, RunOwner, RunResult, StopRecord, TeardownReport } from '../../shared/result';
 
-export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
+type ServiceParts = Pick<RunResult, 'ready' | 'probes' | 'ports' | 'lease' | 'stdinPipe' | 'mainExit'>;
+
+export interface ResultParts extends ServiceParts, Pick<RunResult, 'id' | 'kind' | 'cwd' | 'state' | 'exitCode' | 'signal' | 'elapsedMs' | 'limitMs' | 'advice' | 'notes' | 'stdout' | 'stderr' | 'stdoutTruncated' | 'stderrTruncated'> {
   argv?: string[];
   code?: string;
   session?: string;
@@ -52,5 +54,11 @@ export function assembleResult(p: ResultParts): RunResult {
     ...(p.teardown ? { teardown: { ...p.teardown, elapsedMs: Math.round(p.teardown.elapsedMs) } } : {}),
     ...(p.peak ? { peak: p.peak } : {}),
     ...(p.owner ? { owner: p.owner } : {}),
+    ...(p.ready !== undefined ? { ready: p.ready } : {}),
+    ...(p.probes ? { probes: p.probes } : {}),
+    ...(p.ports ? { ports: p.ports } : {}),
+    ...(p.lease ? { lease: p.lease } : {}),
+    ...(p.stdinPipe ? { stdinPipe: p.stdinPipe } : {}),
+    ...(p.mainExit ? { mainExit: p.mainExit } : {}),
   };
 }

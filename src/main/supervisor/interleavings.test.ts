@@ -212,4 +212,51 @@ describe('interleavings (run.ts table)', () => {
     expect(r.teardown!.killed.filter((p) => p.command === 'sleep 300').length).toBeGreaterThan(0);
     expect(isDead(forker!)).toBe(true);
   });
+
+  it("13: a service's main process exits 0 while a setsid child still starts: it stays running until ready, then goes on", async () => {
+    harness = new Harness();
+    const { id } = harness.supervisor.start({
+      argv: ['bash', '-c', '( setsid bash -c \'sleep 0.5; echo "listening $$"; exec sleep 300\' & ); exit 0'],
+      ready: { probes: ['log:/listening/'] },
+    });
+    const mainExited = await nextEvent(harness, id, (e) => e.type === 'main-exited');
+    expect(mainExited).toMatchObject({ mainExit: { exitCode: 0, signal: null } });
+    expect(harness.supervisor.get(id)!.state).toBe('running');
+    const ready = await harness.supervisor.wait(id, { until: 'ready', timeoutMs: 10_000 });
+    expect(ready).toMatchObject({ state: 'running', ready: { line: expect.stringMatching(/^listening \d+$/) } });
+    const { listening } = printedPids(ready.stdout);
+    expect(isDead(listening!)).toBe(false);
+    // 14: the stop reaches it by pid, though it left the group.
+    harness.supervisor.stop(id);
+    const r = await harness.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', exitCode: 0, mainExit: { exitCode: 0 } });
+    expect(await waitDead([listening!])).toEqual([]);
+  });
+
+  it('15: a lease that runs out while the main process is gone still ends every process of the service', async () => {
+    harness = new Harness({ cgroupRoot: '/nonexistent-cgroup-root' });
+    const { id } = harness.supervisor.start({
+      argv: ['bash', '-c', '( setsid bash -c \'echo "server $$"; exec sleep 300\' & ); exit 0'],
+      ready: { probes: ['log:/never/'], timeoutMs: 60_000 },
+      leaseMs: 1500,
+    });
+    await nextEvent(harness, id, (e) => e.type === 'main-exited');
+    const r = await harness.result(id);
+    expect(r).toMatchObject({ verdict: 'stopped', stop: { reason: 'lease' } });
+    const { server } = printedPids(r.stdout);
+    expect(await waitDead([server!])).toEqual([]);
+  });
+
+  it('16: readiness that passes in the same moment the main process exits is told first; the end follows', async () => {
+    harness = new Harness();
+    const seen: string[] = [];
+    const { id } = harness.supervisor.start({ argv: ['bash', '-c', 'echo ready-now; exit 0'], ready: { probes: ['log:/ready-now/'] } });
+    harness.supervisor.subscribe((e) => {
+      if (e.runId === id && (e.type === 'ready' || e.type === 'ended')) seen.push(e.type);
+    });
+    const r = await harness.result(id);
+    expect(r).toMatchObject({ verdict: 'completed', ready: { line: 'ready-now' } });
+    expect(r.mainExit).toBeUndefined();
+    expect(seen).toEqual(['ready', 'ended']);
+  });
 });

@@ -78,13 +78,34 @@ describe('LineFeed', () => {
     expect(seen).toEqual([['stdout', 'Local: http://localhost:5173/']]);
   });
 
-  it('keeps the open line while nobody listens, for a listener that comes later', () => {
-    const lines = new LineFeed();
+  it('reads the open line back from the stream when a listener comes after output nobody listened to', () => {
+    let kept = '';
+    const lines = new LineFeed(() => kept);
+    kept += 'first\nsecond ha';
     lines.push('stdout', 'first\nsecond ha');
     const seen: string[] = [];
     lines.subscribe((line) => seen.push(line));
     lines.push('stdout', 'lf\n');
     expect(seen).toEqual(['second half']);
+  });
+
+  it('offers a line left open before anyone listened (a prompt) once the stream is quiet', async () => {
+    const lines = new LineFeed((stream) => (stream === 'stdout' ? 'Password: ' : ''), true);
+    const seen: string[] = [];
+    lines.subscribe((line) => seen.push(line));
+    expect(seen).toEqual([]);
+    await quiet();
+    expect(seen).toEqual(['Password: ']);
+  });
+
+  it('reads nothing back when the stream ended its line, or had no output', () => {
+    const lines = new LineFeed(() => 'done\r');
+    lines.push('stdout', 'done\r');
+    const seen: string[] = [];
+    lines.subscribe((line) => seen.push(line));
+    lines.push('stdout', 'next\n');
+    lines.push('stderr', 'err\n');
+    expect(seen).toEqual(['next', 'err']);
   });
 
   it('offers the open lines at the end, and nothing after unsubscribing', () => {

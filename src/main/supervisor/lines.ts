@@ -31,12 +31,38 @@ export class LineFeed {
   private readonly open: Record<OutputStream, string> = { stdout: '', stderr: '' };
   /** The open line was offered already (a prompt): not again until it grows. */
   private readonly offered: Record<OutputStream, boolean> = { stdout: false, stderr: false };
+  /** Output came while nobody listened: the open line is read back from the stream's end (tailOf) when someone does. */
+  private readonly stale: Record<OutputStream, boolean> = { stdout: false, stderr: false };
   private readonly timers: Partial<Record<OutputStream, NodeJS.Timeout>> = {};
   private readonly listeners = new Set<LineListener>();
 
+  /**
+   * `tailOf`: the last characters of a stream as kept (at least
+   * MAX_LINE_CHARS of them when there are). `resume`: the streams already
+   * had output, so the first listener starts from their open lines.
+   */
+  constructor(
+    private readonly tailOf: (stream: OutputStream) => string = () => '',
+    resume = false,
+  ) {
+    if (resume) this.stale.stdout = this.stale.stderr = true;
+  }
+
   /** Listens to every line from now on; returns the unsubscribe. */
   subscribe(listener: LineListener): () => void {
+    if (this.listeners.size === 0) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        if (!this.stale[stream]) continue;
+        this.stale[stream] = false;
+        const tail = this.tailOf(stream);
+        const cut = Math.max(tail.lastIndexOf('\n'), tail.lastIndexOf('\r'));
+        this.open[stream] = tail.slice(cut + 1, cut + 1 + MAX_LINE_CHARS);
+        this.offered[stream] = false;
+      }
+    }
     this.listeners.add(listener);
+    // A line left open before anyone listened (a prompt waiting for its answer) is offered once its stream is quiet.
+    for (const stream of ['stdout', 'stderr'] as const) if (this.open[stream] !== '' && !this.offered[stream] && this.timers[stream] === undefined) this.armQuiet(stream);
     return () => this.listeners.delete(listener);
   }
 
@@ -45,11 +71,9 @@ export class LineFeed {
   }
 
   push(stream: OutputStream, text: string): void {
-    if (this.listeners.size === 0 && this.open[stream] === '') {
-      // Nobody listens: only the open line's end matters, for a listener that comes later.
-      const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-      this.open[stream] = text.slice(cut + 1, cut + 1 + MAX_LINE_CHARS);
-      this.offered[stream] = false;
+    // Nobody listens (most runs, most of the time): nothing is scanned.
+    if (this.listeners.size === 0) {
+      if (text.length > 0) this.stale[stream] = true;
       return;
     }
     let at = 0;
@@ -69,16 +93,24 @@ export class LineFeed {
       at = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
       this.emit(line, stream);
     }
-    clearTimeout(this.timers[stream]);
-    if (this.open[stream] !== '' && this.listeners.size > 0) {
-      const timer = setTimeout(() => {
-        if (this.offered[stream] || this.open[stream] === '') return;
-        this.offered[stream] = true;
-        this.emit(this.open[stream], stream);
-      }, PARTIAL_QUIET_MS);
-      timer.unref();
-      this.timers[stream] = timer;
+    if (this.open[stream] !== '') this.armQuiet(stream);
+    else {
+      clearTimeout(this.timers[stream]);
+      this.timers[stream] = undefined;
     }
+  }
+
+  /** Offers the stream's open line once no output came on it for PARTIAL_QUIET_MS. */
+  private armQuiet(stream: OutputStream): void {
+    clearTimeout(this.timers[stream]);
+    const timer = setTimeout(() => {
+      this.timers[stream] = undefined;
+      if (this.offered[stream] || this.open[stream] === '' || this.listeners.size === 0) return;
+      this.offered[stream] = true;
+      this.emit(this.open[stream], stream);
+    }, PARTIAL_QUIET_MS);
+    timer.unref();
+    this.timers[stream] = timer;
   }
 
   /** No more output comes: the open lines are offered as they are. */

@@ -10,6 +10,8 @@ import { SESSION_NAME } from '../../shared/schemas';
 import { MAX_LIMIT_MS } from './deadline';
 import { WardenInputError } from './errors';
 import { parseMemory } from './cgroup';
+import { parseProbes, parseStatusRange } from './ready/probe-spec';
+import type { ReadyOptions } from './ready/readiness';
 
 export { WardenInputError };
 
@@ -53,6 +55,12 @@ export interface RunOptions extends CheckedRun {
   /** The client's umask and resource limits, applied at the spawn where they differ from the host's (process-limits.ts). */
   umask?: number;
   rlimits?: Rlimits;
+  /** Readiness probes and what to do when they do not pass in time; null: none. */
+  ready: (ReadyOptions & { onNotReady: 'stop' | 'keep' }) | null;
+  /** A lease, renewed by extend; null: none. */
+  leaseMs: number | null;
+  /** A pipe on stdin kept open for input. */
+  stdinPipe: boolean;
 }
 
 /** okExitCodes as given: whole numbers 1 to 255 (0 is success already), each kept once, ascending. */
@@ -102,6 +110,10 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
   const scope = `${settings.hostId}.${id}`;
   env.WARDEN_SCOPE = scope;
   if (request.stdin !== undefined && typeof request.stdin !== 'string') throw new WardenInputError('stdin must be a string.');
+  if (request.stdinPipe !== undefined && typeof request.stdinPipe !== 'boolean') throw new WardenInputError('stdinPipe must be true or false.');
+  if (request.stdinPipe === true && request.stdin !== undefined) throw new WardenInputError('stdin (text given at once) and stdinPipe (input sent later) exclude each other: give one.');
+  const ready = readyOptions(request.ready);
+  const leaseMs = request.leaseMs === undefined ? (ready !== null ? DEFAULTS.leaseMs : null) : request.leaseMs === null || request.leaseMs === 0 ? null : duration('leaseMs', request.leaseMs, { min: 1, max: MAX_LIMIT_MS });
   const limitMs = request.limitMs === undefined || request.limitMs === null ? null : duration('limitMs', request.limitMs, { min: 1, max: MAX_LIMIT_MS });
   const graceMs = request.graceMs === undefined ? DEFAULTS.graceMs : duration('graceMs', request.graceMs);
   const terminateAfterMs = request.terminateAfterMs === undefined ? DEFAULTS.terminateAfterMs : duration('terminateAfterMs', request.terminateAfterMs);
@@ -126,6 +138,30 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
     okExitCodes: checkOkExitCodes(request.okExitCodes),
     ...processContext(request),
+    ready,
+    leaseMs,
+    stdinPipe: request.stdinPipe === true,
+  };
+}
+
+const READY_FIELDS = new Set(['probes', 'timeoutMs', 'intervalMs', 'delayMs', 'status', 'onNotReady']);
+
+/** A request's readiness, checked: its probes parsed, its timing within bounds, defaults filled in. */
+function readyOptions(given: unknown): RunOptions['ready'] {
+  if (given === undefined || given === null) return null;
+  if (typeof given !== 'object' || Array.isArray(given)) throw new WardenInputError('ready must be an object: { probes, timeoutMs?, intervalMs?, delayMs?, status?, onNotReady? }.');
+  for (const key of Object.keys(given)) if (!READY_FIELDS.has(key)) throw new WardenInputError(`ready has no field ${JSON.stringify(key)}: it takes probes, timeoutMs, intervalMs, delayMs, status and onNotReady.`);
+  const spec = given as NonNullable<CommandRunRequest['ready']>;
+  const onNotReady = spec.onNotReady ?? 'stop';
+  if (onNotReady !== 'stop' && onNotReady !== 'keep') throw new WardenInputError(`ready.onNotReady must be "stop" or "keep", not ${JSON.stringify(onNotReady)}.`);
+  return {
+    probes: parseProbes(spec.probes),
+    timeoutMs: spec.timeoutMs === undefined ? DEFAULTS.readyTimeoutMs : duration('ready.timeoutMs', spec.timeoutMs, { min: 1 }),
+    // Below 10 ms a probe would be tried faster than its own answer comes.
+    intervalMs: spec.intervalMs === undefined ? DEFAULTS.readyIntervalMs : duration('ready.intervalMs', spec.intervalMs, { min: 10, max: 600_000 }),
+    delayMs: spec.delayMs === undefined ? 0 : duration('ready.delayMs', spec.delayMs),
+    status: parseStatusRange(spec.status ?? '200-399'),
+    onNotReady,
   };
 }
 

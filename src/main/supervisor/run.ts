@@ -19,12 +19,16 @@
 // |10 | shutdown with live runs                                | each is stopped (reason shutdown); new runs are refused        |
 // |11 | a process in scope forks during teardown               | KILL passes rescan until a scan finds nothing alive            |
 // |13 | a snapshot after the main exit, before the end         | still running (or stopping), no exit code or signal yet        |
+// |14 | a service's main process exits 0, others live on       | not ready yet, or they listen: the run goes on (mainExit) until|
+// |   |                                                        | they end or it is stopped; else it ends as any run             |
+// |15 | the ready timeout, the lease or the owner during #14   | the stop sequence reaches each of its processes by pid         |
+// |16 | readiness passes as the main process exits             | ready is told first (same turn as the line); the end follows   |
 
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import type { RunEvent, OutputStream } from '../../shared/events';
-import type { OomReport, PeakFigures, Proc, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
+import type { ListeningPort, MainExit, OomReport, PeakFigures, Proc, ReadyReport, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
 import { count, seconds } from './format';
 import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
@@ -43,6 +47,24 @@ import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
 import { parseReaperLine, reaperArgv, type Reaper } from './reaper';
+import { LineFeed, MAX_LINE_CHARS } from './lines';
+import { ReadyWatch } from './ready/readiness';
+import { failingProbes } from './ready/describe';
+import { Lease, leaseEndNote, renewalNote } from './lease';
+import { StdinPipe } from './stdin-pipe';
+import { addressInUse } from './ports/in-use';
+import { descendantsOf } from './ports/holder';
+
+/** What a run asks of the engine about its sockets (supervisor.ts keeps one finder for every run). */
+export interface RunPorts {
+  /** The run's listening ports now, freshly read, among the processes given; null where they cannot be read. */
+  find(runId: string, pids: readonly number[]): ListeningPort[] | null;
+  /** One sentence on who holds `port` now (a process, a Warden run), for a run that could not bind it. */
+  holder(port: number, runId: string): Promise<string>;
+}
+
+/** How often a service whose main process exited looks whether the rest of it still lives. */
+export const LIVED_ON_POLL_MS = 250;
 
 /** How long to wait for the main process to exit after SIGKILL before giving up on it. */
 const KILL_BACKSTOP_MS = 5_000;
@@ -116,6 +138,23 @@ export class CommandRun {
   private trackedRoot?: number;
   /** The main process as the last sample before its exit saw it: what the culprit of a crash is called. */
   private lastRoot?: { pid: number; command: string };
+  private notBeforeTicks?: number;
+  /** The output as lines, for log probes and waits until a line. */
+  readonly lines: LineFeed;
+  private readyWatch?: ReadyWatch;
+  /** The report once ready; false once the ready timeout passed first. */
+  private readyReport?: ReadyReport | false;
+  private lease?: Lease;
+  private stdin?: StdinPipe;
+  /** Its listening ports as last found (setPorts). */
+  private ports: ListeningPort[] = [];
+  /** A service whose main process exited while the rest of it lived on: when and how. */
+  private mainExit?: MainExit;
+  /** The main process's exit was seen (the look at what lives on may still be under way). */
+  private mainExitSeen = false;
+  /** While it lives on: its processes as last seen (the stop sequence signals each), and the poll. */
+  private livedOnPids: number[] = [];
+  private livedOnTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly options: RunOptions,
@@ -127,11 +166,14 @@ export class CommandRun {
     private readonly watch?: ScopeWatch,
     /** The subreaper shim, for a run that gets no cgroup (null: none on this machine). */
     private readonly reaperShim?: Reaper | null,
+    /** Its listening sockets (ports, the port probe, who holds a port it could not bind). */
+    private readonly portLookup?: RunPorts,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
     this.limitMs = options.limitMs;
     this.out = { stdout: new CappedOutput(options.outputCapChars), stderr: new CappedOutput(options.outputCapChars) };
+    this.lines = new LineFeed((stream) => this.out[stream].slice(Math.max(0, this.out[stream].totalChars - MAX_LINE_CHARS)).text);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.stopper = new StopSequence(
       options,
@@ -211,6 +253,8 @@ export class CommandRun {
     // Errors after a successful spawn (a destroyed pipe) are reflected in the result, not thrown.
     subprocess.on('error', () => undefined);
     const notBeforeTicks = this.options.procRoot !== null ? readStat(this.options.procRoot, subprocess.pid)?.startTicks : undefined;
+    this.notBeforeTicks = notBeforeTicks;
+    if (this.options.stdinPipe) this.stdin = new StdinPipe(this.id, subprocess.stdin);
     this.capture('stdout', subprocess.stdout);
     this.capture('stderr', subprocess.stderr);
     if (shim) this.listenToShim(subprocess, notBeforeTicks);
@@ -231,7 +275,117 @@ export class CommandRun {
       // The run's clock started before the spawn; the limit counts from there too.
       this.armDeadline(Math.max(0, this.limitMs - this.elapsedMs()));
     }
+    if (this.options.leaseMs !== null) {
+      const leaseMs = this.options.leaseMs;
+      this.lease = new Lease(leaseMs, () => this.elapsedMs(), () => this.stop('lease', { note: leaseEndNote(leaseMs, this.elapsedMs()) }));
+    }
+    if (this.options.ready) this.watchReadiness(this.options.ready);
     this.emit({ type: 'started', runId: this.id, snapshot: this.snapshot() });
+  }
+
+  /** Starts its readiness probes; ready, or not ready by the timeout, is told once (an event, and the result's ready). */
+  private watchReadiness(ready: NonNullable<RunOptions['ready']>): void {
+    this.readyWatch = new ReadyWatch(ready, {
+      cwd: this.options.cwd,
+      env: this.options.env,
+      lines: this.lines,
+      portsOf: () => this.portLookup?.find(this.id, this.processPids()) ?? null,
+      nowMs: () => this.elapsedMs(),
+      onReady: (report) => {
+        this.readyReport = report;
+        if (report.ports.some((p) => p.pid !== undefined)) this.ports = report.ports.filter((p) => p.pid !== undefined);
+        this.emit({ type: 'ready', runId: this.id, ready: report, atMs: report.afterMs });
+      },
+      onNotReady: (probes) => {
+        this.readyReport = false;
+        const atMs = this.elapsedMs();
+        this.notes.push(`It was not ready after ${seconds(ready.timeoutMs)}: ${failingProbes(probes)}.${ready.onNotReady === 'keep' ? ' It was kept running, as asked (on-not-ready keep).' : ''}`);
+        this.emit({ type: 'ready', runId: this.id, ready: false, atMs: Math.round(atMs) });
+        if (ready.onNotReady === 'stop') this.stop('not-ready');
+      },
+    });
+    this.readyWatch.start();
+  }
+
+  /** 'none' without probes; else waiting, ready, or not-ready. */
+  get readiness(): 'none' | 'waiting' | 'ready' | 'not-ready' {
+    if (this.readyReport !== undefined) return this.readyReport === false ? 'not-ready' : 'ready';
+    return this.options.ready === null ? 'none' : 'waiting';
+  }
+
+  /** Whether it was started with readiness probes (a service). */
+  get service(): boolean {
+    return this.options.ready !== null;
+  }
+
+  /** Whether it was started with readiness probes and stops when they do not pass. */
+  get stopsWhenNotReady(): boolean {
+    return this.options.ready?.onNotReady === 'stop';
+  }
+
+  /**
+   * The run's processes now, for its ports: its cgroup's (no process leaves
+   * one); else the sampler's last tree (descendants and marked escapees) with
+   * the main process's descendants read from the kernel's child lists, so a
+   * child that started since the last sample counts at once.
+   */
+  processPids(): number[] {
+    if (this.result || this.pgid === undefined) return [];
+    if (this.cgroup) {
+      try {
+        return this.cgroup.pids();
+      } catch {
+        // read below
+      }
+    }
+    const pids = new Set<number>(this.livedOnPids);
+    const main = this.shim && this.pgid !== this.shim.pid ? this.pgid : this.subprocess?.pid;
+    if (main !== undefined && this.exit === undefined && this.mainExit === undefined) pids.add(main);
+    const latest = this.sampler?.latest(this.id);
+    if (latest) collectPids(latest.roots, pids);
+    if (main !== undefined && this.options.procRoot !== null && this.mainExit === undefined) for (const pid of descendantsOf(this.options.procRoot, main, 256)) pids.add(pid);
+    if (this.shim) pids.delete(this.shim.pid);
+    return [...pids];
+  }
+
+  /**
+   * The run's processes as the sampler last saw them (no file read: the
+   * every-second look at every live run's ports uses these); before its
+   * first sample, processPids().
+   */
+  knownPids(): number[] {
+    if (this.result || this.pgid === undefined) return [];
+    const latest = this.sampler?.latest(this.id);
+    if (!latest) return this.processPids();
+    const pids = new Set<number>(this.livedOnPids);
+    collectPids(latest.roots, pids);
+    if (this.shim) pids.delete(this.shim.pid);
+    return [...pids];
+  }
+
+  /** Its listening ports as last found. */
+  get listeningPorts(): ListeningPort[] {
+    return this.result ? [] : this.ports;
+  }
+
+  /** Its listening ports as found now; returns whether they changed. Not after it ended. */
+  setPorts(ports: ListeningPort[]): boolean {
+    if (this.result) return false;
+    const same = ports.length === this.ports.length && ports.every((p, i) => p.port === this.ports[i]!.port && p.address === this.ports[i]!.address && p.http === this.ports[i]!.http && p.pid === this.ports[i]!.pid);
+    if (same) return false;
+    this.ports = ports;
+    this.emit({ type: 'ports', runId: this.id, ports, atMs: Math.round(this.elapsedMs()) });
+    return true;
+  }
+
+  /** Writes to its stdin pipe (and ends it when `eof`); refused (one line) without one, or once closed. */
+  send(text: string, eof: boolean): RunResult {
+    if (this.result || this.exit !== undefined) throw new WardenInputError(`Run ${this.id} has ended; it takes no more input.`);
+    if (!this.stdin) throw new WardenInputError(`Run ${this.id} has no stdin pipe: its stdin is ${this.options.stdin !== undefined ? 'the text given when it started' : '/dev/null'}. Start it with --stdin-pipe (MCP stdinPipe: true) to send it input.`);
+    this.stdin.send(text, eof);
+    const atMs = Math.round(this.elapsedMs());
+    this.emit({ type: 'input', runId: this.id, text: text.length > INPUT_EVENT_CHARS ? text.slice(0, INPUT_EVENT_CHARS) : text, chars: text.length, eof, atMs });
+    return this.snapshot();
   }
 
   /** The subreaper's status pipe: the command's pid (its group is the run's), then its exit. */
@@ -313,6 +467,13 @@ export class CommandRun {
     if (this.pgid === undefined) throw new WardenInputError(`Run ${this.id} has not started; its limit cannot be extended.`);
     if (this.stopper.started) throw new WardenInputError(`Run ${this.id} is already being stopped; its limit can no longer be extended.`);
     const atMs = this.elapsedMs();
+    if (this.lease) {
+      // A service's extend renews its lease; a limit it also has moves as well.
+      const endsAtMs = this.lease.renew(byMs, atMs);
+      this.notes.push(renewalNote(byMs, atMs, endsAtMs));
+      this.emit({ type: 'lease-renewed', runId: this.id, endsAtMs: Math.round(endsAtMs), byMs, atMs: Math.round(atMs) });
+      if (this.limitMs === null) return this.snapshot();
+    }
     const limitMs = extendedLimit(this.limitMs, atMs, byMs);
     this.limitMs = limitMs;
     clearTimeout(this.deadlineTimer);
@@ -359,13 +520,19 @@ export class CommandRun {
     const sink = this.out[stream];
     readable.on('data', (chunk: Buffer) => {
       const text = sink.push(chunk);
-      if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
+      if (text.length > 0) {
+        this.emit({ type: 'output', runId: this.id, stream, text, offset: sink.totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
+        // After the output's event: a ready event follows the output that made it ready.
+        this.lines.push(stream, text);
+      }
     });
     readable.on('error', () => undefined);
   }
 
   private signalGroup(signal: NodeJS.Signals): boolean {
     if (this.pgid === undefined) return false;
+    // A service living on after its main process: its processes left the group (setsid), so each is signalled.
+    if (this.mainExit !== undefined && this.exit === undefined) return this.signalLivedOn(signal);
     if (this.shim && this.pgid === this.shim.pid) {
       // The command has not said its group yet; the shim's own must never get the run's signals.
       this.shimPending.push(signal);
@@ -405,14 +572,122 @@ export class CommandRun {
   }
 
   private async onExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined): Promise<void> {
+    if (this.exit !== undefined || this.mainExitSeen) {
+      // The backstop after SIGKILL ends a service living on; anything else said of its main process is old news.
+      if (this.mainExit !== undefined && code === null && signal === null && this.livedOnPids.length > 0) return this.endLivedOn('kill-backstop');
+      return;
+    }
+    this.mainExitSeen = true;
+    const atMs = this.elapsedMs();
+    if (this.options.ready !== null && code === 0 && signal === null && !this.stopper.started) {
+      // A service whose main process forked and exited 0 may live on in its other processes (a daemon).
+      const left = await this.processesLeft();
+      const ports = left.length > 0 ? (this.portLookup?.find(this.id, left) ?? []) : [];
+      if (left.length > 0 && (this.readyWatch?.state === 'waiting' || ports.length > 0) && this.exit === undefined && !this.stopper.started) {
+        this.mainExit = { exitCode: code, signal, atMs: Math.round(atMs) };
+        this.liveOn(left, ports);
+        return;
+      }
+    }
+    return this.endAfterExit(code, signal, notBeforeTicks, atMs);
+  }
+
+  /** Every process of the run still alive (the subreaper's own aside): its cgroup's, else the marker's and the group's. */
+  private async processesLeft(): Promise<number[]> {
+    if (this.cgroup) {
+      try {
+        return this.cgroup.pids();
+      } catch {
+        return [];
+      }
+    }
+    const found = await listScope(this.teardownTarget(this.notBeforeTicks)).catch(() => [] as Proc[]);
+    return found.map((p) => p.pid).filter((pid) => pid !== this.shim?.pid);
+  }
+
+  /** The main process exited 0 and the rest of the service lives on: tracked until it ends or is stopped. */
+  private liveOn(pids: number[], ports: ListeningPort[]): void {
+    const mainExit = this.mainExit!;
+    this.livedOnPids = pids;
+    if (ports.length > 0) this.ports = ports;
+    const listening = ports.length > 0 ? `, listening on ${[...new Set(ports.map((p) => p.port))].join(', ')}` : '';
+    this.notes.push(
+      `The main process exited 0 after ${seconds(mainExit.atMs)}; the service lived on in ${pids.length} other process${pids.length === 1 ? '' : 'es'} (pid ${pids.slice(0, 5).join(', ')}${pids.length > 5 ? ', ...' : ''})${listening}, which Warden kept tracking and ends with the run.`,
+    );
+    this.emit({ type: 'main-exited', runId: this.id, mainExit });
+    const poll = () => {
+      this.livedOnTimer = setTimeout(() => {
+        void this.processesLeft().then((left) => {
+          if (this.exit !== undefined) return;
+          if (left.length === 0) return this.endLivedOn(this.stopper.started ? 'stopped' : 'ended');
+          this.livedOnPids = left;
+          poll();
+        });
+      }, LIVED_ON_POLL_MS);
+    };
+    poll();
+  }
+
+  /** The signal to each process of a service living on (its cgroup's, read now, or those last seen). */
+  private signalLivedOn(signal: NodeJS.Signals): boolean {
+    let pids = this.livedOnPids;
+    if (this.cgroup) {
+      try {
+        pids = this.cgroup.pids();
+      } catch {
+        // those last seen
+      }
+    }
+    let reached = false;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+        reached = true;
+      } catch {
+        // gone already
+      }
+    }
+    return reached;
+  }
+
+  /** A service that lived on after its main process ended: by itself, stopped, or past the SIGKILL backstop. */
+  private endLivedOn(how: 'ended' | 'stopped' | 'kill-backstop'): Promise<void> {
+    clearTimeout(this.livedOnTimer);
+    const mainExit = this.mainExit!;
+    if (how === 'ended') this.notes.push(`Its other processes ended on their own after ${seconds(this.elapsedMs())} (their exit statuses are not Warden's to read: they were not its children).`);
+    return this.endAfterExit(mainExit.exitCode, mainExit.signal, this.notBeforeTicks, this.elapsedMs());
+  }
+
+  /** What teardown ends: the run's scope, group, cgroup and subreaper. */
+  private teardownTarget(notBeforeTicks: number | undefined): TeardownTarget {
+    return {
+      scope: this.options.scope,
+      pgid: this.pgid!,
+      procRoot: this.options.procRoot,
+      notBeforeTicks,
+      budgetMs: this.options.teardownBudgetMs,
+      passGapMs: this.options.teardownPassGapMs,
+      // With the subreaper, what it adopted is found by parentage; it is never signalled itself.
+      ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : {}),
+      ...(this.cgroup || this.shim?.adopting ? {} : { blindSpot: NO_CGROUP }),
+      ...(this.bornInCgroup ? { wholeRunIn: this.cgroup! } : {}),
+      onSignal: (pid, sig) =>
+        this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
+    };
+  }
+
+  private async endAfterExit(code: number | null, signal: string | null, notBeforeTicks: number | undefined, atMs: number): Promise<void> {
     if (this.exit !== undefined) return;
-    this.exit = { exitCode: code, signal, atMs: this.elapsedMs(), wallMs: Date.now() };
+    this.exit = { exitCode: code, signal, atMs, wallMs: Date.now() };
     this.noteStall();
     // Another run often starts right after this one: it may then be born in its cgroup.
     this.cgroup?.warmAttach();
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.backstopTimer);
+    clearTimeout(this.livedOnTimer);
     this.stopper.cancel();
+    this.lease?.cancel();
+    this.stdin?.close();
     await this.drain();
     // The tree is sampled until the pipes are closed: descendants that held them count.
     clearTimeout(this.trackTimer);
@@ -429,20 +704,11 @@ export class CommandRun {
       else this.cgroupPeakBytes = this.cgroup.readPeakBytes();
     }
     let report: TeardownReport | undefined;
-    const target: TeardownTarget = {
-      scope: this.options.scope,
-      pgid: this.pgid!,
-      procRoot: this.options.procRoot,
-      notBeforeTicks,
-      budgetMs: this.options.teardownBudgetMs,
-      passGapMs: this.options.teardownPassGapMs,
-      // With the subreaper, what it adopted is found by parentage; it is never signalled itself.
-      ...(this.shim ? { adopter: this.shim.pid, sparePids: [this.shim.pid] } : {}),
-      ...(this.cgroup || this.shim?.adopting ? {} : { blindSpot: NO_CGROUP }),
-      ...(this.bornInCgroup ? { wholeRunIn: this.cgroup! } : {}),
-      onSignal: (pid, sig) =>
-        this.emit({ type: 'signal-sent', runId: this.id, signal: `${sig} to ${pid < 0 ? `group ${-pid}` : `pid ${pid}`}`, atMs: this.elapsedMs(), step: 'teardown' }),
-    };
+    // Who holds the port it could not bind, asked while that holder still runs (before teardown ends any of this run's).
+    const inUse = code !== 0 || signal !== null ? addressInUse(`${this.out.stdout.text()}\n${this.out.stderr.text()}`) : null;
+    if (inUse && inUse.port !== null && this.portLookup) this.notes.push(await this.portLookup.holder(inUse.port, this.id).catch(() => `Port ${inUse.port} was already in use.`));
+    else if (inUse) this.notes.push(`It could not bind its address ("${inUse.line.slice(0, 160)}"): another process holds the port; stop it, or start this one on another port.`);
+    const target = this.teardownTarget(notBeforeTicks);
     if (this.options.keepDescendants) {
       const kept = await listScope(target).catch(() => [] as Proc[]);
       if (kept.length > 0) this.notes.push(`${kept.length} descendant process${kept.length === 1 ? ' was' : 'es were'} kept running as asked: ${listProcs(kept)}.`);
@@ -523,6 +789,10 @@ export class CommandRun {
 
   private finish(report: TeardownReport | undefined, spawnFailure?: string): void {
     const exit = this.exit!;
+    this.readyWatch?.cancel();
+    this.lease?.cancel();
+    this.stdin?.close();
+    this.lines.end();
     for (const stream of ['stdout', 'stderr'] as const) {
       const text = this.out[stream].end();
       if (text.length > 0) this.emit({ type: 'output', runId: this.id, stream, text, offset: this.out[stream].totalChars - text.length, atMs: Math.round(this.elapsedMs()) });
@@ -607,6 +877,22 @@ export class CommandRun {
       ...(fields.culprit ? { culprit: fields.culprit } : {}),
       ...(peak ? { peak } : {}),
       ...(this.options.owner ? { owner: this.options.owner } : {}),
+      ...(this.readyReport !== undefined ? { ready: this.readyReport } : {}),
+      ...(this.readyWatch ? { probes: this.readyWatch.report() } : {}),
+      ...(fields.state !== 'ended' && this.ports.length > 0 ? { ports: this.ports } : {}),
+      ...(this.lease && fields.state !== 'ended' ? { lease: { ms: this.lease.ms, endsAtMs: Math.round(this.lease.endsAtMs) } } : {}),
+      ...(this.stdin ? { stdinPipe: this.stdin.open && fields.state !== 'ended' ? ('open' as const) : ('closed' as const) } : {}),
+      ...(this.mainExit ? { mainExit: this.mainExit } : {}),
     });
+  }
+}
+
+/** Characters of input an input event (and so the timeline) carries; `chars` says how many were sent. */
+export const INPUT_EVENT_CHARS = 4000;
+
+function collectPids(nodes: readonly { pid: number; children: readonly unknown[] }[], into: Set<number>): void {
+  for (const node of nodes) {
+    into.add(node.pid);
+    collectPids(node.children as { pid: number; children: readonly unknown[] }[], into);
   }
 }

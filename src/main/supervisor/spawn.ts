@@ -25,6 +25,8 @@ export interface SpawnSpec {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin?: string;
+  /** Keep a pipe on stdin open (the caller writes to subprocess.stdin); without it and `stdin`, /dev/null. */
+  stdinPipe?: boolean;
   /**
    * A fourth stdio entry: fd 3 in the child is one end of a socket pair, the
    * parent's end is `subprocess.stdio[3]` (a Duplex, read and written). Attach
@@ -189,7 +191,7 @@ export function spawnCommand(spec: SpawnSpec): Subprocess {
   const child = spawnProcess(file!, args, {
     cwd: spec.cwd,
     env: spec.env,
-    stdin: spec.stdin !== undefined ? 'pipe' : 'ignore',
+    stdin: spec.stdin !== undefined || spec.stdinPipe ? 'pipe' : 'ignore',
     extraPipes: spec.extraPipe ? 1 : 0,
   });
   if (spec.stdin !== undefined && child.stdin) {

@@ -20,11 +20,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { OutputOffsets, WaitOptions } from '../../shared/api';
+import type { InputOptions, OutputOffsets, WaitOptions } from '../../shared/api';
 import type { OutputStream, RunEvent } from '../../shared/events';
 import type { ProcNode } from '../../shared/proc-tree';
 import { isPythonRequest, type RunRequest } from '../../shared/request';
-import type { RunOwner, RunResult, SessionInfo, StopReason } from '../../shared/result';
+import type { ListeningPort, RunOwner, RunResult, SessionInfo, StopReason, UntilReport } from '../../shared/result';
 import { checkExtension, MAX_TIMER_MS } from './deadline';
 import { checkSessionName, DEFAULT_PROC_ROOT, normalizePythonRequest, normalizeRequest, WardenInputError, type EngineSettings } from './options';
 import { WardenError } from './errors';
@@ -34,7 +34,13 @@ import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend, type StaleSweep } from './cgroup';
 import { ProcessSampler } from './proc-tree/sampler';
 import { sliceOfKept, type OutputSlice } from './output';
-import { CommandRun } from './run';
+import { CommandRun, type RunPorts } from './run';
+import { PortFinder } from './ports/finder';
+import { procSocketTable } from './ports/socket-table';
+import { PORTS_EVERY_MS, PortWatch } from './ports/watch';
+import { holdersOf } from './ports/holder';
+import { parseProbe } from './ready/probe-spec';
+import { LineFeed, MAX_LINE_CHARS } from './lines';
 import type { ScopeWatch } from './scope-watch';
 import { reaperOnce } from './reaper';
 import { descriptorCheck, type DescriptorCheck } from './descriptors';
@@ -60,20 +66,54 @@ interface SupervisedRun {
 
 type OutputChoice = 'all' | 'unseen' | OutputOffsets;
 
+/** What a wait waits for besides the end: readiness, or a line matching a pattern (from now, or from the start). */
+type Until = { kind: 'ready'; text: string } | { kind: 'log'; text: string; regex: RegExp; fromStart: boolean };
+
 /** Checks a wait's options at the boundary: one line for what is wrong. */
-function checkWaitOptions(options: unknown): { timeoutMs: number | undefined; output: OutputChoice } {
+function checkWaitOptions(options: unknown): { timeoutMs: number | undefined; output: OutputChoice; until?: Until } {
   if (options === undefined || options === null) return { timeoutMs: undefined, output: 'all' };
-  if (typeof options !== 'object' || Array.isArray(options)) throw new WardenInputError('The wait options must be an object: { timeoutMs?, output? }.');
-  const { timeoutMs, output } = options as WaitOptions;
+  if (typeof options !== 'object' || Array.isArray(options)) throw new WardenInputError('The wait options must be an object: { timeoutMs?, output?, until?, since? }.');
+  const { timeoutMs, output, until, since } = options as WaitOptions;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_TIMER_MS)) {
     throw new WardenInputError(`timeoutMs must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${typeof timeoutMs === 'number' ? String(timeoutMs) : JSON.stringify(timeoutMs)}.`);
   }
-  if (output === undefined || output === 'all' || output === 'unseen') return { timeoutMs, output: output ?? 'all' };
+  const checkedUntil = checkUntil(until, since);
+  const withUntil = checkedUntil ? { until: checkedUntil } : {};
+  if (output === undefined || output === 'all' || output === 'unseen') return { timeoutMs, output: output ?? 'all', ...withUntil };
   const offset = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
   if (typeof output !== 'object' || output === null || !offset(output.stdout) || !offset(output.stderr)) {
     throw new WardenInputError('output must be "all", "unseen", or { stdout, stderr } with each a whole number of characters from 0.');
   }
-  return { timeoutMs, output: { stdout: output.stdout, stderr: output.stderr } };
+  return { timeoutMs, output: { stdout: output.stdout, stderr: output.stderr }, ...withUntil };
+}
+
+function checkUntil(until: unknown, since: unknown): Until | undefined {
+  if (since !== undefined && since !== 'now' && since !== 'start') throw new WardenInputError(`since must be "now" or "start", not ${JSON.stringify(since)}.`);
+  if (until === undefined) {
+    if (since !== undefined) throw new WardenInputError('since goes with until: a log pattern to wait for.');
+    return undefined;
+  }
+  if (until === 'ready') {
+    if (since !== undefined) throw new WardenInputError('since goes with a log pattern, not with until ready.');
+    return { kind: 'ready', text: 'ready' };
+  }
+  if (typeof until !== 'string' || !until.startsWith('log:')) throw new WardenInputError(`until takes "ready" or a log pattern such as log:/Compiled/ or log:/error TS\\d+/i, not ${JSON.stringify(until)}.`);
+  const probe = parseProbe(until);
+  if (probe.kind !== 'log') throw new WardenInputError(`until takes "ready" or log:/REGEX/[flags], not ${JSON.stringify(until)}.`);
+  return { kind: 'log', text: until, regex: probe.regex, fromStart: since === 'start' };
+}
+
+/** The first line of kept text matching `regex` (the text after the last line break counts as a line). */
+function firstMatchingLine(text: string, regex: RegExp): string | undefined {
+  const feed = new LineFeed();
+  let found: string | undefined;
+  const off = feed.subscribe((line) => {
+    if (found === undefined && regex.test(line)) found = line;
+  });
+  feed.push('stdout', text);
+  feed.end();
+  off();
+  return found;
 }
 
 export interface SupervisorOptions {
@@ -96,6 +136,8 @@ export interface SupervisorOptions {
   reaper?: boolean;
   /** Descriptors kept free for the process itself: new runs are refused below it (default: a tenth of RLIMIT_NOFILE, 64-1024; null: no check). */
   descriptorReserve?: number | null;
+  /** How often every live run's listening ports are looked at (default 1 s, ports/watch.ts); 0: never (the port probe still looks). */
+  portsEveryMs?: number;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
 }
@@ -169,6 +211,9 @@ export class Supervisor {
   private readonly watch?: ScopeWatch;
   private readonly useReaper: boolean;
   private readonly descriptors?: DescriptorCheck;
+  private portFinder?: PortFinder | null;
+  private portWatch?: PortWatch;
+  private readonly portsEveryMs: number;
 
   /** Refuses a new run while fewer descriptors than the reserve would be left (descriptors.ts). */
   private refuseIfLow(): void {
@@ -196,6 +241,7 @@ export class Supervisor {
     this.sampleRateHz = options.sampleRateHz ?? 2;
     if (options.watch) this.watch = options.watch;
     this.useReaper = options.reaper ?? true;
+    this.portsEveryMs = options.portsEveryMs ?? PORTS_EVERY_MS;
     if (options.descriptorReserve !== null) this.descriptors = descriptorCheck(options.descriptorReserve === undefined ? {} : { reserve: options.descriptorReserve });
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
@@ -226,11 +272,49 @@ export class Supervisor {
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
     const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
-    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper);
+    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper, this.runPorts());
     this.runs.set(id, run);
     run.start();
-    void run.done.then(() => this.forgetOldRuns(id));
+    if (this.portsEveryMs > 0) this.portWatch?.wake();
+    void run.done.then(() => {
+      this.portWatch?.forget(id);
+      this.forgetOldRuns(id);
+    });
     return run.snapshot();
+  }
+
+  /** The one port finder (made at first use; none without /proc), and what runs ask of it. */
+  private runPorts(): RunPorts | undefined {
+    if (this.portFinder === undefined) {
+      this.portFinder = this.settings.procRoot === null ? null : new PortFinder(procSocketTable(this.settings.procRoot));
+      if (this.portFinder) {
+        this.portWatch = new PortWatch(this.portFinder, () => [...this.runs.values()].filter((run): run is CommandRun => run instanceof CommandRun), this.portsEveryMs);
+      }
+    }
+    const finder = this.portFinder;
+    if (!finder) return undefined;
+    return {
+      find: (runId, pids) => finder.find(new Map([[runId, pids]]), { fresh: true })?.get(runId) ?? null,
+      holder: async (port, runId) => this.describeHolder(finder, port, runId),
+    };
+  }
+
+  /** One sentence on who holds `port`, for a run that failed to bind it: a Warden run by name, else the process. */
+  private describeHolder(finder: PortFinder, port: number, runId: string): string {
+    const listeners = finder.listenersOn(port);
+    if (listeners.length === 0) return `Port ${port} was in use when it started, and nothing listens there now: start it again.`;
+    // The live runs' sockets are found first, so a holder that is a Warden run is named as one.
+    this.portWatch?.pass();
+    const owner = finder.ownerOfPort(port);
+    if (owner && owner.runId !== runId) {
+      const other = this.runs.get(owner.runId)?.snapshot();
+      const what = other?.argv ? other.argv.join(' ') : 'a run';
+      return `Port ${port} is held by pid ${owner.pid}, which belongs to Warden run ${owner.runId} (${what.length > 60 ? `${what.slice(0, 59)}…` : what}): use that server, or stop it (warden stop ${owner.runId}) to free the port.`;
+    }
+    const holders = this.settings.procRoot === null ? [] : holdersOf(this.settings.procRoot, procSocketTable(this.settings.procRoot), new Set(listeners.map((l) => l.inode)));
+    if (holders.length === 0) return `Port ${port} is held by a process Warden cannot see (another user's, or in another network namespace): free it, or start this one on another port.`;
+    const named = holders.map((h) => `pid ${h.pid} (${h.command})`).join(', ');
+    return `Port ${port} is held by ${named}, which is not a Warden run of this host: stop it, or start this one on another port.`;
   }
 
   private startPython(request: Parameters<typeof normalizePythonRequest>[0], id: string, owner: { owner?: RunOwner }): RunResult {
@@ -348,7 +432,8 @@ export class Supervisor {
    */
   async wait(id: string, options?: WaitOptions): Promise<RunResult> {
     const run = this.find(id);
-    const { timeoutMs, output } = checkWaitOptions(options);
+    const { timeoutMs, output, until } = checkWaitOptions(options);
+    if (until) return this.waitUntil(id, run, until, timeoutMs, output);
     if (run.ended) return this.take(id, run, output);
     return new Promise<RunResult>((resolve) => {
       let taken = false;
@@ -363,6 +448,107 @@ export class Supervisor {
       if (timeoutMs !== undefined) timer = setTimeout(settle, timeoutMs);
       void run.done.then(settle);
     });
+  }
+
+  /**
+   * A wait that also returns when `until` is met: readiness decided (ready,
+   * or not ready and kept running), or a line matching the pattern. The
+   * answer carries `until` (met or not, and the line).
+   */
+  private waitUntil(id: string, run: SupervisedRun, until: Until, timeoutMs: number | undefined, output: OutputChoice): Promise<RunResult> {
+    const answer = (report: UntilReport) => ({ ...this.take(id, run, output), until: report });
+    if (until.kind === 'ready' && !(run instanceof CommandRun ? run.readiness !== 'none' : run.snapshot().probes !== undefined)) {
+      throw new WardenInputError(`Run ${id} was started without readiness probes, so there is no ready to wait for: wait without until, or until a log line.`);
+    }
+    const decided = (): UntilReport | null => {
+      const snapshot = run.snapshot();
+      if (until.kind !== 'ready') return snapshot.state === 'ended' ? { condition: until.text, met: false } : null;
+      // Not ready and being stopped for it: the answer waits for the end, whose result says so.
+      if (snapshot.ready === false && snapshot.state !== 'ended' && run instanceof CommandRun && run.stopsWhenNotReady) return null;
+      if (snapshot.ready !== undefined) return { condition: 'ready', met: snapshot.ready !== false, ...(snapshot.ready && snapshot.ready.line !== undefined ? { line: snapshot.ready.line } : {}) };
+      return snapshot.state === 'ended' ? { condition: 'ready', met: false } : null;
+    };
+    if (until.kind === 'log' && until.fromStart) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const line = firstMatchingLine(run.outputFrom(stream, 0).text, until.regex);
+        if (line !== undefined) return Promise.resolve(answer({ condition: until.text, met: true, line: line.trim(), stream }));
+      }
+    }
+    const now = decided();
+    if (now) return Promise.resolve(answer(now));
+    return new Promise<RunResult>((resolve) => {
+      let done = false;
+      const cleanups: (() => void)[] = [];
+      const settle = (report: UntilReport) => {
+        if (done) return;
+        done = true;
+        for (const fn of cleanups) fn();
+        resolve(answer(report));
+      };
+      if (timeoutMs !== undefined) {
+        const timer = setTimeout(() => settle({ condition: until.text, met: false }), timeoutMs);
+        cleanups.push(() => clearTimeout(timer));
+      }
+      if (until.kind === 'log') {
+        // Lines from now on, the line open at the call included; fed by the run's output events.
+        const tail = (stream: 'stdout' | 'stderr') => {
+          const total = run.outputFrom(stream, 0).total;
+          return run.outputFrom(stream, Math.max(0, total - MAX_LINE_CHARS)).text;
+        };
+        const feed = new LineFeed(tail, true);
+        cleanups.push(feed.subscribe((line, stream) => {
+          if (until.regex.test(line)) settle({ condition: until.text, met: true, line: line.trim(), stream });
+        }));
+        const off = this.subscribe((event) => {
+          if (event.runId !== id) return;
+          if (event.type === 'output') feed.push(event.stream, event.text);
+          else if (event.type === 'ended') {
+            feed.end();
+            settle({ condition: until.text, met: false });
+          }
+        });
+        cleanups.push(off);
+      } else {
+        const off = this.subscribe((event) => {
+          if (event.runId !== id || (event.type !== 'ready' && event.type !== 'ended')) return;
+          const report = decided();
+          if (report) settle(report);
+        });
+        cleanups.push(off);
+      }
+      void run.done.then(() => {
+        const report = decided();
+        settle(report ?? { condition: until.text, met: false });
+      });
+    });
+  }
+
+  /** Writes input to a live run's stdin pipe (and/or closes it); refused (one line) when it has none or it is closed. */
+  input(id: string, input: InputOptions): RunResult {
+    const run = this.find(id);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new WardenInputError('input takes { text?, eof? }.');
+    const text = input.text ?? '';
+    if (typeof text !== 'string') throw new WardenInputError('input.text must be a string.');
+    if (input.eof !== undefined && typeof input.eof !== 'boolean') throw new WardenInputError('input.eof must be true or false.');
+    if (text === '' && input.eof !== true) throw new WardenInputError('Give text to send, or eof: true to close its stdin (or both).');
+    if (!(run instanceof CommandRun)) throw new WardenInputError(`Run ${id} ${run.ended ? 'has ended; it takes no more input' : 'is a Python script, which reads no stdin pipe'}.`);
+    return run.send(text, input.eof === true);
+  }
+
+  /** What the port finder has read so far (benchmarks); null before any run or without /proc. */
+  portStats(): PortFinder['stats'] | null {
+    return this.portFinder ? { ...this.portFinder.stats } : null;
+  }
+
+  /** Every live run's listening ports now (a fresh look), by run id. */
+  ports(): Map<string, ListeningPort[]> {
+    this.portWatch?.pass(true);
+    const found = new Map<string, ListeningPort[]>();
+    for (const run of this.runs.values()) {
+      if (run.ended || !(run instanceof CommandRun)) continue;
+      found.set(run.id, run.listeningPorts);
+    }
+    return found;
   }
 
   /** The run's result now with the output asked for; a yielded (not ended) answer moves its mark unless all output was asked for. */

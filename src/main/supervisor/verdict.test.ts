@@ -500,6 +500,22 @@ const rows: Row[] = [
     notesLack: ['on request'],
   },
   {
+    name: 'stopped: its lease ran out (the run adds how long it was)',
+    o: obs({ exitCode: null, signal: 'SIGINT', limitMs: null, elapsedMs: 7_200_010, stop: { reason: 'lease', requestedAtMs: 7_200_000, endedBy: 'interrupt' } }),
+    verdict: 'stopped',
+    advice: "Renew a service's lease with extend while you still use it, or start it with a longer --lease.",
+    notes: ['Stopped when its lease ran out after 2 h: it ended at the interrupt step (SIGINT) after 2 h.'],
+    notesLack: ['on request'],
+  },
+  {
+    name: 'stopped: not ready by its ready timeout (the run adds which probes failed)',
+    o: obs({ exitCode: 143, signal: null, viaShell: true, limitMs: null, elapsedMs: 122_100, stop: { reason: 'not-ready', requestedAtMs: 120_000, endedBy: 'terminate' } }),
+    verdict: 'stopped',
+    advice: 'It never became ready: compare the readiness probes with what it printed (a server that moved to another port, a banner worded differently, a health path that answers 404), or give it longer with --ready-timeout.',
+    notes: ['Stopped because it was not ready after 2 min: it ended at the terminate step (SIGTERM) after 2 min 02 s, with exit code 143.'],
+    notesLack: ['on request'],
+  },
+  {
     name: 'stopped: by shutdown',
     o: obs({ exitCode: 0, signal: null, elapsedMs: 4_200, stop: { reason: 'shutdown', requestedAtMs: 4_000, endedBy: 'interrupt' } }),
     verdict: 'stopped',

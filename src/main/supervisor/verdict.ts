@@ -96,9 +96,18 @@ function judgeStopped(o: Observations, stop: NonNullable<Observations['stop']>):
     };
   }
   const requested = `after ${seconds(stop.requestedAtMs)}${o.limitMs !== null ? `, before the ${seconds(o.limitMs)} limit` : ''}`;
-  const who = stop.reason === 'shutdown' ? `Stopped because Warden shut down ${requested}` : `Stopped on request ${requested}`;
   // The host's note says whose going away stopped it; "on request" would be false.
   if (stop.reason === 'owner') return { verdict: 'stopped', advice: null, notes: [`It ${how.replace(/^it /, '')}.`] };
+  // The run's own notes say how long the lease was, and which probes did not pass.
+  if (stop.reason === 'lease') return { verdict: 'stopped', advice: 'Renew a service\'s lease with extend while you still use it, or start it with a longer --lease.', notes: [`Stopped when its lease ran out ${requested}: ${how}.`] };
+  if (stop.reason === 'not-ready') {
+    return {
+      verdict: 'stopped',
+      advice: 'It never became ready: compare the readiness probes with what it printed (a server that moved to another port, a banner worded differently, a health path that answers 404), or give it longer with --ready-timeout.',
+      notes: [`Stopped because it was not ready ${requested}: ${how}.`],
+    };
+  }
+  const who = stop.reason === 'shutdown' ? `Stopped because Warden shut down ${requested}` : `Stopped on request ${requested}`;
   return { verdict: 'stopped', advice: null, notes: [`${who}: ${how}.`] };
 }
 

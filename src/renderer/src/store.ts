@@ -604,6 +604,16 @@ export const useWarden = create<WardenState>()((set, get) => {
             if (run) draft('runs')[id] = { ...run, limitMs: event.limitMs };
             break;
           }
+          // A service's live state: ready or not, its ports, its lease, its input pipe closed.
+          case 'ready':
+          case 'ports':
+          case 'lease-renewed':
+          case 'main-exited':
+          case 'input': {
+            const run = runOf(id);
+            if (run && run.state !== 'ended') draft('runs')[id] = withServiceEvent(run, event);
+            break;
+          }
           case 'ended': {
             const before = runOf(id);
             if (!before) order = [id, ...order];
@@ -840,4 +850,20 @@ export function liveElapsed(run: RunResult, syncedAt: number | undefined, now = 
   // from before that moment would make the frozen figure step once more).
   const at = frozen === null ? now : frozen;
   return run.elapsedMs + Math.max(0, at - syncedAt);
+}
+
+/** A live run with a service event applied (the event's own fields; output and the rest as they were). */
+export function withServiceEvent(run: RunResult, event: Extract<RunEvent, { type: 'ready' | 'ports' | 'lease-renewed' | 'main-exited' | 'input' }>): RunResult {
+  switch (event.type) {
+    case 'ready':
+      return { ...run, ready: event.ready, ...(event.ready ? { probes: event.ready.probes } : {}) };
+    case 'ports':
+      return { ...run, ports: event.ports };
+    case 'lease-renewed':
+      return run.lease ? { ...run, lease: { ...run.lease, endsAtMs: event.endsAtMs } } : run;
+    case 'main-exited':
+      return { ...run, mainExit: event.mainExit };
+    case 'input':
+      return event.eof ? { ...run, stdinPipe: 'closed' } : run;
+  }
 }

@@ -11,9 +11,13 @@ import { procSocketTable, type SocketTable } from './socket-table';
 
 /** A table whose listening sockets and descriptors the test sets; it counts the descriptor reads by pid. */
 function fakeTable() {
-  const state = { listening: [] as ListenEntry[] | null, fds: new Map<number, number[]>(), reads: [] as number[] };
+  const state = { listening: [] as ListenEntry[] | null, fds: new Map<number, number[]>(), reads: [] as number[], counters: null as string | null, tableReads: 0 };
   const table: SocketTable = {
-    listening: () => (state.listening === null ? null : [...state.listening]),
+    counters: () => state.counters,
+    listening: () => {
+      state.tableReads++;
+      return state.listening === null ? null : [...state.listening];
+    },
     socketInodes: (pid) => {
       state.reads.push(pid);
       return state.fds.get(pid) ?? null;
@@ -138,6 +142,42 @@ describe('PortFinder bookkeeping', () => {
     expect(new PortFinder(none.table, 0).find(new Map([['a', [10]]]))).toBeNull();
   });
 
+  it("reads the tables again only when the kernel's counters moved, or after the full-read time, or when asked fresh", async () => {
+    const { state, table } = fakeTable();
+    state.listening = [listen(5, 9000)];
+    state.counters = 'TCP: inuse 1';
+    state.fds.set(10, [5]).set(11, [6]);
+    const finder = new PortFinder(table, 0, 150);
+    const runs = new Map([['a', [10]], ['b', [11]]]);
+    expect(finder.find(runs)?.get('a')).toHaveLength(1);
+    expect(state.tableReads).toBe(1);
+    // A new listener the counters do not show (a close cancelled it out): not seen until the full read.
+    state.listening = [listen(5, 9000), listen(6, 9001)];
+    expect(finder.find(runs)?.get('b')).toEqual([]);
+    expect(state.tableReads).toBe(1);
+    expect(finder.stats.skipped).toBe(1);
+    // Asked fresh (a port probe, warden ports): read at once.
+    expect(finder.find(runs, { fresh: true })?.get('b')).toEqual([{ port: 9001, address: '127.0.0.1', pid: 11 }]);
+    expect(state.tableReads).toBe(2);
+    // The counters moved: read.
+    state.listening = [listen(5, 9000)];
+    state.counters = 'TCP: inuse 2';
+    expect(finder.find(runs)?.get('b')).toEqual([]);
+    expect(state.tableReads).toBe(3);
+    // Standing still past the full-read time: read anyway.
+    state.listening = [listen(5, 9000), listen(6, 9001)];
+    finder.find(runs);
+    expect(state.tableReads).toBe(3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(finder.find(runs)?.get('b')).toHaveLength(1);
+    expect(state.tableReads).toBe(4);
+    // No counters to read: every look reads the tables.
+    state.counters = null;
+    finder.find(runs);
+    finder.find(runs);
+    expect(state.tableReads).toBe(6);
+  });
+
   it('names the run holding a port, and the listeners on one', () => {
     const { state, table } = fakeTable();
     state.listening = [listen(5, 9000), listen(6, 9001)];
@@ -195,6 +235,22 @@ describe('PortFinder on the real /proc', () => {
     expect(ports).toEqual(await ssPorts(process.pid));
     expect(found).toContainEqual({ port: v4, address: '127.0.0.1', pid: process.pid });
     if (v6 !== null) expect(found).toContainEqual({ port: v6, address: '::1', pid: process.pid });
+  });
+
+  it('reads a table longer than the page the kernel hands out per read: 80 listeners, every one found', async () => {
+    const ports = await Promise.all(
+      Array.from({ length: 80 }, () => new Promise<number>((resolve, reject) => {
+        const server = createServer();
+        servers.push(server);
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+      })),
+    );
+    const table = procSocketTable('/proc');
+    expect(table.counters?.()).toMatch(/^TCP: inuse \d+/);
+    const found = new PortFinder(table, 0).find(new Map([['self', [process.pid]]]), { fresh: true })!.get('self')!;
+    const seen = new Set(found.map((p) => p.port));
+    expect(ports.filter((port) => !seen.has(port))).toEqual([]);
   });
 
   it('finds a listener in a child process, and nothing once it is gone', async () => {

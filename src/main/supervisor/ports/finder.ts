@@ -14,9 +14,14 @@ import type { ListeningPort } from '../../../shared/result';
 import type { ListenEntry } from './proc-net';
 import type { SocketTable } from './socket-table';
 
+/** The tables are read at least this often while the counters stand still (a listen and a close between two looks cancel out in them). */
+export const FULL_READ_MS = 5_000;
+
 export interface FinderStats {
   /** Passes that read the tables. */
   passes: number;
+  /** Looks that used the last tables, the kernel's counters not having moved. */
+  skipped: number;
   /** Processes whose descriptors were read, in all. */
   processReads: number;
   /** Processes read on the last pass. */
@@ -29,7 +34,7 @@ interface Owner {
 }
 
 export class PortFinder {
-  readonly stats: FinderStats = { passes: 0, processReads: 0, lastProcessReads: 0 };
+  readonly stats: FinderStats = { passes: 0, skipped: 0, processReads: 0, lastProcessReads: 0 };
   /** A listening socket's run and process, by inode, once found. */
   private readonly owners = new Map<number, Owner>();
   /** When each listening socket was first seen (a generation: one per table that differed from the one before). */
@@ -39,21 +44,37 @@ export class PortFinder {
   private generation = 0;
   private lastTable: ListenEntry[] = [];
   private lastReadAtMs = -Infinity;
+  private lastCounters: string | null = null;
 
   constructor(
     private readonly table: SocketTable,
     /** A table read this recently is used again (several runs asking in one turn). */
     private readonly tableMaxAgeMs = 20,
+    /** Tables read at least this often even while the kernel's counters stand still. */
+    private readonly fullReadMs = FULL_READ_MS,
   ) {}
 
-  /** The listening sockets now (read at most once per tableMaxAgeMs); null when they cannot be read. */
-  private listening(): ListenEntry[] | null {
+  /**
+   * The listening sockets now; null when they cannot be read. Read at most
+   * once per tableMaxAgeMs; and, unless `fresh`, not again while the
+   * kernel's socket counters have not moved since the last read (at most
+   * fullReadMs): each read of the tables walks the kernel's socket hashes,
+   * tens of milliseconds on a large machine, while the counters cost a
+   * small file.
+   */
+  private listening(fresh: boolean): ListenEntry[] | null {
     const now = performance.now();
     if (now - this.lastReadAtMs < this.tableMaxAgeMs) return this.lastTable;
+    const counters = this.table.counters?.() ?? null;
+    if (!fresh && counters !== null && counters === this.lastCounters && now - this.lastReadAtMs < this.fullReadMs) {
+      this.stats.skipped++;
+      return this.lastTable;
+    }
     const entries = this.table.listening();
     if (entries === null) return null;
     this.stats.passes++;
     this.lastReadAtMs = now;
+    this.lastCounters = counters;
     let changed = entries.length !== this.lastTable.length;
     const live = new Set<number>();
     for (const entry of entries) {
@@ -81,8 +102,8 @@ export class PortFinder {
    * handed out again is then read as new). Null when the tables cannot be
    * read (no /proc).
    */
-  find(runs: ReadonlyMap<string, readonly number[]>, options: { every?: boolean } = {}): Map<string, ListeningPort[]> | null {
-    const entries = this.listening();
+  find(runs: ReadonlyMap<string, readonly number[]>, options: { every?: boolean; fresh?: boolean } = {}): Map<string, ListeningPort[]> | null {
+    const entries = this.listening(options.fresh === true);
     if (entries === null) return null;
     const runOfPid = new Map<number, string>();
     for (const [runId, pids] of runs) for (const pid of pids) runOfPid.set(pid, runId);
@@ -140,6 +161,6 @@ export class PortFinder {
   /** The listening sockets on `port` now, from a fresh read of the tables. */
   listenersOn(port: number): ListenEntry[] {
     this.lastReadAtMs = -Infinity;
-    return (this.listening() ?? []).filter((entry) => entry.port === port);
+    return (this.listening(true) ?? []).filter((entry) => entry.port === port);
   }
 }

@@ -7,8 +7,8 @@
 
 import type { ListeningPort, ReadyProbe, ReadyReport } from '../../../shared/result';
 import type { LineFeed } from '../lines';
-import { seconds } from '../format';
 import type { Attempt } from './attempt';
+export { failingProbes, readyLine } from './describe';
 import { probeExec } from './exec';
 import { FileProbe } from './file';
 import { probeHttp } from './http';
@@ -198,18 +198,4 @@ export class ReadyWatch {
     for (const probe of this.probes) if (!probe.state.passed && probe.state.last === undefined) probe.state.last = probe.state.attempts === 0 ? 'never tried' : 'not passed';
     this.context.onNotReady(this.report());
   }
-}
-
-/** One line on probes that did not pass: "tcp:5173 (connection refused, 480 tries); log:/ready/ (no line matched yet (12 read))". */
-export function failingProbes(probes: ReadyProbe[]): string {
-  return probes
-    .filter((p) => !p.passed)
-    .map((p) => `${p.probe} (${p.last ?? 'not passed'}${p.probe.startsWith('log:') || p.attempts < 2 ? '' : `, ${p.attempts} tries`})`)
-    .join('; ');
-}
-
-/** "ready after 1.8 s, listening on 5173 and 24678" */
-export function readyLine(report: ReadyReport): string {
-  const ports = [...new Set(report.ports.map((p) => p.port))];
-  return `ready after ${seconds(report.afterMs)}${ports.length > 0 ? `, listening on ${ports.join(' and ')}` : ''}`;
 }

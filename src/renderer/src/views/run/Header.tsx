@@ -11,6 +11,7 @@ import { liveElapsed, messageOf, useWarden } from '../../store';
 import { copyText, phaseText, rerunRequest } from './describe';
 import { useNow, useWallClock } from '../../components/hooks';
 import { useLivePhase } from '../../components/live-phase';
+import { ServiceBar } from './ServiceBar';
 
 const NO_SIGNALS: SignalSent[] = [];
 
@@ -45,6 +46,7 @@ export function Header({ run }: { run: RunResult }) {
         <Phase run={run} />
         <Resources run={run} />
       </div>
+      <ServiceBar run={run} />
       <Actions run={run} live={live} />
     </header>
   );
@@ -365,7 +367,7 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
           <form className="rd-group" onSubmit={(e) => void extend(e)}>
             <input className="rd-short" value={extendText} onChange={(e) => setExtendText(e.target.value)} aria-label="Extend the limit by" disabled={offline || stopping} data-testid="extend-by" />
             <button type="submit" disabled={offline || stopping || busy === 'extend'} data-testid="action-extend" title="Move the deadline later">
-              Extend limit
+              {run.lease ? 'Renew lease' : 'Extend limit'}
             </button>
           </form>
         </>

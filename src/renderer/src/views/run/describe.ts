@@ -180,6 +180,31 @@ function str(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** A service's moments in words: ready or not, its ports, input sent to it, its lease renewed, its main process gone. */
+export function serviceEntry(kind: string, d: Record<string, unknown>): { title: string; detail: string } {
+  const ports = (list: unknown) => (Array.isArray(list) ? list.map((p) => (typeof p === 'number' ? String(p) : typeof p === 'object' && p !== null ? String((p as { port?: unknown }).port) : '?')).join(', ') : '');
+  switch (kind) {
+    case 'ready':
+      if (d.ready === false) return { title: 'Not ready', detail: 'its readiness probes did not pass in time' };
+      return { title: 'Ready', detail: `${ports(d.ports) ? `listening on ${ports(d.ports)}` : 'its probes passed'}${str(d.line) !== null ? `: ${str(d.line)}` : ''}` };
+    case 'ports':
+      if (str(d.more) !== null) return { title: 'Ports', detail: str(d.more)! };
+      return { title: 'Ports', detail: ports(d.ports) ? `listening on ${ports(d.ports)}` : 'listening on no port' };
+    case 'input': {
+      const text = str(d.text) ?? '';
+      const chars = num(d.chars) ?? text.length;
+      const shown = JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+      return { title: d.eof === true ? (chars > 0 ? 'Input sent, then end of input' : 'End of input sent') : 'Input sent', detail: chars > 0 ? `${shown}${chars > text.length ? ` (${chars} characters)` : ''}` : 'its stdin closed' };
+    }
+    case 'lease-renewed':
+      return { title: 'Lease renewed', detail: `by ${duration(num(d.byMs) ?? 0)}, to ${duration(num(d.endsAtMs) ?? 0)}` };
+    case 'main-exited':
+      return { title: 'Main process exited', detail: `${exitWords(num(d.exitCode), str(d.signal))}; the service lives on in its other processes` };
+    default:
+      return { title: kind, detail: JSON.stringify(d) };
+  }
+}
+
 function exitWords(exitCode: number | null, signal: string | null): string {
   if (signal) return `killed by ${signal}`;
   if (exitCode !== null) return `exit code ${exitCode}`;
@@ -247,6 +272,13 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
         break;
       case 'ended':
         entries.push({ kind: 'ended', atMs, title: 'Ended', detail: str(d.verdict) ?? 'no verdict', live: false });
+        break;
+      case 'ready':
+      case 'ports':
+      case 'input':
+      case 'lease-renewed':
+      case 'main-exited':
+        entries.push({ kind: record.kind, atMs, ...serviceEntry(record.kind, d), live: false });
         break;
       default:
         entries.push({ kind: record.kind, atMs, title: record.kind, detail: JSON.stringify(d), live: false });
