@@ -21,6 +21,7 @@ import { ago, bytes, columnBytes, commandLine, duration, fullTime, liveDuration,
 import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
 import { isWebMode } from '../../web-api';
+import { useKeptScroll } from '../../components/kept-scroll';
 import { useWarden } from '../../store';
 import { choiceLabel, DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter, type VerdictChoice } from './model';
 import './runs.css';
@@ -37,16 +38,29 @@ const COLUMNS: { key: SortKey; label: string; className?: string }[] = [
   { key: 'memory', label: 'Peak memory', className: 'runs-num' },
 ];
 
+/** What the view was showing when it was last left (filters, order, how many ended runs, the selection): Back finds it so. */
+const remembered: { state: StateFilter; verdict: VerdictChoice | ''; host: string; sort: Sort; endedShown: number; selected: string | null } = {
+  state: 'all',
+  verdict: '',
+  host: '',
+  sort: DEFAULT_SORT,
+  endedShown: ENDED_PAGE,
+  selected: null,
+};
+
 export function RunsView() {
   const runs = useWarden((s) => s.runs);
   const order = useWarden((s) => s.order);
-  const [stateFilter, setStateFilter] = useState<StateFilter>('all');
-  const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>('');
-  const [hostFilter, setHostFilter] = useState('');
+  const [stateFilter, setStateFilter] = useState<StateFilter>(remembered.state);
+  const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>(remembered.verdict);
+  const [hostFilter, setHostFilter] = useState(remembered.host);
   const manyHosts = useWarden((s) => s.hosts.length > 1);
-  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
-  const [endedShown, setEndedShown] = useState(ENDED_PAGE);
-  const [selected, setSelected] = useState<string | null>(null);
+  const [sort, setSort] = useState<Sort>(remembered.sort);
+  const [endedShown, setEndedShown] = useState(remembered.endedShown);
+  const [selected, setSelected] = useState<string | null>(remembered.selected);
+  useEffect(() => {
+    Object.assign(remembered, { state: stateFilter, verdict: verdictFilter, host: hostFilter, sort, endedShown, selected });
+  });
   const rowRefs = useRef(new Map<string, HTMLAnchorElement>());
 
   const history = useWarden((s) => s.ended);
@@ -102,6 +116,10 @@ export function RunsView() {
   }, []);
   const onFocus = useCallback((id: string) => setSelected(id), []);
 
+  // Where the reader was in the list, given back once its rows are there (Back from a run, another tab and back).
+  const anchor = useRef<HTMLElement>(null);
+  useKeptScroll('runs', anchor, all.length > 0);
+
   if (all.length === 0) return <RunsEmpty />;
 
   const isFiltered = stateFilter !== 'all' || verdictFilter !== '' || hostFilter !== '';
@@ -109,7 +127,7 @@ export function RunsView() {
     <RunRow key={run.id} run={run} wall={wall} selected={run.id === selected} onFocus={onFocus} rowRef={rowRef} />
   );
   return (
-    <section className="view runs">
+    <section className="view runs" ref={anchor}>
       <header className="runs-head">
         <div className="runs-title">
           <h1>Runs</h1>
