@@ -852,8 +852,9 @@ export async function benchUi(o: UiBenchOptions): Promise<Figure> {
       ['6. login to the first row', () => loginFirstRow(browser, o, python)],
       ['7. follow 25 lines/s', async () => (await import('./ui-follow')).followLog(browser, o, python)],
       ['8. back to a scrolled list', async () => (await import('./ui-back')).backToList(browser, o)],
+      ['9. deep link to line 150,000', async () => (await import('./ui-deep-link')).deepLink(browser, o, python)],
     ];
-    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6,7,8').split(',').map((s) => s.trim()));
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => s.trim()));
     for (const [name, run] of parts) {
       if (!only.has(name[0]!)) continue;
       try {

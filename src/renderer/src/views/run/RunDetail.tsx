@@ -38,7 +38,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
     if (present || !api) return;
     let current = true;
     setMissing(false);
-    void load(id).then((found) => {
+    // A link to a line far down: the page holding it comes with the first ones.
+    void load(id, lines ? { line: { stream: lines.stream, line: lines.from } } : undefined).then((found) => {
       if (current && !found) setMissing(true);
     });
     return () => {
