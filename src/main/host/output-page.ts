@@ -9,7 +9,7 @@
 // starts for a while (a few runs, a bounded number of characters), so a view
 // paging through 9.5 MB reads the history once, not once per page.
 
-import type { OutputRange, WardenApi } from '../../shared/api';
+import type { WardenApi } from '../../shared/api';
 import { InputError, WardenError } from '../../shared/errors';
 import { OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, type OutputPage } from '../../shared/http-api';
 import type { RunResult } from '../../shared/result';
