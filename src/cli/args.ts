@@ -74,6 +74,7 @@ const SHARED: Record<string, OptionSpec> = {
 };
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
+  core: { type: 'boolean' },
   stdin: { type: 'string' },
   'terminate-after': { type: 'string' },
   drain: { type: 'string' },
@@ -326,6 +327,8 @@ export function parseRunArgs(args: string[]): RunCommand {
     if (sharedOption(token, request, env, out)) continue;
     if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
       (request as unknown as Record<string, number | null>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
+    } else if (token.name === 'core') {
+      request.core = true;
     } else if (token.name === 'shell') {
       request.shell = true;
     } else if (token.name === 'stdin') {
@@ -367,6 +370,9 @@ Options:
   --env-file FILE         NAME=VALUE lines (# comments, export prefix and quotes allowed)
   --stdin TEXT            text given on stdin (default: /dev/null)
   --memory SIZE           memory limit in its own cgroup, e.g. 256M or 1G (refused where no memory cgroup is writable)
+  --core                  let a crash dump core: its core file size limit raised to the hard limit,
+                          whatever the host's is (given by itself when this shell's own limit is
+                          not 0, as after ulimit -c unlimited)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source

@@ -297,7 +297,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
         {
           api,
           stateDir,
-          request: asThisProcess(request),
+          request: withOwnCoreLimit(asThisProcess(request)),
           format,
           ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
@@ -339,5 +339,24 @@ function unwritable(dir: string): string | null {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' || dirname(at) === at) return code ?? 'not writable';
     }
+  }
+}
+
+/**
+ * A command sent to the host as this shell would run it: with core dumps
+ * allowed when this process's own soft core limit allows them (ulimit -c
+ * unlimited), since the host's own limit is not the one the user set.
+ */
+export function withOwnCoreLimit(request: RunRequest, limits: string | null = readOwnLimits()): RunRequest {
+  if ('code' in request || request.core !== undefined || limits === null) return request;
+  const soft = /^Max core file size\s+(\S+)/m.exec(limits)?.[1];
+  return soft !== undefined && soft !== '0' ? { ...request, core: true } : request;
+}
+
+function readOwnLimits(): string | null {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return null;
   }
 }

@@ -30,6 +30,12 @@ export interface CommandRunRequest {
   memory?: string | number;
   /** Characters kept per stream (head and tail). */
   outputCapChars?: number;
+  /**
+   * Let a crash leave a core dump: the run's soft core file size limit is
+   * raised to its hard one (unlimited where that is), whatever the host's
+   * own is (`warden run --core`).
+   */
+  core?: boolean;
 }
 
 /** What a caller asks for when it runs a Python script in an interpreter session. */

@@ -41,6 +41,7 @@ export const commandRunSchema = z.strictObject(
     drainMs: ms().optional(),
     teardownBudgetMs: ms().optional(),
     keepDescendants: z.boolean().optional(),
+    core: z.boolean({ error: 'must be true or false' }).optional(),
     memory: memorySchema.optional(),
     outputCapChars: outputCap().optional(),
   },

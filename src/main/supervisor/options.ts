@@ -43,6 +43,8 @@ function outputCap(given: unknown): number {
 export interface RunOptions extends CheckedRun {
   argv: string[];
   shell: boolean;
+  /** Raise its soft core file size limit to the hard one before it runs (core dumps allowed). */
+  core: boolean;
   stdin?: string;
   terminateAfterMs: number;
 }
@@ -92,6 +94,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     scope,
     argv,
     shell: request.shell === true,
+    core: request.core === true,
     cwd: resolve(request.cwd ?? process.cwd()),
     env,
     ...(request.stdin !== undefined ? { stdin: request.stdin } : {}),

@@ -35,6 +35,7 @@ import { assembleResult } from './assemble-result';
 import { describeNow, describePids, listProcs, withCgroupSweep } from './teardown-report';
 import { judge } from './verdict';
 import { crashOf, culpritOf, inspectCore, readCoreSettings } from './core-dump';
+import { coreWrap } from './core-limit';
 import { findShellCrash } from '../../shared/crash/shell';
 import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
@@ -81,6 +82,8 @@ export class CommandRun {
   private readonly out: Record<OutputStream, CappedOutput>;
   private readonly stopper: StopSequence;
   private readonly argv: string[];
+  /** What is executed: argv, or argv under the wrapper that allows core dumps (--core). */
+  private readonly exec: RunOptions;
   private subprocess?: Subprocess;
   private pgid?: number;
   private exit?: Exit;
@@ -123,6 +126,7 @@ export class CommandRun {
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
+    this.exec = options.core ? { ...options, argv: coreWrap(this.argv), shell: false } : options;
     this.limitMs = options.limitMs;
     this.out = { stdout: new CappedOutput(options.outputCapChars), stderr: new CappedOutput(options.outputCapChars) };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -165,7 +169,7 @@ export class CommandRun {
     const shim = this.cgroup ? undefined : this.reaperShim;
     let subprocess: Subprocess | undefined;
     try {
-      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(this.options)) : undefined;
+      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(this.exec)) : undefined;
       this.bornInCgroup = subprocess !== undefined;
       if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim)) {
         const failure = checkSpawnableWrapped(this.options);
@@ -175,10 +179,10 @@ export class CommandRun {
       // The subreaper forks the command into a group of its own and says its pid on fd 3.
       subprocess ??= spawnCommand(
         this.cgroup
-          ? { ...this.options, argv: this.cgroup.wrap(this.argv), shell: false }
+          ? { ...this.exec, argv: this.cgroup.wrap(this.exec.argv), shell: false }
           : shim
-            ? { ...this.options, argv: reaperArgv(shim, this.argv, this.options.scope), env: withoutScope(this.options.env), shell: false, extraPipe: true }
-            : this.options,
+            ? { ...this.exec, argv: reaperArgv(shim, this.exec.argv, this.options.scope), env: withoutScope(this.options.env), shell: false, extraPipe: true }
+            : this.exec,
       );
     } catch (error) {
       return this.failSpawn(checkSpawnable(this.options) ?? describeSpawnError(error as { code?: string; message?: string }, this.options));
@@ -517,8 +521,12 @@ export class CommandRun {
     const shellCrash = judgement.verdict === 'failed' ? findShellCrash(stderr) : null;
     const culprit = culpritOf(judgement.verdict, exit.signal, mainPid, this.lastRoot, this.argv, shellCrash);
     const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, mainPid, shellCrash);
-    const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    const read = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    // --core started it with its soft limit raised to the hard one: that is the limit it ran under.
+    const coreSettings = read && this.options.core ? { ...read, limitBytes: read.hardLimitBytes } : read;
     const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.options.cwd, startedWallMs: this.startedWallMs }) : undefined;
+    // No core for want of a limit: how to get one, through the host (a ulimit in the caller's shell does not reach the host's runs).
+    if (core?.dumped === false && core.limitBytes === 0) this.notes.push(`No core dump was written: its core file size limit was 0 when it started; run it again with warden run --core to get one.`);
     for (const stream of ['stdout', 'stderr'] as const) {
       const dropped = this.out[stream].dropped;
       if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters, over the cap of ${count(this.options.outputCapChars)}: the first and last ${count(Math.floor(this.options.outputCapChars / 2))} are kept and the ${count(dropped)} in between were dropped.`);
