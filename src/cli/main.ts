@@ -297,7 +297,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
         {
           api,
           stateDir,
-          request: withOwnCoreLimit(asThisProcess(request)),
+          request: withOwner(withOwnCoreLimit(asThisProcess(request)), ownerPid === undefined),
           format,
           ...(terminationLog ? { onResult: terminationLog(api) } : {}),
           ...(yieldMs !== undefined ? { yieldMs } : {}),
@@ -359,4 +359,15 @@ function readOwnLimits(): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Who started a run from a terminal: the shell (or the program) that ran
+ * warden run, by its pid and name, so a list groups a terminal's runs
+ * together. A run owned with --owner-pid is named by its owner (the host
+ * does that from the query).
+ */
+export function withOwner(request: RunRequest, fromTerminal: boolean, parent: number = process.ppid, nameOf: (pid: number) => string | null = processName): RunRequest {
+  if (!fromTerminal || request.owner !== undefined || parent < 2) return request;
+  return { ...request, owner: { label: nameOf(parent) ?? `process ${parent}`, pid: parent } };
 }

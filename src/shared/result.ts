@@ -120,6 +120,8 @@ export interface RunResult {
   code?: string;
   session?: string;
   cwd: string;
+  /** Who started it, as its request said (an agent's label and pid, a terminal's shell); absent when none said. */
+  owner?: { label: string; pid: number | null };
   state: RunState;
   /** While queued in a busy session: 1 is next to run. */
   queuePosition?: number;

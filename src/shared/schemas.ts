@@ -27,8 +27,17 @@ export const sessionNameSchema = z
 const envSchema = z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' });
 const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "256M"' });
 
+const ownerSchema = z.strictObject(
+  {
+    label: z.string({ error: 'must be a string' }).min(1, { error: 'is at least one character' }).max(120, { error: 'is at most 120 characters' }),
+    pid: z.number({ error: 'must be a process id' }).int({ error: 'must be a process id' }).min(1, { error: 'must be a process id' }).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `an owner has only label and pid, not ${issue.keys.join(', ')}` : 'an owner is { label, pid? }') },
+);
+
 export const commandRunSchema = z.strictObject(
   {
+    owner: ownerSchema.optional(),
     argv: z.array(text(), { error: 'must be an array of strings' }).min(1, { error: 'needs at least the command' }),
     shell: z.boolean().optional(),
     cwd: text().optional(),
@@ -50,6 +59,7 @@ export const commandRunSchema = z.strictObject(
 
 export const pythonRunSchema = z.strictObject(
   {
+    owner: ownerSchema.optional(),
     code: text(),
     session: sessionNameSchema.optional(),
     onBusy: z.enum(['queue', 'refuse'], { error: "must be 'queue' or 'refuse'" }).optional(),

@@ -439,6 +439,8 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
           throw new HttpError(400, `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
         }
         const request = parseRunRequest(await body());
+        // The process that owns it is who started it, as lists group runs (a label given in the body stays for other runs).
+        if (owned.pid) request.owner = { label: owned.pid.label, pid: owned.pid.pid };
         const started = await api.start(request, host !== undefined ? { host } : {});
         if (owned.connection && started.state !== 'ended') {
           const socket = req.socket;

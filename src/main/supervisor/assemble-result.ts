@@ -7,6 +7,7 @@ export interface ResultParts extends Pick<RunResult, 'id' | 'kind' | 'cwd' | 'st
   argv?: string[];
   code?: string;
   session?: string;
+  owner?: { label: string; pid: number | null };
   queuePosition?: number;
   verdict?: RunResult['verdict'];
   startedWallMs: number;
@@ -27,6 +28,7 @@ export function assembleResult(p: ResultParts): RunResult {
     ...(p.code !== undefined ? { code: p.code } : {}),
     ...(p.session !== undefined ? { session: p.session } : {}),
     cwd: p.cwd,
+    ...(p.owner ? { owner: p.owner } : {}),
     state: p.state,
     ...(p.queuePosition !== undefined ? { queuePosition: p.queuePosition } : {}),
     ...(p.verdict !== undefined ? { verdict: p.verdict } : {}),

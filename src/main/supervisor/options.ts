@@ -29,6 +29,20 @@ interface CheckedRun {
   procRoot: string | null;
   /** The memory limit (its own cgroup; for a script, its interpreter's, set when one starts), or null for none. */
   memoryBytes: number | null;
+  /** Who started it, as the request said: one line of text, and its pid or null. */
+  owner?: { label: string; pid: number | null };
+}
+
+/** An owner as a request names it: one line (control and bidirectional characters out), at most 120 characters, a pid or none. */
+export function ownerOf(given: unknown): { owner: { label: string; pid: number | null } } | Record<string, never> {
+  if (given === undefined || given === null) return {};
+  if (typeof given !== 'object' || Array.isArray(given)) throw new WardenInputError('owner must be { label, pid? }.');
+  const { label, pid } = given as { label?: unknown; pid?: unknown };
+  if (typeof label !== 'string') throw new WardenInputError('owner.label must be a string.');
+  const line = label.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ').trim().slice(0, 120);
+  if (line === '') throw new WardenInputError('owner.label must say who started the run.');
+  if (pid !== undefined && (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1)) throw new WardenInputError(`owner.pid must be a process id, not ${JSON.stringify(pid)}.`);
+  return { owner: { label: line, pid: typeof pid === 'number' ? pid : null } };
 }
 
 /** The characters kept per stream: 2 (one of head and tail each) to MAX_OUTPUT_CAP_CHARS, which bounds what one run holds in memory. */
@@ -108,6 +122,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     outputCapChars: cap,
     procRoot: settings.procRoot,
     memoryBytes: request.memory === undefined || request.memory === null ? null : parseMemory(request.memory, 'memory'),
+    ...ownerOf(request.owner),
   };
 }
 
@@ -163,9 +178,11 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
   const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
   const cap = outputCap(request.outputCapChars);
   if (request.keepDescendants !== undefined && typeof request.keepDescendants !== 'boolean') throw new WardenInputError('keepDescendants must be true or false.');
+  const owned = ownerOf(request.owner);
   return {
     id,
     scope: `${settings.hostId}.${id}`,
+    ...owned,
     code: request.code,
     session,
     onBusy,

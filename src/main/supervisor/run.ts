@@ -560,6 +560,7 @@ export class CommandRun {
       kind: 'command',
       argv: this.argv,
       cwd: this.options.cwd,
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
       state: fields.state,
       ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),
       exitCode: fields.exitCode,

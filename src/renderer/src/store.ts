@@ -253,6 +253,7 @@ export function fromSummary(summary: RunSummary): RunResult {
     ...(summary.code !== undefined ? { code: summary.code } : {}),
     ...(summary.session !== undefined ? { session: summary.session } : {}),
     cwd: summary.cwd,
+    ...(summary.owner ? { owner: summary.owner } : {}),
     state: summary.state,
     ...(summary.verdict !== undefined ? { verdict: summary.verdict } : {}),
     exitCode: summary.exitCode,
