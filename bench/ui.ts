@@ -142,6 +142,8 @@ export async function openPage(browser: Browser, host: Host, hash: string): Prom
   try {
     const page = await context.newPage();
     await page.addInitScript(PAGE_PROBE);
+    // The Runs list these parts measure (the monitor is the default at this width).
+    await page.addInitScript(`localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list')`);
     const login = host.loginUrl();
     if (!login) throw new Error('the host has no TCP listener, so no login link');
     await page.goto(login);
@@ -792,6 +794,8 @@ async function loginFirstRow(browser: Browser, o: UiBenchOptions, python: string
         try {
           const page = await context.newPage();
           await page.addInitScript(FIRST_ROW_PROBE);
+          // The list's first row, as this part has measured it (the monitor is the default at this width).
+          await page.addInitScript(`localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list')`);
           let apiBytes = 0;
           page.on('response', (response) => {
             const url = new URL(response.url());

@@ -22,7 +22,12 @@ import { liveElapsed, useWarden } from '../../store';
 
 const TAB_LABEL: Record<Tab, string> = { summary: 'Summary', output: 'Output', script: 'Script', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
 
-export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | null; lines?: LineRange }) {
+/**
+ * `onTab`: the detail is a pane of another view (the monitor), which keeps
+ * the tab across runs: a tab chosen is told to it, not routed to; the page's
+ * title is that view's.
+ */
+export function RunDetail({ id, tab: asked, lines, onTab }: { id: string; tab: Tab | null; lines?: LineRange; onTab?: (tab: Tab) => void }) {
   const run = useWarden((s) => s.runs[id]);
   const api = useWarden((s) => s.api);
   const load = useWarden((s) => s.load);
@@ -50,7 +55,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const extensions = useLiveExtensions(run);
   const shown = useRef<{ id: string; tab: Tab } | null>(null);
   const endedHere = useEndedWhileShown(id, run);
-  useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
+  useTitle(onTab ? null : run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
+  const go = (t: Tab) => (onTab ? onTab(t) : navigate({ view: 'run', id, tab: t }));
 
   if (!run) {
     return (
@@ -85,7 +91,7 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
             data-testid={`tab-${t}`}
             onClick={(e) => {
               e.preventDefault();
-              navigate({ view: 'run', id, tab: t });
+              go(t);
             }}
           >
             {TAB_LABEL[t]}
@@ -100,7 +106,7 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
             href={hrefOf({ view: 'run', id, tab: 'summary' })}
             onClick={(e) => {
               e.preventDefault();
-              navigate({ view: 'run', id, tab: 'summary' });
+              go('summary');
             }}
           >
             See its summary

@@ -22,6 +22,8 @@ import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../.
 import { hrefOf, navigate } from '../../router';
 import { isWebMode } from '../../web-api';
 import { useKeptScroll } from '../../components/kept-scroll';
+import { MonitorView } from '../monitor/MonitorView';
+import { useLayout, type Layout, type LayoutChoice } from '../monitor/layout';
 import { useWarden } from '../../store';
 import { choiceLabel, DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter, type VerdictChoice } from './model';
 import './runs.css';
@@ -51,6 +53,7 @@ const remembered: { state: StateFilter; verdict: VerdictChoice | ''; host: strin
 export function RunsView() {
   const runs = useWarden((s) => s.runs);
   const order = useWarden((s) => s.order);
+  const [layout, chooseLayout] = useLayout();
   const [stateFilter, setStateFilter] = useState<StateFilter>(remembered.state);
   const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>(remembered.verdict);
   const [hostFilter, setHostFilter] = useState(remembered.host);
@@ -91,6 +94,8 @@ export function RunsView() {
   }, []);
 
   useEffect(() => {
+    // The monitor has keys of its own.
+    if (layout === 'monitor') return undefined;
     const onKey = (event: KeyboardEvent) => {
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       const onRow = event.target instanceof HTMLElement && event.target.dataset.testid === 'run-row';
@@ -108,7 +113,7 @@ export function RunsView() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [visible, selected, select]);
+  }, [visible, selected, select, layout]);
 
   const rowRef = useCallback((id: string, el: HTMLAnchorElement | null) => {
     if (el) rowRefs.current.set(id, el);
@@ -121,6 +126,21 @@ export function RunsView() {
   useKeptScroll('runs', anchor, all.length > 0);
 
   if (all.length === 0) return <RunsEmpty />;
+  if (layout === 'monitor') {
+    return (
+      <MonitorView
+        runs={all}
+        toolbar={
+          <>
+            <LayoutToggle layout={layout} choose={chooseLayout} />
+            <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
+              New run
+            </button>
+          </>
+        }
+      />
+    );
+  }
 
   const isFiltered = stateFilter !== 'all' || verdictFilter !== '' || hostFilter !== '';
   const row = (run: RunResult) => (
@@ -164,6 +184,7 @@ export function RunsView() {
             </label>
           )}
           {isWebMode() && <NotifyToggle />}
+          <LayoutToggle layout={layout} choose={chooseLayout} />
           <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
             New run
           </button>
@@ -389,6 +410,19 @@ function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status
     >
       {/* scaleX, not width: the compositor moves it, nothing is laid out again. */}
       <span className={`runs-bar-fill ${tone}`} style={{ transform: `scaleX(${limited ? (view.percent ?? 0) / 100 : 1})` }} />
+    </span>
+  );
+}
+
+/** The layout of Runs: the monitor (list and run side by side) or the list alone; the reader's choice is kept in this browser. */
+function LayoutToggle({ layout, choose }: { layout: Layout; choose: (choice: LayoutChoice) => void }) {
+  return (
+    <span className="layout-toggle" role="group" aria-label="Layout">
+      {(['monitor', 'list'] as const).map((l) => (
+        <button key={l} type="button" className={layout === l ? 'on' : undefined} aria-pressed={layout === l} onClick={() => choose(l)} data-testid={`layout-${l}`} title={l === 'monitor' ? 'The runs and the selected run side by side (the default on a wide screen)' : 'The runs alone, as a table'}>
+          {l === 'monitor' ? 'Monitor' : 'List'}
+        </button>
+      ))}
     </span>
   );
 }
