@@ -7,7 +7,7 @@
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { OUTPUT_TIMES_EVENT, readLineTotals, readMarks, type OutputMark } from '../../../../shared/output-times';
 import type { RunResult } from '../../../../shared/result';
-import { styleClass, styleColours } from './ansi';
+import { ansiPiece } from './AnsiText';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
 import { blankBeforeCut, buildRows, cutOf, markerLineOf, rowMatches, rowsText, streamLineNumber, type LogMode, type LogRows } from './log-rows';
 import { hrefOf, navigate, type LineRange } from '../../router';
@@ -611,17 +611,7 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
         </span>
       )}
       <span className="rd-text">
-        {shown.map((sp, k) => {
-          const cls = [styleClass(sp.style), sp.mark === 2 ? 'rd-hit rd-hit-current' : sp.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
-          const colours = styleColours(sp.style);
-          return cls || colours ? (
-            <span key={k} className={cls || undefined} style={colours}>
-              {sp.text}
-            </span>
-          ) : (
-            sp.text
-          );
-        })}
+        {shown.map((sp, k) => ansiPiece(k, sp.text, sp.style, sp.mark === 2 ? 'rd-hit rd-hit-current' : sp.mark === 1 ? 'rd-hit' : ''))}
         {omitted > 0 && <span className="rd-omitted"> … {count(omitted)} more characters</span>}
       </span>
     </div>

@@ -74,8 +74,8 @@ export function RunDetail({ id, tab: asked, lines, onTab }: { id: string; tab: T
   const kept = keep && shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
   const tab = asked !== null && tabs.includes(asked) ? asked : (kept ?? defaultTab(run));
   shown.current = { id, tab };
-  // Ended while shown, badly: the Summary is offered, not forced.
-  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary';
+  // Ended while shown, badly: the Summary is offered, not forced; not to someone who stopped it (it ended as asked).
+  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary' && run.stop?.reason !== 'user';
   return (
     <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
       {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
@@ -98,21 +98,22 @@ export function RunDetail({ id, tab: asked, lines, onTab }: { id: string; tab: T
             {t === 'tree' && <TreeCount id={id} />}
           </a>
         ))}
+        {/* In the tabs' row, at its end: the log below does not move when it appears. */}
+        {offerSummary && (
+          <span className="rd-offer" data-testid="summary-offer" role="status">
+            Ended: {statusOf(run)}.{' '}
+            <a
+              href={hrefOf({ view: 'run', id, tab: 'summary' })}
+              onClick={(e) => {
+                e.preventDefault();
+                go('summary');
+              }}
+            >
+              See its summary
+            </a>
+          </span>
+        )}
       </nav>
-      {offerSummary && (
-        <p className="rd-offer" data-testid="summary-offer" role="status">
-          The run ended: {statusOf(run)}.{' '}
-          <a
-            href={hrefOf({ view: 'run', id, tab: 'summary' })}
-            onClick={(e) => {
-              e.preventDefault();
-              go('summary');
-            }}
-          >
-            See its summary
-          </a>
-        </p>
-      )}
       <div className="rd-panel" role="tabpanel">
         {tab === 'summary' && <SummaryView run={run} />}
         {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}

@@ -314,7 +314,7 @@ function Teardown({ run }: { run: RunResult }) {
       <h3>
         Teardown
         {t && (
-          <span className={`rd-pill ${t.complete && t.survivors.length === 0 ? 'ok' : 'fail'}`}>
+          <span className={`rd-pill ${t.survivors.length > 0 ? 'fail' : t.complete ? 'ok' : 'warn'}`} data-testid="teardown-pill">
             {t.survivors.length > 0 ? `${t.survivors.length} survived` : t.complete ? 'complete' : 'incomplete'}
           </span>
         )}
@@ -327,7 +327,8 @@ function Teardown({ run }: { run: RunResult }) {
             <dt>Took</dt>
             <dd>{duration(t.elapsedMs)}</dd>
             <dt>Killed</dt>
-            <dd>{t.killed.length === 0 ? 'none: nothing was left' : t.killed.length}</dd>
+            {/* "Nothing was left" only where every step looked everywhere; an incomplete look found nothing, no more. */}
+            <dd data-testid="teardown-killed">{t.killed.length > 0 ? t.killed.length : t.complete ? 'none: nothing was left' : 'none found where it could look'}</dd>
             <dt>Survivors</dt>
             <dd className={t.survivors.length > 0 ? 'rd-fail-text' : undefined}>{t.survivors.length === 0 ? 'none' : t.survivors.length}</dd>
             <dt>Complete</dt>

@@ -191,6 +191,20 @@ describe('buildTimeline', () => {
     expect(first.some((e) => e.kind === 'force-kill')).toBe(false);
   });
 
+  it('lists a force kill before the SIGKILL it caused, even when the signal was timed a moment earlier', () => {
+    const forced = run({
+      verdict: 'stopped',
+      exitCode: null,
+      signal: 'SIGKILL',
+      elapsedMs: 1610,
+      stop: { reason: 'user', requestedAtMs: 1000, signals: [{ signal: 'SIGINT', atMs: 1000 }, { signal: 'SIGKILL', atMs: 1599.4 }], endedBy: 'kill', forcedAtMs: 1600.3 },
+    });
+    const stored = [ev('started', 0), ev('signal-sent', 1000, { signal: 'SIGINT', step: 'interrupt' }), ev('signal-sent', 1599.4, { signal: 'SIGKILL', step: 'kill' })];
+    const titles = buildTimeline(forced, stored, [], []).map((e) => e.title);
+    expect(titles.indexOf('Force kill')).toBeGreaterThan(-1);
+    expect(titles.indexOf('Force kill')).toBeLessThan(titles.indexOf('Sent SIGKILL'));
+  });
+
   it('leaves the telemetry series out of the timeline', () => {
     const entries = buildTimeline(timedOut, [ev('started', 0), ev('telemetry', null, { stepMs: 1000, points: [[0, 1, 2, 3]] })], [], []);
     expect(entries.some((e) => e.kind === 'telemetry' || e.title === 'telemetry')).toBe(false);

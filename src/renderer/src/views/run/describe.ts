@@ -340,9 +340,11 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
   const isLast = (e: TimelineEntry) => e.kind === 'teardown' || e.kind === 'ended';
   const before = Math.max(0, ...entries.filter((e) => !isLast(e)).map((e) => e.atMs));
   for (const e of entries) if (isLast(e) && e.atMs < before) e.atMs = before;
+  // A force kill's SIGKILL comes after the force kill that caused it, though its time may read a moment earlier.
+  const causedBy = (e: TimelineEntry) => (forcedAt !== undefined && e.kind === 'signal-sent' && e.title === 'Sent SIGKILL' && Math.abs(e.atMs - forcedAt) <= FORCED_WITH_STOP_MS ? Math.max(e.atMs, forcedAt) : e.atMs);
   return entries
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => a.e.atMs - b.e.atMs || (ORDER[a.e.kind] ?? 5) - (ORDER[b.e.kind] ?? 5) || a.i - b.i)
+    .map((e, i) => ({ e, i, at: causedBy(e) }))
+    .sort((a, b) => a.at - b.at || (ORDER[a.e.kind] ?? 5) - (ORDER[b.e.kind] ?? 5) || a.i - b.i)
     .map(({ e }) => e);
 }
 

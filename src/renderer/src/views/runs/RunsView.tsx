@@ -132,6 +132,7 @@ export function RunsView() {
         runs={all}
         toolbar={
           <>
+            {isWebMode() && <NotifyToggle compact />}
             <LayoutToggle layout={layout} choose={chooseLayout} />
             <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
               New run
@@ -427,26 +428,48 @@ function LayoutToggle({ layout, choose }: { layout: Layout; choose: (choice: Lay
   );
 }
 
-/** Browser notifications for failed runs: off by default, asked for once, per browser. */
-function NotifyToggle() {
+/** What the page says when the browser says no to notifications. */
+const REFUSED: Record<'denied' | 'default', string> = {
+  denied: 'This browser blocks notifications from this page. Allow them in its site settings (the icon left of the address), then click again.',
+  default: 'The browser was not given an answer about notifications. Click again to be asked again.',
+};
+
+/** Browser notifications for failed runs: off by default, asked for once, per browser; a refusal is said, with the way to undo it. `compact`: one word, for the monitor's narrow toolbar. */
+function NotifyToggle({ compact = false }: { compact?: boolean }) {
   const [on, setOn] = useState(notificationsOn);
+  const [refused, setRefused] = useState<'denied' | 'default' | null>(null);
   if (typeof Notification === 'undefined') return null;
   return (
-    <button
-      type="button"
-      aria-pressed={on}
-      className={on ? 'on' : undefined}
-      title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
-      data-testid="notify-toggle"
-      onClick={() => {
-        if (on) {
-          turnNotificationsOff();
-          setOn(false);
-        } else void turnNotificationsOn().then(setOn);
-      }}
-    >
-      {on ? 'Notifying of failures' : 'Notify me of failures'}
-    </button>
+    <span className={`notify-toggle${compact ? ' compact' : ''}`}>
+      <button
+        type="button"
+        aria-pressed={on}
+        className={on ? 'on' : undefined}
+        title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
+        data-testid="notify-toggle"
+        onClick={() => {
+          if (on) {
+            turnNotificationsOff();
+            setOn(false);
+            return;
+          }
+          void turnNotificationsOn().then((answer) => {
+            setOn(answer === 'granted');
+            setRefused(answer === 'granted' ? null : answer);
+          });
+        }}
+      >
+        {compact ? (on ? 'Notifying' : 'Notify') : on ? 'Notifying of failures' : 'Notify me of failures'}
+      </button>
+      {refused && (
+        <span className="notify-refused" role="alert" data-testid="notify-refused">
+          <span>{REFUSED[refused]}</span>
+          <button type="button" className="notify-dismiss" onClick={() => setRefused(null)} aria-label="Dismiss" title="Dismiss">
+            ×
+          </button>
+        </span>
+      )}
+    </span>
   );
 }
 
