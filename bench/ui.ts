@@ -32,7 +32,14 @@
 //    from the navigation to the one-time link in a fresh context to the first
 //    run-row painted, timed in the page. Baseline: 14 runs of 10 lines.
 //    Target <= 300 ms.
-// BENCH_UI_PARTS=1,2,3,4,5,6 picks parts.
+// 7. Following 25 lines/s (bench/ui-follow.ts): renderer CPU and layouts/s
+//    on the output tab, and the tree tab. Targets < 10 % of a core, <= 5
+//    layouts/s.
+// 8. Back to a scrolled list (bench/ui-back.ts): Runs scrolled 1,500 px, a
+//    run opened, Back: the place kept (0 px off), and how long.
+// 9. Deep link to line 150,000 of a 9.5 MB ended log (bench/ui-deep-link.ts):
+//    a fresh page to the line painted. Target <= 1 s.
+// BENCH_UI_PARTS=1,...,9 picks parts (default: all).
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
 // file under src/renderer or src/shared is newer than it.
