@@ -32,7 +32,14 @@
 //    from the navigation to the one-time link in a fresh context to the first
 //    run-row painted, timed in the page. Baseline: 14 runs of 10 lines.
 //    Target <= 300 ms.
-// BENCH_UI_PARTS=1,2,3,4,5,6 picks parts.
+// 7. Following 25 lines/s (bench/ui-follow.ts): renderer CPU and layouts/s
+//    on the output tab, and the tree tab. Targets < 10 % of a core, <= 5
+//    layouts/s.
+// 8. Back to a scrolled list (bench/ui-back.ts): Runs scrolled 1,500 px, a
+//    run opened, Back: the place kept (0 px off), and how long.
+// 9. Deep link to line 150,000 of a 9.5 MB ended log (bench/ui-deep-link.ts):
+//    a fresh page to the line painted. Target <= 1 s.
+// BENCH_UI_PARTS=1,...,9 picks parts (default: all).
 //
 // The build (out/renderer) is rebuilt with `npx electron-vite build` when any
 // file under src/renderer or src/shared is newer than it.
@@ -142,6 +149,8 @@ export async function openPage(browser: Browser, host: Host, hash: string): Prom
   try {
     const page = await context.newPage();
     await page.addInitScript(PAGE_PROBE);
+    // The Runs list these parts measure (the monitor is the default at this width).
+    await page.addInitScript(`localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list')`);
     const login = host.loginUrl();
     if (!login) throw new Error('the host has no TCP listener, so no login link');
     await page.goto(login);
@@ -792,6 +801,8 @@ async function loginFirstRow(browser: Browser, o: UiBenchOptions, python: string
         try {
           const page = await context.newPage();
           await page.addInitScript(FIRST_ROW_PROBE);
+          // The list's first row, as this part has measured it (the monitor is the default at this width).
+          await page.addInitScript(`localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list')`);
           let apiBytes = 0;
           page.on('response', (response) => {
             const url = new URL(response.url());
@@ -851,8 +862,10 @@ export async function benchUi(o: UiBenchOptions): Promise<Figure> {
       ['5. a one-hour chart', () => hourChart(browser, o)],
       ['6. login to the first row', () => loginFirstRow(browser, o, python)],
       ['7. follow 25 lines/s', async () => (await import('./ui-follow')).followLog(browser, o, python)],
+      ['8. back to a scrolled list', async () => (await import('./ui-back')).backToList(browser, o)],
+      ['9. deep link to line 150,000', async () => (await import('./ui-deep-link')).deepLink(browser, o, python)],
     ];
-    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6,7').split(',').map((s) => s.trim()));
+    const only = new Set((process.env.BENCH_UI_PARTS ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => s.trim()));
     for (const [name, run] of parts) {
       if (!only.has(name[0]!)) continue;
       try {

@@ -107,7 +107,7 @@ test.describe('Crash forensics', () => {
     await route(page, `#/runs/${zero.json.id}/summary`);
     const none = await visible(page.locator(tid('crash-core')));
     if (!pattern.startsWith('|')) {
-      await waitForText(none, softLimit === '0' ? /^None was written at .*: its core file size limit was 0 when it started \(run it under ulimit -c unlimited to get one\)\.$/ : /^None was written at /);
+      await waitForText(none, softLimit === '0' ? /^None was written at .*: its core file size limit was 0 when it started \(run it again with warden run --core, or New run's Allow a core dump, to get one\)\.$/ : /^None was written at /);
       expect(await none.getAttribute('data-dumped')).toBe('false');
     }
   });

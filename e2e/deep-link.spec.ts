@@ -48,6 +48,8 @@ test.describe('A deep link kept across login', () => {
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in 1 2 3; do echo deep-link-line-$i; done']);
     expect(done.json.verdict, done.stderr).toBe('completed');
     const context = await h.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // The list's rows (the monitor is the default at this width; monitor.spec.ts reads it).
+    await context.addInitScript(() => localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list'));
     try {
       const first = await context.newPage();
       const route = `#/runs/${done.json.id}/output`;

@@ -313,8 +313,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The Runs layout a harness's page starts with: the list most specs read (run-row), or the screen's own default (the monitor at 1280 px). */
+export type StartLayout = 'list' | 'auto';
+
 /** `browser`: the runner's (Playwright Test); without one, Chromium is launched here and closed with the harness. */
-export async function startHarness(spec: string, given?: Browser): Promise<Harness> {
+export async function startHarness(spec: string, given?: Browser, options: { layout?: StartLayout } = {}): Promise<Harness> {
   await ensureBuilt();
   // Short: the control socket (<dir>/run/warden.sock) must fit in 108 bytes.
   const stateDir = mkdtempSync('/tmp/we-');
@@ -339,6 +342,8 @@ export async function startHarness(spec: string, given?: Browser): Promise<Harne
   try {
     browser ??= (await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })) as unknown as Browser;
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+    // Runs shows the monitor by default at this width; the specs of the list choose the list, as a reader can.
+    if ((options.layout ?? 'list') === 'list') await context.addInitScript(() => localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list'));
     // Playwright Test traces this context itself (trace: 'retain-on-failure' in playwright.config.ts).
     page = await context.newPage();
   } catch (error) {

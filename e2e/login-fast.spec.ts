@@ -49,6 +49,8 @@ test.describe('Login to the first Runs row', () => {
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo login-fast']);
     expect(done.json.verdict, done.stderr).toBe('completed');
     const context = await h.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // The list's rows (the monitor is the default at this width; monitor.spec.ts reads it).
+    await context.addInitScript(() => localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list'));
     try {
       const page = await context.newPage();
       // What the host is asked for, in order, until the event stream answers (the store asks for the list
@@ -97,6 +99,8 @@ test.describe('Login to the first Runs row', () => {
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'for i in 1 2 3; do echo detail-line-$i; done']);
     expect(done.json.verdict, done.stderr).toBe('completed');
     const context = await h.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // The list's rows (the monitor is the default at this width; monitor.spec.ts reads it).
+    await context.addInitScript(() => localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list'));
     try {
       const page = await context.newPage();
       // When the first row entered the page: the views' scripts are fetched in the background after it.
@@ -139,6 +143,8 @@ test.describe('Login to the first Runs row', () => {
     const done = await h.cliJson(['run', '--json', '--', 'bash', '-c', 'echo first-frame']);
     expect(done.json.verdict, done.stderr).toBe('completed');
     const context = await h.browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // The list's rows (the monitor is the default at this width; monitor.spec.ts reads it).
+    await context.addInitScript(() => localStorage.getItem('warden.runsLayout') ?? localStorage.setItem('warden.runsLayout', 'list'));
     try {
       const page = await context.newPage();
       // At the first mutation that shows the app's navigation: were the rows there too?

@@ -1,8 +1,9 @@
 // Telemetry from the host (issue 19, item 4): a page opened on a live run
 // late charts it from its first sample (the host sends the series it has),
 // and its peak is the same figure in the Runs row and the Process tree; the
-// Runs row's sparkline reads at a glance (issue 19, item 5): a minute-wide
-// time axis, its latest point marked, the figures in words.
+// Runs row's sparkline reads at a glance (issue 19, item 5): its last minute
+// across the box (a young run's life, issue 29), its latest point marked, the
+// figures in words.
 
 import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, sleep, startHarness, tid, visible, waitForAttr, type Harness, sameSize } from './harness';
@@ -58,7 +59,7 @@ test.describe('Telemetry from the host', () => {
     await h.cli(['stop', id]);
   });
 
-  test("a live row's sparkline: a minute-wide axis (a young run sits at the right), its figures in words", async () => {
+  test("a live row's sparkline: a young run across its box (issue 29: not a sliver at the right of a minute), its figures in words", async () => {
     const { page } = h;
     const script = 'import time\nb = bytearray(40_000_000)\nend = time.time() + 30\nwhile time.time() < end:\n    pass\n';
     const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '1m', '--', 'python3', '-c', script]);
@@ -68,10 +69,10 @@ test.describe('Telemetry from the host', () => {
     const spark = page.locator(tid('run-row', { 'data-run-id': id })).locator(tid('run-spark'));
     await waitForAttr(spark, 'data-points', (v) => Number(v) >= 3);
     const label = (await spark.getAttribute('aria-label')) ?? '';
-    expect(label).toMatch(/^CPU \d+ % now, highest \d+ %; memory [\d.]+ MiB now, highest [\d.]+ MiB; last minute$/);
-    // A run a few seconds old spans a few seconds of the minute, at the right: its first point is past the middle.
-    const firstX = await spark.locator('polyline').evaluate((el) => Number((el.getAttribute('points') ?? '').split(' ')[0]!.split(',')[0]));
-    expect(firstX).toBeGreaterThan(36);
+    expect(label).toMatch(/^CPU \d+ % now, highest \d+ %; memory [\d.]+ MiB now, highest [\d.]+ MiB; since it started$/);
+    // A run a few seconds old spans the box from its left edge.
+    const firstX = await spark.locator('polyline.sparkline-cpu').evaluate((el) => Number((el.getAttribute('points') ?? '').split(' ')[0]!.split(',')[0]));
+    expect(firstX).toBeLessThan(2);
     await visible(spark.locator('circle'));
     await h.screenshot(page, 'sparkline-glance');
     await h.cli(['stop', id]);

@@ -21,6 +21,11 @@ describe('warden run arguments', () => {
     expect(format).toBe('json');
     expect(request).toEqual({ argv: ['python3', '--limit', '-c', 'x'], limitMs: 30_000, graceMs: 2000, keepDescendants: true });
   });
+  it('reads --core for a command, and refuses it with --python', () => {
+    expect(parseRunArgs(['--core', '--', 'true']).request).toEqual({ argv: ['true'], core: true });
+    expect(parseRunArgs(['true']).request).not.toHaveProperty('core');
+    expect(() => parseAnyRunArgs(['--python', '--core', '-c', 'x'])).toThrow('--core is for commands, not with --python.');
+  });
   it('takes the first word that is not an option as the command without --', () => {
     expect(parseRunArgs(['--limit', '1s', 'sleep', '5']).request.argv).toEqual(['sleep', '5']);
   });

@@ -84,6 +84,7 @@ const SHARED: Record<string, OptionSpec> = {
 const COMMAND_ONLY: Record<string, OptionSpec> = {
   shell: { type: 'boolean' },
   'ok-exit': { type: 'string' },
+  core: { type: 'boolean' },
   stdin: { type: 'string' },
   'stdin-pipe': { type: 'boolean' },
   ready: { type: 'string' },
@@ -467,6 +468,8 @@ export function parseRunArgs(args: string[]): RunCommand {
       request.stdinPipe = true;
     } else if (Object.hasOwn(DURATION_OPTIONS, token.name)) {
       (request as unknown as Record<string, number | null>)[DURATION_OPTIONS[token.name]!] = limitOption(token);
+    } else if (token.name === 'core') {
+      request.core = true;
     } else if (token.name === 'shell') {
       request.shell = true;
     } else if (token.name === 'stdin') {
@@ -534,6 +537,9 @@ Options:
                           0: none). With --ready, WARDEN_DEFAULT_LIMIT does not apply
   --memory SIZE           memory limit in its own cgroup: 512M, 2G, 1.5Gi (powers of 1024, with or
                           without i), or bytes (refused where no memory cgroup is writable)
+  --core                  let a crash dump core: its core file size limit raised to the hard limit,
+                          whatever the host's is (given by itself when this shell's own limit is
+                          not 0, as after ulimit -c unlimited)
   --output-cap CHARS      characters kept per stream, head and tail (default 2000000, at most 10000000)
   --python                run a Python script (-c CODE or FILE) in a session
   -c CODE                 with --python: the script's source

@@ -14,7 +14,7 @@ import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, refusedRunChoices, 
 import { list, show, type HistorySource } from './history';
 import { helpFor } from './help';
 import { parseDuration } from '../shared/duration';
-import { processStartTime } from '../main/host/owner-pids';
+import { processName, processStartTime } from '../main/host/owner-pids';
 import { agentLabel } from './agent-label';
 import { connectToHost, HostUnreachableError } from '../client/transport';
 import { embeddedFromEnv, hostApi } from '../client/autostart';
@@ -369,7 +369,7 @@ async function runParsed(command: ReturnType<typeof parseAnyRunArgs>, io: CliIo,
         {
           api,
           stateDir,
-          request: asThisProcess(request),
+          request: withOwner(withOwnCoreLimit(asThisProcess(request)), ownerPid === undefined),
           format,
           exitStatus,
           ...(terminationLog ? { onResult: terminationLog(api) } : {}),
@@ -405,3 +405,32 @@ async function terminationLogWriter(path: string, io: CliIo, exitCodes: ExitCode
   };
 }
 
+/**
+ * A command sent to the host as this shell would run it: with core dumps
+ * allowed when this process's own soft core limit allows them (ulimit -c
+ * unlimited), since the host's own limit is not the one the user set.
+ */
+export function withOwnCoreLimit(request: RunRequest, limits: string | null = readOwnLimits()): RunRequest {
+  if ('code' in request || request.core !== undefined || limits === null) return request;
+  const soft = /^Max core file size\s+(\S+)/m.exec(limits)?.[1];
+  return soft !== undefined && soft !== '0' ? { ...request, core: true } : request;
+}
+
+function readOwnLimits(): string | null {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Who started a run from a terminal: the shell (or the program) that ran
+ * warden run, by its pid and name, so a list groups a terminal's runs
+ * together. A run owned with --owner-pid is named by its owner (the host
+ * does that from the query).
+ */
+export function withOwner(request: RunRequest, fromTerminal: boolean, parent: number = process.ppid, nameOf: (pid: number) => string | null = processName): RunRequest {
+  if (!fromTerminal || request.owner !== undefined || parent < 2) return request;
+  return { ...request, owner: { label: nameOf(parent) ?? `process ${parent}`, pid: parent } };
+}

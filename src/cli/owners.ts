@@ -45,7 +45,8 @@ export class OwnerFilter {
   ) {}
 
   owns(owner: RunOwner | undefined): boolean {
-    if (!owner) return false;
+    // A run that names who started it without a pid belongs to no process.
+    if (!owner || owner.pid === null) return false;
     const cached = this.known.get(owner.pid);
     if (cached !== undefined) return cached;
     let mine = false;

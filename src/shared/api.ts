@@ -35,6 +35,12 @@ export interface OutputRange {
   stream: 'stdout' | 'stderr';
   /** Default 0. */
   offset?: number;
+  /**
+   * The page starts at the start of this line of the stream's kept text
+   * (1-based), in place of an offset: a link to line 150,000 fetches the page
+   * that holds it first. Past the last line: an empty page at the end.
+   */
+  line?: number;
   /** Characters at most, 1 to OUTPUT_PAGE_MAX_CHARS (http-api.ts); default OUTPUT_PAGE_DEFAULT_CHARS. */
   limit?: number;
 }
@@ -54,6 +60,10 @@ export interface OutputPage {
   next: number;
   total: number;
   state: RunResult['state'];
+  /** The line (1-based) of the kept text the page's first character is on; absent from a host that does not say. */
+  firstLine?: number;
+  /** How many lines the stream's kept text has (a final newline ends the last); absent from a host that does not say. */
+  lines?: number;
 }
 
 export interface SubscribeOptions {

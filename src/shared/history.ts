@@ -45,6 +45,8 @@ export interface RunSummary
   host?: string;
   /** argv as one shell-quoted line. */
   command: string | null;
+  /** Who started it, as the result says. */
+  owner?: RunResult['owner'];
   peakRssBytes: number | null;
   peakProcesses: number | null;
   /** What peakRssBytes is (the result's peak.source): the cgroup's own peak, or the sampled RSS sum. */

@@ -257,7 +257,7 @@ export class HttpWardenApi implements WardenApi {
   }
 
   output(id: string, range: OutputRange): Promise<OutputPage> {
-    return this.call('GET', `${ROUTES.output(id)}${queryString({ stream: range.stream, offset: range.offset, limit: range.limit })}`);
+    return this.call('GET', `${ROUTES.output(id)}${queryString({ stream: range.stream, offset: range.offset, line: range.line, limit: range.limit })}`);
   }
 
   search(query: SearchQuery): Promise<SearchAnswer> {

@@ -1,8 +1,17 @@
 // What a caller asks for when it starts a command run. Durations are in
 // milliseconds; every field but argv has a default (see DEFAULTS).
 
+/** Who started a run, to group a list by (an agent's warden mcp, a hook's agent, a terminal's shell): a label and its process. */
+export interface RunOwner {
+  /** One line: "warden mcp for claude-code", "bash". */
+  label: string;
+  pid?: number;
+}
+
 export interface CommandRunRequest {
   argv: string[];
+  /** Who started it (shown and grouped by; the host watches an owner only when asked, with ?ownerPid). */
+  owner?: RunOwner;
   /** Run argv joined as one string through /bin/sh -c. Only when asked. */
   shell?: boolean;
   cwd?: string;
@@ -45,6 +54,12 @@ export interface CommandRunRequest {
   umask?: number;
   /** Resource limits the command starts with, by prlimit(1)'s names, each [soft, hard] (null: unlimited); absent: the host's. A client sends its own. */
   rlimits?: Rlimits;
+  /**
+   * Let a crash leave a core dump: the run's soft core file size limit is
+   * raised to its hard one (unlimited where that is), whatever the host's
+   * own is (`warden run --core`).
+   */
+  core?: boolean;
 }
 
 /**
@@ -75,6 +90,8 @@ export type Rlimits = Partial<Record<RlimitName, [number | null, number | null]>
 export interface PythonRunRequest {
   /** The script's source; it runs in the session's persistent globals. Top-level await works. */
   code: string;
+  /** Who started it (see CommandRunRequest.owner). */
+  owner?: RunOwner;
   /** The session's name (default 'default'): letters, digits, '_', '.', '-', at most 64. */
   session?: string;
   /** When the session is busy: wait in its queue (default), or refuse at once. */

@@ -154,10 +154,16 @@ export interface UntilReport {
   stream?: 'stdout' | 'stderr';
 }
 
-/** The process a run belongs to: the host stops the run when it is gone (an agent's warden mcp, the agent a hook named). */
+/**
+ * Who started a run: the process it belongs to when it was started owned by
+ * one (an agent's warden mcp, the agent a hook named, --owner-pid: the host
+ * stops the run when it is gone), else who its request names (a terminal's
+ * shell, for a list that groups runs by who started them; pid null when none
+ * was said).
+ */
 export interface RunOwner {
-  pid: number;
-  /** Who it is, as its client named it: "warden mcp for claude-code", "claude". */
+  pid: number | null;
+  /** Who it is, as its client named it: "warden mcp for claude-code", "claude", "bash". */
   label: string;
 }
 
@@ -222,7 +228,7 @@ export interface RunResult {
   mainExit?: MainExit;
   /** Only on the answer of a wait with `until`. */
   until?: UntilReport;
-  /** The process it belongs to, when started owned by one (warden mcp, or --owner-pid); absent: none. */
+  /** Who started it: the process it belongs to (warden mcp, --owner-pid), else who its request named; absent: none said. */
   owner?: RunOwner;
   /**
    * Only in a listing without output (list({ output: 'none' })): stdout and

@@ -30,8 +30,17 @@ const rlimitValue = z.number({ error: 'must be a whole number or null (unlimited
 const rlimitsSchema = z.partialRecord(z.enum(RLIMIT_NAMES, { error: `names one of ${RLIMIT_NAMES.join(', ')}` }), z.tuple([rlimitValue, rlimitValue], { error: 'must be [soft, hard]' }), { error: 'must be an object of [soft, hard] by limit name' });
 const memorySchema = z.union([z.string(), z.number().finite()], { error: 'must be bytes or text such as "512Mi" or "2G"' });
 
+const ownerSchema = z.strictObject(
+  {
+    label: z.string({ error: 'must be a string' }).min(1, { error: 'is at least one character' }).max(120, { error: 'is at most 120 characters' }),
+    pid: z.number({ error: 'must be a process id' }).int({ error: 'must be a process id' }).min(1, { error: 'must be a process id' }).optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `an owner has only label and pid, not ${issue.keys.join(', ')}` : 'an owner is { label, pid? }') },
+);
+
 export const commandRunSchema = z.strictObject(
   {
+    owner: ownerSchema.optional(),
     argv: z.array(text(), { error: 'must be an array of strings' }).min(1, { error: 'needs at least the command' }),
     shell: z.boolean().optional(),
     cwd: text().optional(),
@@ -44,6 +53,7 @@ export const commandRunSchema = z.strictObject(
     drainMs: ms().optional(),
     teardownBudgetMs: ms().optional(),
     keepDescendants: z.boolean().optional(),
+    core: z.boolean({ error: 'must be true or false' }).optional(),
     memory: memorySchema.optional(),
     outputCapChars: outputCap().optional(),
     okExitCodes: z.array(z.number({ error: 'must be exit codes (whole numbers 1 to 255)' }), { error: 'must be an array of exit codes' }).max(32, { error: 'holds at most 32 exit codes' }).optional(),
@@ -70,6 +80,7 @@ export const commandRunSchema = z.strictObject(
 
 export const pythonRunSchema = z.strictObject(
   {
+    owner: ownerSchema.optional(),
     code: text(),
     session: sessionNameSchema.optional(),
     onBusy: z.enum(['queue', 'refuse'], { error: "must be 'queue' or 'refuse'" }).optional(),

@@ -42,7 +42,8 @@ describe('pageOf', () => {
     ['past the end: empty, at the end', 'stdout', 500, 4, { offset: 10, text: '', next: 10 }],
     ['the other stream', 'stderr', 1, 5, { offset: 1, text: 'b', next: 2 }],
   ] as const)('%s', (_what, stream, offset, limit, expected) => {
-    expect(pageOf(r, { stream, offset, limit })).toEqual({ id: 'run123abc', stream, state: 'running', total: stream === 'stdout' ? 10 : 2, ...expected });
+    // One line each stream: every page starts on line 1 of 1.
+    expect(pageOf(r, { stream, offset, limit })).toEqual({ id: 'run123abc', stream, state: 'running', total: stream === 'stdout' ? 10 : 2, firstLine: 1, lines: 1, ...expected });
   });
 
   it.each([[1], [3], [7], [10], [11], [OUTPUT_PAGE_DEFAULT_CHARS]])('pages of %i put together are the stream, each moving it forward', (limit) => {
@@ -95,10 +96,10 @@ describe('checkOutputRange', () => {
   });
 
   it.each([
-    [null, 'A page of output takes { stream, offset?, limit? }.'],
-    ['stdout', 'A page of output takes { stream, offset?, limit? }.'],
-    [['stdout'], 'A page of output takes { stream, offset?, limit? }.'],
-    [{ stream: 'stdout', from: 3 }, 'A page of output takes stream, offset and limit, not from.'],
+    [null, 'A page of output takes { stream, offset?, line?, limit? }.'],
+    ['stdout', 'A page of output takes { stream, offset?, line?, limit? }.'],
+    [['stdout'], 'A page of output takes { stream, offset?, line?, limit? }.'],
+    [{ stream: 'stdout', from: 3 }, 'A page of output takes stream, offset or line, and limit, not from.'],
     [{ stream: 'both' }, 'stream is stdout or stderr, not "both".'],
     [{}, 'stream is stdout or stderr, not "undefined".'],
     [{ stream: 'stdout', offset: -1 }, 'offset takes a whole number from 0 to 9007199254740991, not -1.'],
@@ -110,7 +111,7 @@ describe('checkOutputRange', () => {
     [{ stream: 'stdout', limit: OUTPUT_PAGE_MAX_CHARS + 1 }, 'limit takes a whole number from 1 to 1000000, not 1000001.'],
     [{ stream: 'stdout', limit: Number.NaN }, 'limit takes a whole number from 1 to 1000000, not null.'],
     // What a caller gave is echoed cut to 40 characters: a line, never a flood.
-    [{ stream: 'stdout', [`k${'e'.repeat(59)}`]: 1 }, `A page of output takes stream, offset and limit, not k${'e'.repeat(39)}.`],
+    [{ stream: 'stdout', [`k${'e'.repeat(59)}`]: 1 }, `A page of output takes stream, offset or line, and limit, not k${'e'.repeat(39)}.`],
     [{ stream: 'x'.repeat(60) }, `stream is stdout or stderr, not "${'x'.repeat(39)}.`],
     [{ stream: 'stdout', offset: '9'.repeat(60) }, `offset takes a whole number from 0 to 9007199254740991, not "${'9'.repeat(39)}.`],
   ])('refuses %j in one line', (given, message) => {

@@ -50,6 +50,20 @@ interface Page {
   state: string;
 }
 
+describe('a page from a line', () => {
+  it("starts at the line asked, says the line it starts on and how many lines the stream has; an offset's page says its line too", async () => {
+    const h = await host();
+    const api = new HttpWardenApi(new NodeTransport({ socketPath: h.socketPath }));
+    const done = await api.wait((await api.start({ argv: ['python3', '-c', "for i in range(1, 5001): print(f'{i:05d} line')"] })).id, { timeoutMs: 60_000 });
+    const page = JSON.parse((await get(h, `${ROUTES.output(done.id)}?stream=stdout&line=4200&limit=22`)).body) as Page & { firstLine: number; lines: number };
+    expect(page).toMatchObject({ offset: 4199 * 11, text: '04200 line\n04201 line\n', firstLine: 4200, lines: 5000, total: 55_000 });
+    // The same through the client, by offset: mid-line pages name the line they start in.
+    expect(await api.output(done.id, { stream: 'stdout', offset: 11 * 10 + 3, limit: 5 })).toMatchObject({ firstLine: 11, lines: 5000, text: '11 li' });
+    expect(await api.output(done.id, { stream: 'stdout', line: 5001 })).toMatchObject({ offset: 55_000, text: '', firstLine: 5000 });
+    expect(await api.output(done.id, { stream: 'stderr', line: 1 })).toMatchObject({ offset: 0, text: '', firstLine: 1, lines: 0 });
+  });
+});
+
 describe('a run output in pages', () => {
   it('answers ranges of each stream that put together are the stream, each a fraction of the whole run', async () => {
     const h = await host();
@@ -111,6 +125,10 @@ describe('a run output in pages', () => {
       '?stream=stdout&limit=1e3',
       '?stream=stdout&stream=stderr',
       '?stream=stdout&from=3',
+      '?stream=stdout&line=0',
+      '?stream=stdout&line=1.5',
+      '?stream=stdout&line=3&offset=4',
+      '?stream=stdout&line=2&line=3',
     ]) {
       const reply = await get(h, `${base}${query}`);
       expect(reply.status, query).toBe(400);

@@ -22,7 +22,7 @@ import { extendSchema, historyQuerySchema, inputSchema, searchQuerySchema, setti
 import { httpStatusOf, isWardenError, kindOfRefusal, WardenError, type ErrorKind, type HttpRefusal } from '../../shared/errors';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import type { EventHub } from './event-hub';
-import { outputPage } from './output-page';
+import { outputPage, type PageRange } from './output-page';
 import { acceptsGzip, HeldAssets } from './held-assets';
 import { OwnerPids, type PidOwner } from './owner-pids';
 
@@ -330,12 +330,13 @@ function sendLoginPage(res: ServerResponse, reason: 'no-session' | 'bad-link', m
   res.end(method === 'HEAD' ? undefined : html);
 }
 
-/** ?stream=stdout|stderr&offset=N&limit=M of GET /runs/ID/output, each given at most once; anything else is a 400. */
-function outputRange(params: URLSearchParams): { stream: 'stdout' | 'stderr'; offset: number; limit: number } {
+/** ?stream=stdout|stderr&offset=N (or line=N)&limit=M of GET /runs/ID/output, each given at most once; anything else is a 400. */
+function outputRange(params: URLSearchParams): PageRange {
   for (const key of params.keys()) {
-    if (key !== 'stream' && key !== 'offset' && key !== 'limit') throw new HttpError('bad-input', `A page of output takes stream, offset and limit, not ${key}.`);
+    if (key !== 'stream' && key !== 'offset' && key !== 'line' && key !== 'limit') throw new HttpError('bad-input', `A page of output takes stream, offset or line, and limit, not ${key}.`);
     if (params.getAll(key).length > 1) throw new HttpError('bad-input', `${key} is given more than once.`);
   }
+  if (params.has('offset') && params.has('line')) throw new HttpError('bad-input', 'A page of output starts at an offset or at a line, not both.');
   const stream = params.get('stream');
   if (stream !== 'stdout' && stream !== 'stderr') throw new HttpError('bad-input', `stream is stdout or stderr, not ${JSON.stringify(stream ?? '')}.`);
   const whole = (key: string, fallback: number, min: number, max: number): number => {
@@ -345,7 +346,12 @@ function outputRange(params: URLSearchParams): { stream: 'stdout' | 'stderr'; of
     if (!/^\d{1,15}$/.test(text) || n < min || n > max) throw new HttpError('bad-input', `${key} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text.slice(0, 40))}.`);
     return n;
   };
-  return { stream, offset: whole('offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: whole('limit', OUTPUT_PAGE_DEFAULT_CHARS, 1, OUTPUT_PAGE_MAX_CHARS) };
+  return {
+    stream,
+    offset: whole('offset', 0, 0, Number.MAX_SAFE_INTEGER),
+    ...(params.has('line') ? { line: whole('line', 1, 1, Number.MAX_SAFE_INTEGER) } : {}),
+    limit: whole('limit', OUTPUT_PAGE_DEFAULT_CHARS, 1, OUTPUT_PAGE_MAX_CHARS),
+  };
 }
 
 function tokensEqual(given: string, expected: string): boolean {

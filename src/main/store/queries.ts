@@ -94,13 +94,14 @@ interface RunRow {
   output_bytes: number;
   oom: string | null;
   peak_source: 'cgroup' | 'sampled' | null;
+  owner: string | null;
   left_behind: number | null;
   survived: number | null;
 }
 
 const SUMMARY_COLUMNS = `id, host_id, kind, argv, command, substr(code, 1, 500) AS code, session, cwd, state, verdict,
   exit_code, signal, started_at, ended_at, elapsed_ms, limit_ms, advice, stdout_truncated, stderr_truncated,
-  peak_rss, peak_processes, output_bytes, json_extract(result, '$.oom') AS oom, json_extract(result, '$.peak.source') AS peak_source,
+  peak_rss, peak_processes, output_bytes, json_extract(result, '$.oom') AS oom, json_extract(result, '$.peak.source') AS peak_source, json_extract(result, '$.owner') AS owner,
   json_array_length(result, '$.teardown.killed') AS left_behind, json_array_length(result, '$.teardown.survivors') AS survived`;
 
 function summary(row: RunRow): RunSummary {
@@ -110,6 +111,7 @@ function summary(row: RunRow): RunSummary {
     kind: row.kind,
     ...(row.argv !== null ? { argv: JSON.parse(row.argv) as string[] } : {}),
     command: row.command,
+    ...(row.owner !== null ? { owner: JSON.parse(row.owner) as RunSummary['owner'] } : {}),
     ...(row.code !== null ? { code: row.code } : {}),
     ...(row.session !== null ? { session: row.session } : {}),
     cwd: row.cwd,

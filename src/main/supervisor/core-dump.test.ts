@@ -4,6 +4,7 @@
 import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { crashOf, culpritOf, inspectCore, readCoreSettings, resolveCorePattern } from './core-dump';
 import { Harness } from './proc-testkit';
@@ -124,6 +125,29 @@ describe('a real crash under Warden', () => {
     }
   });
 
+  it('--core: a run from a host whose own limit is 0 runs under the hard limit, and its core report says so', async () => {
+    if (spawnSync('prlimit', ['--version']).status !== 0) return void console.log('prlimit is not installed: the host cannot be given a core limit of 0 here');
+    const soft = /^Max core file size\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? '0';
+    // This process is the host: its soft limit of 0 (as a login with ulimit -c 0 gives) is every run's, unless asked.
+    expect(spawnSync('prlimit', ['--pid', String(process.pid), '--core=0:']).status).toBe(0);
+    try {
+      const cwd = mkdtempSync(join(dir, 'core-'));
+      const script = 'import os, resource, signal\nprint(resource.getrlimit(resource.RLIMIT_CORE)[0], flush=True)\nos.kill(os.getpid(), signal.SIGSEGV)';
+      const plain = await h.run({ argv: ['python3', '-c', script], cwd });
+      expect(plain.stdout.trim()).toBe('0');
+      expect(plain.core?.limitBytes).toBe(0);
+      const raised = await h.run({ argv: ['python3', '-c', script], cwd, core: true });
+      expect(raised.verdict).toBe('crashed');
+      const hard = hardLimit();
+      // Python says RLIM_INFINITY as -1.
+      expect(raised.stdout.trim()).toBe(hard === 'unlimited' ? '-1' : hard);
+      expect(raised.core?.limitBytes).toBe(hard === 'unlimited' ? null : Number(hard));
+      for (const name of readdirSync(cwd)) rmSync(join(cwd, name), { force: true });
+    } finally {
+      spawnSync('prlimit', ['--pid', String(process.pid), `--core=${soft === 'unlimited' ? 'unlimited' : soft}:`]);
+    }
+  });
+
   it('says none was written when the crashed process had a core limit of 0', async () => {
     if (settings?.pattern.startsWith('|')) return void console.log('core_pattern pipes dumps to a program here: only it knows');
     const cwd = mkdtempSync(join(dir, 'zero-'));
@@ -139,7 +163,7 @@ describe('a real crash under Warden', () => {
     writeFileSync(join(cwd, 'core'), 'an earlier dump');
     // Written 400 ms before this run started, as by a run just before it in the same directory.
     utimesSync(join(cwd, 'core'), new Date(startedWallMs - 400), new Date(startedWallMs - 400));
-    const settings = { pattern: 'core', usesPid: false, limitBytes: 0 };
+    const settings = { pattern: 'core', usesPid: false, limitBytes: 0, hardLimitBytes: null };
     expect(inspectCore(settings, { pid: 1, signalNumber: 11, cwd, startedWallMs })).toEqual({ dumped: false, pattern: 'core', limitBytes: 0, where: join(cwd, 'core') });
     utimesSync(join(cwd, 'core'), new Date(startedWallMs + 5), new Date(startedWallMs + 5));
     expect(inspectCore(settings, { pid: 1, signalNumber: 11, cwd, startedWallMs })).toMatchObject({ dumped: true, where: join(cwd, 'core') });

@@ -30,6 +30,8 @@ export interface CoreSettings {
   usesPid: boolean;
   /** The soft core file size limit in bytes (RLIMIT_CORE); null: unlimited. */
   limitBytes: number | null;
+  /** The hard one, which a run started with --core gets as its soft limit; null: unlimited. */
+  hardLimitBytes: number | null;
 }
 
 export type ResolvedPattern =
@@ -99,11 +101,10 @@ export function readCoreSettings(procRoot = '/proc'): CoreSettings | null {
     } catch {
       // Absent: the kernel adds no pid.
     }
-    let limitBytes: number | null = null;
     const limits = readFileSync(join(procRoot, 'self/limits'), 'utf8');
-    const m = /^Max core file size\s+(\S+)/m.exec(limits);
-    if (m && m[1] !== 'unlimited') limitBytes = Number(m[1]);
-    return { pattern, usesPid, limitBytes };
+    const m = /^Max core file size\s+(\S+)\s+(\S+)/m.exec(limits);
+    const bytesOf = (text: string | undefined) => (text === undefined || text === 'unlimited' ? null : Number(text));
+    return { pattern, usesPid, limitBytes: bytesOf(m?.[1]), hardLimitBytes: bytesOf(m?.[2]) };
   } catch {
     return null;
   }

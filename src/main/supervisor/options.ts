@@ -36,6 +36,18 @@ interface CheckedRun {
   owner?: RunOwner;
 }
 
+/** An owner as a request names it: one line (control and bidirectional characters out), at most 120 characters, a pid or none. */
+export function ownerOf(given: unknown): { owner: { label: string; pid: number | null } } | Record<string, never> {
+  if (given === undefined || given === null) return {};
+  if (typeof given !== 'object' || Array.isArray(given)) throw new WardenInputError('owner must be { label, pid? }.');
+  const { label, pid } = given as { label?: unknown; pid?: unknown };
+  if (typeof label !== 'string') throw new WardenInputError('owner.label must be a string.');
+  const line = label.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ').trim().slice(0, 120);
+  if (line === '') throw new WardenInputError('owner.label must say who started the run.');
+  if (pid !== undefined && (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1)) throw new WardenInputError(`owner.pid must be a process id, not ${JSON.stringify(pid)}.`);
+  return { owner: { label: line, pid: typeof pid === 'number' ? pid : null } };
+}
+
 /** The characters kept per stream: 2 (one of head and tail each) to MAX_OUTPUT_CAP_CHARS, which bounds what one run holds in memory. */
 function outputCap(given: unknown): number {
   const cap = given ?? DEFAULTS.outputCapChars;
@@ -48,6 +60,8 @@ function outputCap(given: unknown): number {
 export interface RunOptions extends CheckedRun {
   argv: string[];
   shell: boolean;
+  /** Raise its soft core file size limit to the hard one before it runs (core dumps allowed). */
+  core: boolean;
   stdin?: string;
   terminateAfterMs: number;
   /** Exit codes besides 0 that mean success, ascending, each once. */
@@ -123,6 +137,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     scope,
     argv,
     shell: request.shell === true,
+    core: request.core === true,
     cwd: resolve(request.cwd ?? process.cwd()),
     env,
     ...(request.stdin !== undefined ? { stdin: request.stdin } : {}),
@@ -141,6 +156,7 @@ export function normalizeRequest(request: CommandRunRequest, id: string, setting
     ready,
     leaseMs,
     stdinPipe: request.stdinPipe === true,
+    ...ownerOf(request.owner),
   };
 }
 
@@ -232,9 +248,11 @@ export function normalizePythonRequest(request: PythonRunRequest, id: string, se
   const graceMs = request.graceMs === undefined ? DEFAULTS.pythonGraceMs : duration('graceMs', request.graceMs);
   const cap = outputCap(request.outputCapChars);
   if (request.keepDescendants !== undefined && typeof request.keepDescendants !== 'boolean') throw new WardenInputError('keepDescendants must be true or false.');
+  const owned = ownerOf(request.owner);
   return {
     id,
     scope: `${settings.hostId}.${id}`,
+    ...owned,
     code: request.code,
     session,
     onBusy,

@@ -42,6 +42,7 @@ import { assembleResult } from './assemble-result';
 import { describeNow, describePids, listProcs, withCgroupSweep } from './teardown-report';
 import { judge } from './verdict';
 import { crashOf, culpritOf, inspectCore, readCoreSettings } from './core-dump';
+import { coreWrap } from './core-limit';
 import { findShellCrash } from '../../shared/crash/shell';
 import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
 import type { ProcessSampler } from './proc-tree/sampler';
@@ -110,6 +111,7 @@ export class CommandRun {
   /** When the deadline found the main process already exited (the host could not act at the limit): on the run's clock. */
   private lateLimitAtMs?: number;
   private readonly argv: string[];
+  /** What is executed: argv, or argv under the wrapper that allows core dumps (--core). */
   private subprocess?: Subprocess;
   private pgid?: number;
   private exit?: Exit;
@@ -188,12 +190,13 @@ export class CommandRun {
     watchStalls();
     // The client's umask and limits, where they differ from the host's: words before the command (process-limits.ts).
     const prelude = preludeFor(this.options, hostProcess());
-    const argv = [...prelude, ...this.argv];
-    const direct = prelude.length === 0 ? this.options : { ...this.options, argv, shell: false };
+    // Then --core's wrapper, which raises the core limit to the hard one (core-limit.ts), then the command.
+    const argv = [...prelude, ...(this.options.core ? coreWrap(this.argv) : this.argv)];
+    const direct = argv.length === this.argv.length ? this.options : { ...this.options, argv, shell: false };
     // A run without a limit is born in its cgroup where it can be (memory.ts, spawnInside): no wrapper.
     // Cold, moving this thread would hold the event loop for a grace period: the wrapper's child waits instead.
     const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null && cgroupAttachWarm();
-    if ((this.memory || this.reaperShim || prelude.length > 0) && !mayBeBornInside) {
+    if ((this.memory || this.reaperShim || direct !== this.options) && !mayBeBornInside) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
       const failure = checkSpawnableWrapped(this.options);
       if (failure) return this.failSpawn(failure);
@@ -221,7 +224,7 @@ export class CommandRun {
     try {
       subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(direct)) : undefined;
       this.bornInCgroup = subprocess !== undefined;
-      if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim || prelude.length > 0)) {
+      if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim || direct !== this.options)) {
         const failure = checkSpawnableWrapped(this.options);
         if (failure) return this.failSpawn(failure);
       }
@@ -820,8 +823,12 @@ export class CommandRun {
     const shellCrash = judgement.verdict === 'failed' ? findShellCrash(stderr) : null;
     const culprit = culpritOf(judgement.verdict, exit.signal, mainPid, this.lastRoot, this.argv, shellCrash);
     const crash = crashOf(judgement.verdict, exit.exitCode, exit.signal, mainPid, shellCrash);
-    const coreSettings = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    const read = crash && this.options.procRoot !== null ? readCoreSettings(this.options.procRoot) : null;
+    // --core started it with its soft limit raised to the hard one: that is the limit it ran under.
+    const coreSettings = read && this.options.core ? { ...read, limitBytes: read.hardLimitBytes } : read;
     const core = crash && coreSettings ? inspectCore(coreSettings, { ...crash, cwd: this.options.cwd, startedWallMs: this.startedWallMs }) : undefined;
+    // No core for want of a limit: how to get one, through the host (a ulimit in the caller's shell does not reach the host's runs).
+    if (core?.dumped === false && core.limitBytes === 0) this.notes.push(`No core dump was written: its core file size limit was 0 when it started; run it again with warden run --core to get one.`);
     for (const stream of ['stdout', 'stderr'] as const) {
       const dropped = this.out[stream].dropped;
       if (dropped > 0) this.notes.push(`${stream} was ${count(this.out[stream].totalChars)} characters, over the cap of ${count(this.options.outputCapChars)}: the first and last ${count(Math.floor(this.options.outputCapChars / 2))} are kept and the ${count(dropped)} in between were dropped.`);
@@ -855,6 +862,7 @@ export class CommandRun {
       kind: 'command',
       argv: this.argv,
       cwd: this.options.cwd,
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
       state: fields.state,
       ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),
       exitCode: fields.exitCode,

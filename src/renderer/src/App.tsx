@@ -17,6 +17,7 @@ import { hrefOf, useRoute, type Route } from './router';
 import { useWarden } from './store';
 import { isWebMode } from './web-api';
 import { RunsView } from './views/runs/RunsView';
+import { MissingView } from './views/missing/MissingView';
 
 const VIEWS = {
   run: () => import('./views/run/RunDetail').then((m) => ({ default: m.RunDetail })),
@@ -62,7 +63,7 @@ export function App({ api }: { api: WardenApi | undefined }) {
   useViewsFetchedWhenIdle();
   return (
     <>
-      {route.view !== 'run' && <ViewTitle label={NAV.find((n) => n.route.view === route.view)?.label ?? 'Warden'} />}
+      {route.view !== 'run' && <ViewTitle label={route.view === 'missing' ? 'Not found' : (NAV.find((n) => n.route.view === route.view)?.label ?? 'Warden')} />}
       <Frame api={api} route={route} error={error} dismissError={dismissError} />
     </>
   );
@@ -112,7 +113,8 @@ function Frame({ api, route, error, dismissError }: { api: WardenApi | undefined
         {route.view === 'runs' && <RunsView />}
         <Suspense fallback={<p className="muted" aria-busy="true" data-testid="view-loading">Loading…</p>}>
           {route.view === 'run' && <RunDetail id={route.id} tab={route.tab} {...(route.lines ? { lines: route.lines } : {})} />}
-          {route.view === 'history' && <HistoryView />}
+          {route.view === 'history' && <HistoryView {...(route.query !== undefined ? { query: route.query } : {})} />}
+          {route.view === 'missing' && <MissingView what={route.what} />}
           {route.view === 'sessions' && <SessionsView />}
           {route.view === 'new' && <NewRunView />}
           {route.view === 'settings' && <SettingsView />}

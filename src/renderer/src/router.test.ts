@@ -12,8 +12,24 @@ describe('routes', () => {
     // A remote's run, ID@HOST; never a name that is an option or the local host's.
     expect(parseRoute('#/runs/abc123@gpu/output')).toEqual({ view: 'run', id: 'abc123@gpu', tab: 'output' });
     expect(hrefOf({ view: 'run', id: 'abc123@gpu', tab: null })).toBe('#/runs/abc123@gpu');
-    expect(parseRoute('#/runs/abc123@-x')).toEqual({ view: 'runs' });
-    expect(parseRoute('#/runs/abc123@local')).toEqual({ view: 'runs' });
+    // No run by that id: said so, not the Runs view in silence.
+    expect(parseRoute('#/runs/abc123@-x')).toEqual({ view: 'missing', what: 'runs/abc123@-x' });
+    expect(parseRoute('#/runs/abc123@local')).toEqual({ view: 'missing', what: 'runs/abc123@local' });
+    expect(parseRoute('#/runs/nothex')).toEqual({ view: 'missing', what: 'runs/nothex' });
+    expect(parseRoute('#/nowhere/else')).toEqual({ view: 'missing', what: 'nowhere/else' });
+    expect(hrefOf({ view: 'missing', what: 'x' })).toBe('#/runs');
+    expect(parseRoute('#/runs')).toEqual({ view: 'runs' });
+    expect(parseRoute('#/')).toEqual({ view: 'runs' });
+  });
+
+  it("carries History's filters in its link", () => {
+    expect(parseRoute('#/history?verdict=failed&range=day')).toEqual({ view: 'history', query: 'verdict=failed&range=day' });
+    expect(parseRoute('#/history?')).toEqual({ view: 'history' });
+    expect(hrefOf({ view: 'history', query: 'verdict=oom' })).toBe('#/history?verdict=oom');
+    expect(hrefOf({ view: 'history', query: '' })).toBe('#/history');
+    expect(hrefOf({ view: 'history' })).toBe('#/history');
+    // A query on another view is no part of its route.
+    expect(parseRoute('#/settings?x=1')).toEqual({ view: 'settings' });
   });
 
   it('reads and writes links to lines of the output', () => {
@@ -40,6 +56,7 @@ describe('the route kept across login', () => {
     expect(afterLoginHash(kept('#/runs/abc123/output/L12-L20'), now)).toBe('#/runs/abc123/output/L12-L20');
     expect(afterLoginHash(kept('#/runs/abc123@gpu'), now)).toBe('#/runs/abc123@gpu');
     expect(afterLoginHash(kept('#/history'), now)).toBe('#/history');
+    expect(afterLoginHash(kept('#/history?verdict=failed&q=numpy+import'), now)).toBe('#/history?verdict=failed&q=numpy+import');
     // Not a known route: the start page's link, still a hash.
     expect(afterLoginHash(kept('#/nowhere'), now)).toBe('#/runs');
   });

@@ -35,23 +35,33 @@ export type Route =
   | { view: 'runs' }
   /** tab null: none named, the run's detail picks the one that fits it (views/run/summary.ts). `lines`: a link to lines of the output (#L120, #L120-L140). */
   | { view: 'run'; id: string; tab: Tab | null; lines?: LineRange }
-  | { view: 'history' }
+  /** `query`: History's filters, as its link carries them (#/history?verdict=failed&range=day); the view reads them. */
+  | { view: 'history'; query?: string }
   | { view: 'sessions' }
   | { view: 'new' }
-  | { view: 'settings' };
+  | { view: 'settings' }
+  /** A link to no run or page of this app: said, never a silent start page. `what` is the link's path, as typed. */
+  | { view: 'missing'; what: string };
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const whole = hash.replace(/^#\/?/, '');
+  const at = whole.indexOf('?');
+  const path = at < 0 ? whole : whole.slice(0, at);
+  const query = at < 0 ? '' : whole.slice(at + 1);
+  const parts = path.split('/').filter(Boolean);
   const [first, second, third, fourth] = parts;
-  // A remote's run is ID@HOST (src/shared/hosts.ts).
-  if (first === 'runs' && second && splitRunId(second) !== null) {
+  if (first === 'runs' && second !== undefined) {
+    // A remote's run is ID@HOST (src/shared/hosts.ts); anything else is no run.
+    if (splitRunId(second) === null) return { view: 'missing', what: `runs/${second}` };
     const tab = TABS.includes(third as Tab) ? (third as Tab) : null;
     const lines = tab === 'output' ? parseLines(fourth) : undefined;
     const id = second;
     return lines ? { view: 'run', id, tab, lines } : { view: 'run', id, tab };
   }
-  if (first === 'history' || first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
-  return { view: 'runs' };
+  if (first === 'history') return query !== '' ? { view: 'history', query } : { view: 'history' };
+  if (first === 'sessions' || first === 'new' || first === 'settings') return { view: first };
+  if (first === undefined || first === 'runs') return { view: 'runs' };
+  return { view: 'missing', what: path };
 }
 
 export function hrefOf(route: Route): string {
@@ -59,7 +69,19 @@ export function hrefOf(route: Route): string {
     if (route.tab === null) return `#/runs/${route.id}`;
     return `#/runs/${route.id}/${route.tab}${route.lines && route.tab === 'output' ? `/${linesText(route.lines)}` : ''}`;
   }
+  if (route.view === 'history') return route.query ? `#/history?${route.query}` : '#/history';
+  // A missing page has no link of its own: the start page's.
+  if (route.view === 'missing') return '#/runs';
   return `#/${route.view}`;
+}
+
+/** Replaces the page's link with `route`'s without a new entry in the browser's history (a filter typed, not a place visited). */
+export function replaceRoute(route: Route): void {
+  const href = hrefOf(route);
+  if (href === window.location.hash) return;
+  window.history.replaceState(window.history.state, '', href);
+  // replaceState fires no hashchange: the views reading the route are told.
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
 }
 
 /** How long a route kept by the login page stays good: a login abandoned then does not steer a later one. */
@@ -84,7 +106,7 @@ export function afterLoginHash(stored: string | null, now: number): string | nul
   if (typeof hash !== 'string' || typeof at !== 'number') return null;
   const age = now - at;
   if (!(age >= 0 && age <= AFTER_LOGIN_MAX_AGE_MS)) return null;
-  if (!/^#\/[A-Za-z0-9._~@%/:-]{0,500}$/.test(hash) || hash.includes('..')) return null;
+  if (!/^#\/[A-Za-z0-9._~@%/:?&=+-]{0,500}$/.test(hash) || hash.includes('..')) return null;
   const href = hrefOf(parseRoute(hash));
   return href.startsWith('#/') ? href : null;
 }

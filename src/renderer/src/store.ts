@@ -16,7 +16,7 @@ import type { ProcTreeSnapshot } from '../../shared/proc-tree';
 import type { RunResult, SignalSent, StopStep } from '../../shared/result';
 import { addMark, type OutputMark } from '../../shared/output-times';
 import { addSample, emptySeries, joinSeries, type TelemetryDetail, type TelemetrySeries } from '../../shared/telemetry';
-import { addPage, nextRange, NO_PAGES, OUTPUT_PAGE_CHARS, pagesDone, type PagedOutput } from './output-pages';
+import { addLinkedPage, addPage, nextRanges, NO_PAGES, OUTPUT_PAGE_CHARS, pagesDone, type PagedOutput } from './output-pages';
 
 /** Whether the host answers: 'online' (or an Electron window, always), 'offline' (gone, reconnecting), 'unauthorised' (the login ended). */
 export type Connection = 'online' | 'offline' | 'unauthorised';
@@ -98,7 +98,7 @@ export interface WardenState {
    * each stream is in); a live one whole, its live output merged with the
    * stream by offset.
    */
-  load(id: string): Promise<RunResult | null>;
+  load(id: string, options?: LoadOptions): Promise<RunResult | null>;
   /** A live run's series as the host has it (from its first sample), joined before what the page sampled. */
   seedSeries(id: string, host: TelemetryDetail): void;
   /** The next page of ended runs from the history (Runs' "Show more"); resolves once it is in. */
@@ -108,6 +108,17 @@ export interface WardenState {
   report(error: unknown): void;
   dismissError(): void;
 }
+
+/** What a view that opens a run needs first: a link to a line far down its output fetches the page holding it with the first ones. */
+export interface LoadOptions {
+  /** 'all': the merged view's line, the stream's own when one stream alone has output. */
+  line?: { stream: 'all' | 'stdout' | 'stderr'; line: number };
+}
+
+/** Lines before a linked line the page that brings it starts at: the view shows it with what led there. */
+export const LINKED_CONTEXT_LINES = 200;
+/** Pages asked at once while the rest of an ended run's output comes (they join in order as they come). */
+export const PAGES_AT_ONCE = 4;
 
 /** A live run's output as the page holds it, and how many lines each stream has had (which never goes down, whatever the page's cap drops). */
 export interface LiveOutput {
@@ -242,6 +253,7 @@ export function fromSummary(summary: RunSummary): RunResult {
     ...(summary.code !== undefined ? { code: summary.code } : {}),
     ...(summary.session !== undefined ? { session: summary.session } : {}),
     cwd: summary.cwd,
+    ...(summary.owner ? { owner: summary.owner } : {}),
     state: summary.state,
     ...(summary.verdict !== undefined ? { verdict: summary.verdict } : {}),
     exitCode: summary.exitCode,
@@ -457,25 +469,29 @@ export const useWarden = create<WardenState>()((set, get) => {
     });
   };
 
-  /** The pages after the first, one at a time, each added as it comes (the view shows how far it is). */
+  /** The pages after the first, a few asked at once and added in order as they come (the view shows how far it is). */
   const fetchRest = async (api: WardenApi, id: string) => {
     // A frame first: the first page is painted before the rest is asked for.
     await new Promise<void>((resolve) => schedule(() => setTimeout(resolve, 0)));
     for (;;) {
       const have = get().pages[id];
       if (!have) return;
-      const range = nextRange(have);
-      if (!range) return finishPages(id, have);
+      const ranges = nextRanges(have, PAGES_AT_ONCE);
+      if (ranges.length === 0) return finishPages(id, have);
       let error: string | null = null;
       try {
-        const page = await api.output!(id, range);
+        const answers = await Promise.all(ranges.map((range) => api.output!(id, range)));
         const now = get().pages[id];
         if (!now) return;
-        const next = addPage(now, page);
-        // A page that adds nothing would be asked for again without end.
-        if (next === now || page.text === '') error = `The host answered no output at ${range.stream} character ${range.offset.toLocaleString('en-US')}; the rest of this run's output is not shown.`;
-        else if (pagesDone(next)) return finishPages(id, next);
-        else set((state) => ({ pages: { ...state.pages, [id]: next } }));
+        let next = now;
+        for (let i = 0; i < answers.length && error === null; i++) {
+          const joined = addPage(next, answers[i]!);
+          // A page that adds nothing would be asked for again without end.
+          if (joined === next || answers[i]!.text === '') error = `The host answered no output at ${ranges[i]!.stream} character ${ranges[i]!.offset.toLocaleString('en-US')}; the rest of this run's output is not shown.`;
+          else next = joined;
+        }
+        if (error === null && pagesDone(next)) return finishPages(id, next);
+        if (next !== now) set((state) => ({ pages: { ...state.pages, [id]: next } }));
       } catch (e) {
         error = messageOf(e);
       }
@@ -493,10 +509,15 @@ export const useWarden = create<WardenState>()((set, get) => {
    * A run that turns out live is fetched whole instead (its stream meets the
    * snapshot by offset), and so is any run whose pages cannot be had.
    */
-  const loadPaged = (api: WardenApi, id: string, known: boolean, whole: () => Promise<RunResult | null>): Promise<RunResult | null> => {
+  const loadPaged = (api: WardenApi, id: string, known: boolean, whole: () => Promise<RunResult | null>, options: LoadOptions = {}): Promise<RunResult | null> => {
     const inFlight = paging.get(id);
     if (inFlight) return inFlight;
     const first = (stream: 'stdout' | 'stderr') => api.output!(id, { stream, offset: 0, limit: OUTPUT_PAGE_CHARS });
+    // A linked line far down: the page holding it, asked with the first ones (the merged view's line is stdout's when stderr is empty).
+    const target = options.line;
+    const linkedAsk = (stream: 'stdout' | 'stderr') => (target && target.line > 1 ? api.output!(id, { stream, line: Math.max(1, target.line - LINKED_CONTEXT_LINES), limit: OUTPUT_PAGE_CHARS }).catch(() => null) : Promise.resolve(null));
+    const guessed = target ? (target.stream === 'stderr' ? 'stderr' : 'stdout') : null;
+    const early = guessed ? linkedAsk(guessed) : Promise.resolve(null);
     const loading = (async (): Promise<RunResult | null> => {
       const asked = api.get(id, { output: 'none' });
       // A run not known yet may be live (then fetched whole): its pages wait for the answer that says it ended.
@@ -512,7 +533,13 @@ export const useWarden = create<WardenState>()((set, get) => {
       // Held as a listing is (without output, partial) until its pages are all in.
       const run = bare.value.outputChars ? bare.value : { ...bare.value, outputChars: { stdout: 0, stderr: 0 } };
       get().put(run);
-      const paged = addPage(addPage(NO_PAGES, out.value), err.value);
+      let paged = addPage(addPage(NO_PAGES, out.value), err.value);
+      // The merged view's lines are one stream's only when the other is empty, and numbered as kept only when nothing was cut.
+      const stream = target ? linkedStream(target.stream, run) : null;
+      if (stream !== null && target) {
+        const page = await (stream === guessed ? early : linkedAsk(stream));
+        if (page && page.firstLine !== undefined && page.text !== '') paged = addLinkedPage(paged, { ...page, firstLine: page.firstLine });
+      }
       if (pagesDone(paged)) finishPages(id, paged);
       else {
         set((state) => ({ pages: { ...state.pages, [id]: paged } }));
@@ -751,7 +778,7 @@ export const useWarden = create<WardenState>()((set, get) => {
       await Promise.all([...stale.map((run) => run.id), ...shown].map((id) => get().load(id)));
     },
 
-    async load(id) {
+    async load(id, options) {
       const api = get().api;
       if (!api) return null;
       const known = get().runs[id];
@@ -760,7 +787,7 @@ export const useWarden = create<WardenState>()((set, get) => {
         if (!held.has(id)) held.set(id, []);
         return fetchWhole(api, id);
       };
-      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, known !== undefined, whole);
+      if (api.output && (known === undefined || (known.state === 'ended' && get().partial[id]))) return loadPaged(api, id, known !== undefined, whole, options);
       return whole();
     },
 
@@ -828,6 +855,19 @@ export const useWarden = create<WardenState>()((set, get) => {
     },
   };
 });
+
+/**
+ * The stream a link's line can be fetched by, ahead of the pages before it:
+ * the stream named, or for the merged view the one stream with output; none
+ * when both have output (the merged order needs both up to it) or the kept
+ * text was cut (its lines are then numbered from the stream's end).
+ */
+export function linkedStream(stream: 'all' | 'stdout' | 'stderr', run: Pick<RunResult, 'outputChars' | 'stdoutTruncated' | 'stderrTruncated'>): 'stdout' | 'stderr' | null {
+  const chars = run.outputChars ?? { stdout: 0, stderr: 0 };
+  const named = stream === 'all' ? (chars.stderr === 0 ? 'stdout' : chars.stdout === 0 ? 'stderr' : null) : stream;
+  if (named === null) return null;
+  return (named === 'stdout' ? run.stdoutTruncated : run.stderrTruncated) > 0 ? null : named;
+}
 
 function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
   const copy = { ...record };

@@ -468,6 +468,7 @@ export class PythonRun {
       code: this.options.code,
       session: this.options.session,
       cwd: this.cwd,
+      ...(this.options.owner ? { owner: this.options.owner } : {}),
       state: fields.state,
       ...(this.queuePosition !== undefined && fields.state === 'queued' ? { queuePosition: this.queuePosition } : {}),
       ...(fields.verdict !== undefined ? { verdict: fields.verdict } : {}),

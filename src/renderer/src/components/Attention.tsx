@@ -15,17 +15,16 @@ export function notificationsOn(): boolean {
   }
 }
 
-/** Asks the browser once; on a yes, turns them on for this browser. */
-export async function turnNotificationsOn(): Promise<boolean> {
-  if (typeof Notification === 'undefined') return false;
+/** Asks the browser once; on a yes, turns them on for this browser. The browser's answer: 'granted', 'denied' (blocked for this site) or 'default' (the question dismissed). */
+export async function turnNotificationsOn(): Promise<NotificationPermission> {
+  if (typeof Notification === 'undefined') return 'denied';
   const answer = Notification.permission === 'default' ? await Notification.requestPermission() : Notification.permission;
-  const on = answer === 'granted';
   try {
-    if (on) localStorage.setItem(NOTIFY_KEY, 'on');
+    if (answer === 'granted') localStorage.setItem(NOTIFY_KEY, 'on');
   } catch {
     // Storage refused: on for this page only.
   }
-  return on;
+  return answer;
 }
 
 export function turnNotificationsOff(): void {

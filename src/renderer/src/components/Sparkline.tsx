@@ -40,6 +40,7 @@ export const Sparkline = memo(function Sparkline({
       {/* The whole minute, faint: a young run's few seconds read as few against it. */}
       <rect className="sparkline-track" x={0} y={0} width={width} height={height} rx={2} />
       <polygon className="sparkline-rss" points={paths.rss} />
+      <polyline className="sparkline-rss-line" points={paths.rssLine} />
       <polyline className="sparkline-cpu" points={paths.cpu} />
       <circle className="sparkline-now" cx={paths.now.x} cy={paths.now.y} r={1.75} />
     </svg>

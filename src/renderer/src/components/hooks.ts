@@ -49,10 +49,10 @@ export function useNow(intervalMs: number | null): number {
   return intervalMs === null ? performance.now() : ticked;
 }
 
-/** Sets the page's title (the window's and the tab's) while the calling view shows. */
-export function useTitle(title: string): void {
+/** Sets the page's title (the window's and the tab's) while the calling view shows; null leaves it to another view. */
+export function useTitle(title: string | null): void {
   useEffect(() => {
-    document.title = title;
+    if (title !== null) document.title = title;
   }, [title]);
 }
 

@@ -11,12 +11,14 @@ describe('sparkline geometry', () => {
     ];
     const paths = sparkPaths(points, 61, 11)!;
     expect(paths.count).toBe(2);
-    expect(paths.cpu).toBe('30.5,10.0 60.5,1.0');
-    expect(paths.rss.split(' ')).toEqual(['30.5,11', '30.5,1.0', '60.5,5.5', '60.5,11']);
-    expect(paths).toMatchObject({ now: { x: 60.5, y: 1 }, cpuNow: 100, cpuMax: 100, rssNow: 200, rssMax: 400, againstLimit: false, nearLimit: false });
+    // The two points in the minute span the box.
+    expect(paths.cpu).toBe('0.5,10.0 60.5,1.0');
+    // Memory's highest (400) at four fifths of the height: 10 - 0.8 * 9 = 2.8; 200 at 10 - 0.4 * 9 = 6.4.
+    expect(paths.rss.split(' ')).toEqual(['0.5,11', '0.5,2.8', '60.5,6.4', '60.5,11']);
+    expect(paths).toMatchObject({ now: { x: 60.5, y: 1 }, cpuNow: 100, cpuMax: 100, rssNow: 200, rssMax: 400, againstLimit: false, nearLimit: false, spanMs: 30_000 });
   });
 
-  it('keeps the time axis a minute wide: a run two seconds old is drawn at the right, not stretched', () => {
+  it('draws a run younger than a minute across the box, not as a sliver at its right', () => {
     const paths = sparkPaths(
       [
         [0, 10, 100, 1],
@@ -26,7 +28,8 @@ describe('sparkline geometry', () => {
       61,
       11,
     )!;
-    expect(paths.cpu.split(' ').map((p) => p.split(',')[0])).toEqual(['58.5', '59.5', '60.5']);
+    expect(paths.cpu.split(' ').map((p) => p.split(',')[0])).toEqual(['0.5', '30.5', '60.5']);
+    expect(sparkLabel(paths)).toMatch(/; since it started$/);
   });
 
   it('draws memory against the limit when there is one: a quarter of it fills a quarter', () => {
@@ -35,10 +38,10 @@ describe('sparkline geometry', () => {
       [1_000, 0, 100, 1],
     ];
     // height 10: the area's top is at 9 - 0.25 * 8 = 7.
-    expect(sparkPaths(points, 61, 10, 60_000, 400)!.rss.split(' ')[1]).toBe('59.5,7.0');
+    expect(sparkPaths(points, 61, 10, 60_000, 400)!.rss.split(' ')[1]).toBe('0.5,7.0');
     expect(sparkPaths(points, 61, 10, 60_000, 400)).toMatchObject({ againstLimit: true, nearLimit: false });
-    // Without one, its own highest value is the top.
-    expect(sparkPaths(points, 61, 10)!.rss.split(' ')[1]).toBe('59.5,1.0');
+    // Without one, its own highest value is four fifths of the height (9 - 0.8 * 8 = 2.6): flat memory is a level, not a solid block.
+    expect(sparkPaths(points, 61, 10)!.rss.split(' ')[1]).toBe('0.5,2.6');
     // At 80 % of the limit or more it is near.
     expect(sparkPaths(points, 61, 10, 60_000, 120)).toMatchObject({ againstLimit: true, nearLimit: true });
   });

@@ -12,8 +12,9 @@ import type { RunSummary } from '../../../../shared/history';
 import { useNow, useWallClock } from '../../components/hooks';
 import { ago, clock, columnBytes, duration, fullTime, liveDuration, peakFigure, peakMeaning, peakName } from '../../format';
 import { choiceLabel, statusBadge, summaryBadges } from '../runs/model';
-import { hrefOf, navigate } from '../../router';
+import { hrefOf, navigate, replaceRoute } from '../../router';
 import { messageOf, useWarden } from '../../store';
+import { useKeptScroll } from '../../components/kept-scroll';
 import {
   EMPTY_LIST,
   DEFAULT_HISTORY_SORT,
@@ -32,9 +33,13 @@ import {
   isVerdictFilter,
   listReducer,
   parseExitCode,
+  placeFromQuery,
   queryOf,
+  queryOfPlace,
   withLive,
   type HistoryFilters,
+  type HistoryPlace,
+  type ListState,
 } from './model';
 import { scrollParentOf } from './scroll';
 import './history.css';
@@ -44,23 +49,33 @@ const DEBOUNCE_MS = 250;
 /** Load the next page once the list's end is this close to being scrolled into view. */
 const NEAR_BOTTOM_PX = 600;
 
-// The filters and the order outlive the view, so coming back from a run finds the list as it was.
-let rememberedFilters: HistoryFilters = NO_FILTERS;
-let rememberedSort: HistorySort = DEFAULT_HISTORY_SORT;
-let rememberedHost = '';
+// The filters, the order and the list itself outlive the view, so coming back from a run finds the list as it was
+// (where the link names no filters of its own: a link's filters win).
+let remembered: HistoryPlace = { filters: NO_FILTERS, sort: DEFAULT_HISTORY_SORT, host: '' };
+let rememberedList: { key: string; list: ListState } | null = null;
 
-export function HistoryView() {
+/** The filters a link names, else the ones the page last showed. */
+function initialPlace(query: string | undefined): HistoryPlace {
+  return query ? placeFromQuery(query) : remembered;
+}
+
+/** A list's identity: its filters, order and host. */
+function listKey(place: HistoryPlace): string {
+  return JSON.stringify([filtersKey(place.filters), place.sort, place.host]);
+}
+
+export function HistoryView({ query: linked }: { query?: string }) {
   const api = useWarden((s) => s.api);
-  const report = useWarden((s) => s.report);
+  const offline = useWarden((s) => s.connection !== 'online');
+  const [start] = useState(() => initialPlace(linked));
 
   // `filters` follow the inputs; `applied` is what the list shows (typed filters arrive debounced).
-  const [filters, setFilters] = useState<HistoryFilters>(rememberedFilters);
-  const [applied, setApplied] = useState<HistoryFilters>(rememberedFilters);
+  const [filters, setFilters] = useState<HistoryFilters>(start.filters);
+  const [applied, setApplied] = useState<HistoryFilters>(start.filters);
   const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => () => void (debounce.current && clearTimeout(debounce.current)), []);
 
   const update = useCallback((next: HistoryFilters, at: 'now' | 'debounced') => {
-    rememberedFilters = next;
     setFilters(next);
     if (debounce.current) clearTimeout(debounce.current);
     debounce.current = null;
@@ -70,48 +85,75 @@ export function HistoryView() {
 
   // Whose history: '' every host at once (once a remote is configured), else one host's.
   const manyHosts = useWarden((s) => s.hosts.length > 1);
-  const [hostScope, setHostScopeState] = useState(rememberedHost);
-  const setHostScope = (next: string) => {
-    rememberedHost = next;
-    setHostScopeState(next);
-  };
-  const [sort, setSortState] = useState<HistorySort>(rememberedSort);
-  const setSort = (next: HistorySort) => {
-    rememberedSort = next;
-    setSortState(next);
-  };
+  const [hostScope, setHostScope] = useState(start.host);
+  const [sort, setSort] = useState<HistorySort>(start.sort);
+  const place: HistoryPlace = { filters: applied, sort, host: hostScope };
+  const key = listKey(place);
   const wall = useWallClock(15_000);
-  const [list, dispatch] = useReducer(listReducer, EMPTY_LIST);
+  // The list as it was when the view was last shown, for the same filters: on screen at once, asked again below.
+  const [list, dispatch] = useReducer(listReducer, undefined, () => (rememberedList?.key === listKey({ filters: start.filters, sort: start.sort, host: start.host }) ? rememberedList.list : EMPTY_LIST));
   const seq = useRef(0);
   const query = useRef<HistoryQuery | null>(null);
   const [reloads, setReloads] = useState(0);
+  const fetchedKey = useRef<string | null>(list.loaded ? key : null);
+
+  // The list, the filters and the link kept current: a reload, a link sent or Back finds them.
+  useEffect(() => {
+    remembered = place;
+    if (list.loaded && !list.replacing) rememberedList = { key, list };
+  });
+  const placeQuery = queryOfPlace(place);
+  const wrote = useRef<string | null>(null);
+  useEffect(() => {
+    wrote.current = placeQuery;
+    replaceRoute({ view: 'history', query: placeQuery });
+  }, [placeQuery]);
+  // A link changed under the view (edited, Back or Forward between two filters): its filters, shown.
+  useEffect(() => {
+    const next = placeFromQuery(linked);
+    // The same place written another way (its fields in another order) is no change.
+    if (queryOfPlace(next) === wrote.current) return;
+    wrote.current = linked ?? '';
+    setFilters(next.filters);
+    setApplied(next.filters);
+    setSort(next.sort);
+    setHostScope(next.host);
+  }, [linked]);
 
   const fetchPage = useCallback(
-    (q: HistoryQuery, append: boolean) => {
+    (q: HistoryQuery, append: boolean, refresh = false, pageSort: HistorySort = DEFAULT_HISTORY_SORT) => {
       if (!api) return;
       const n = ++seq.current;
-      dispatch({ type: 'request', seq: n, append });
+      dispatch({ type: 'request', seq: n, append, refresh });
+      // Said once: inline, where the list is (the connection bar says a host away); never a banner as well.
       api.history(q).then(
-        (page) => dispatch({ type: 'page', seq: n, page, append }),
-        (error: unknown) => {
-          dispatch({ type: 'failed', seq: n, error: messageOf(error) });
-          // An answer to a superseded request concerns a list no longer shown.
-          if (n === seq.current) report(error);
-        },
+        (page) => dispatch({ type: 'page', seq: n, page, append, sort: pageSort }),
+        (error: unknown) => dispatch({ type: 'failed', seq: n, error: messageOf(error) }),
       );
     },
-    [api, report],
+    [api],
   );
 
-  // A new list when what the filters ask for changes (not on every keystroke that changes nothing).
+  // A new list when what the filters ask for changes (not on every keystroke that changes nothing);
+  // the same filters asked again (Refresh, the view shown again) keep the rows on screen until the answer.
   const appliedKey = filtersKey(applied);
   useEffect(() => {
     // The time range is anchored when the filters change and kept for every page after.
     const first = { ...queryOf(applied, Date.now(), undefined, sort), ...(manyHosts ? { host: hostScope || ALL_HOSTS } : {}) };
     query.current = first;
-    fetchPage(first, false);
+    fetchPage(first, false, fetchedKey.current === key, sort);
+    fetchedKey.current = key;
     // `applied` is read through its key: a same-meaning copy must not restart the paging.
   }, [appliedKey, reloads, fetchPage, sort, manyHosts, hostScope]);
+
+  // Back from an outage with rows it could not refresh: asked again by itself.
+  useEffect(() => {
+    if (!offline && list.stale) setReloads((n) => n + 1);
+  }, [offline]);
+
+  // Where the reader was, given back once the rows are there.
+  const anchor = useRef<HTMLElement>(null);
+  useKeptScroll('history', anchor, list.loaded && list.runs.length > 0);
 
   const loadMore = useCallback(() => {
     if (!query.current || list.loading || !list.nextCursor) return;
@@ -152,13 +194,18 @@ export function HistoryView() {
   const onType = (key: 'text' | 'session' | 'exitCode') => (event: ChangeEvent<HTMLInputElement>) => update({ ...filters, [key]: event.target.value }, 'debounced');
 
   return (
-    <section className="view history">
+    <section className="view history" ref={anchor}>
       <header className="history-head">
         <h1>History</h1>
         <span className="history-count muted" aria-live="polite">
           {list.loaded && !list.replacing && rows.length > 0 && `${rows.length}${list.nextCursor ? '+' : ''} run${rows.length === 1 && !list.nextCursor ? '' : 's'}`}
         </span>
-        {list.loading && (
+        {list.stale && offline && (
+          <span className="history-stale-note muted" data-testid="history-stale" title="The host cannot be reached: these rows are as they were last loaded, and are loaded again once it is back">
+            as last loaded
+          </span>
+        )}
+        {list.loading && !offline && (
           <span className="history-loading muted" role="status">
             <span className="history-spinner" aria-hidden="true" />
             Loading…
@@ -239,7 +286,7 @@ export function HistoryView() {
       <CountChips counts={list.counts} verdict={filters.verdict} onPick={(verdict) => update({ ...filters, verdict: filters.verdict === verdict ? '' : verdict }, 'now')} />
 
       {rows.length > 0 && (
-        <table className={`data-table history-table${list.replacing ? ' stale' : ''}`} aria-busy={list.loading}>
+        <table className={`data-table history-table${list.replacing || list.stale ? ' stale' : ''}`} aria-busy={list.loading} data-testid="history-table" data-stale={list.stale ? 'true' : 'false'}>
           <colgroup>
             <col className="col-started" />
             <col />
@@ -270,10 +317,11 @@ export function HistoryView() {
         </table>
       )}
 
-      {list.error && (
-        <div className="history-error" role="alert">
-          <span className="error">Could not load the history: {list.error}</span>
-          <button type="button" onClick={() => (rows.length > 0 && list.nextCursor ? loadMore() : setReloads((n) => n + 1))}>
+      {/* The host away is said once, by the connection bar: the rows stay, greyed, until it is back. */}
+      {list.error && !offline && (
+        <div className="history-error" role="alert" data-testid="history-error">
+          <span className="error">{list.stale ? 'Could not refresh the history (the rows shown are from before)' : 'Could not load the history'}: {list.error}</span>
+          <button type="button" onClick={() => (rows.length > 0 && list.nextCursor && !list.stale ? loadMore() : setReloads((n) => n + 1))}>
             Retry
           </button>
         </div>

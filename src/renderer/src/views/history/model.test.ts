@@ -19,6 +19,9 @@ import {
   withLive,
   type ListState,
   isVerdictFilter,
+  mergeFirstPage,
+  placeFromQuery,
+  queryOfPlace,
 } from './model';
 
 function summary(id: string, over: Partial<RunSummary> = {}): RunSummary {
@@ -218,5 +221,72 @@ describe('rows', () => {
     expect(exitText({ exitCode: 0, signal: null })).toBe('0');
     expect(exitText({ exitCode: null, signal: 'SIGKILL' })).toBe('SIGKILL');
     expect(exitText({ exitCode: null, signal: null })).toBe('–');
+  });
+});
+
+describe("History's link", () => {
+  it('carries only what differs from the defaults, and reads back to the same place', () => {
+    const place = { filters: { verdict: 'oom' as const, range: 'day' as const, session: ' work ', exitCode: ' 3 ', text: ' numpy import ' }, sort: { key: 'peak' as const, dir: 'asc' as const }, host: 'gpu' };
+    const query = queryOfPlace(place);
+    expect(query).toBe('verdict=oom&range=day&session=work&exit=3&q=numpy+import&sort=peak%3Aasc&host=gpu');
+    expect(placeFromQuery(query)).toEqual({ filters: { verdict: 'oom', range: 'day', session: 'work', exitCode: '3', text: 'numpy import' }, sort: { key: 'peak', dir: 'asc' }, host: 'gpu' });
+    expect(queryOfPlace({ filters: NO_FILTERS, sort: DEFAULT_HISTORY_SORT, host: '' })).toBe('');
+    expect(queryOfPlace({ filters: NO_FILTERS, sort: { key: 'started', dir: 'asc' }, host: '' })).toBe('sort=started%3Aasc');
+  });
+
+  it('opens a link edited by hand with what reads right, the rest at its defaults', () => {
+    expect(placeFromQuery('verdict=nonsense&range=year&sort=size:up&q=x')).toEqual({ filters: { ...NO_FILTERS, text: 'x' }, sort: DEFAULT_HISTORY_SORT, host: '' });
+    expect(placeFromQuery('sort=elapsed:sideways')).toMatchObject({ sort: DEFAULT_HISTORY_SORT });
+    expect(placeFromQuery(undefined)).toEqual({ filters: NO_FILTERS, sort: DEFAULT_HISTORY_SORT, host: '' });
+    expect(placeFromQuery(`q=${'x'.repeat(2000)}`).filters.text).toHaveLength(1000);
+  });
+});
+
+describe('the list kept across a refresh and an outage', () => {
+  const summary = (id: string, minute: number, over: Partial<RunSummary> = {}): RunSummary => ({
+    id, hostId: 'h', kind: 'command', command: id, cwd: '/', state: 'ended', verdict: 'completed', exitCode: 0, signal: null,
+    startedAt: new Date(Date.UTC(2025, 5, 1, 0, minute)).toISOString(), elapsedMs: minute * 10, limitMs: null, advice: null,
+    stdoutTruncated: 0, stderrTruncated: 0, peakRssBytes: minute, peakProcesses: 1, outputBytes: 0, ...over,
+  });
+  const loaded = (runs: RunSummary[], nextCursor: string | null = 'c'): ListState => ({ ...EMPTY_LIST, seq: 1, runs, nextCursor, loaded: true });
+
+  it('keeps the rows shown past a first page asked again, and the cursor past them', () => {
+    const shown = [summary('e', 5), summary('d', 4), summary('c', 3), summary('b', 2), summary('a', 1)];
+    let state = listReducer(loaded(shown, 'after-a'), { type: 'request', seq: 2, append: false, refresh: true });
+    expect(state).toMatchObject({ refreshing: true, loaded: true, runs: shown });
+    // A run started meanwhile: the first page is f, e, d; the rows after d stay.
+    state = listReducer(state, { type: 'page', seq: 2, append: false, page: { runs: [summary('f', 6), summary('e', 5), summary('d', 4)], nextCursor: 'after-d' } });
+    expect(state.runs.map((r) => r.id)).toEqual(['f', 'e', 'd', 'c', 'b', 'a']);
+    expect(state).toMatchObject({ nextCursor: 'after-a', refreshing: false, stale: false });
+  });
+
+  it('takes a first page that is the whole list as the whole list', () => {
+    const state = listReducer(listReducer(loaded([summary('b', 2), summary('a', 1)]), { type: 'request', seq: 2, append: false, refresh: true }), { type: 'page', seq: 2, append: false, page: { runs: [summary('b', 2)], nextCursor: null } });
+    expect(state.runs.map((r) => r.id)).toEqual(['b']);
+    expect(state.nextCursor).toBeNull();
+  });
+
+  it("merges by the order asked: a sort by peak keeps the rows below the page's last peak", () => {
+    const sort = { key: 'peak' as const, dir: 'desc' as const };
+    const shown = [summary('x', 9), summary('y', 5), summary('z', 2)];
+    expect(mergeFirstPage(shown, [summary('w', 10), summary('x', 9)], sort, true).map((r) => r.id)).toEqual(['w', 'x', 'y', 'z']);
+    expect(mergeFirstPage(shown, [summary('w', 10), summary('x', 9)], { key: 'peak', dir: 'asc' }, true).map((r) => r.id)).toEqual(['w', 'x']);
+    // A tie on the value goes by id, as the history pages it.
+    const tie = [summary('q', 3), summary('p', 3, { peakRssBytes: 3 })];
+    expect(mergeFirstPage(tie, [summary('r', 3)], { key: 'peak', dir: 'desc' }, true).map((r) => r.id)).toEqual(['r', 'q', 'p']);
+    expect(mergeFirstPage(shown, [], sort, true)).toEqual([]);
+  });
+
+  it('keeps the rows on a refresh that fails, greyed (stale), the error said; a new list that fails shows none', () => {
+    const shown = [summary('b', 2), summary('a', 1)];
+    const failed = listReducer(listReducer(loaded(shown), { type: 'request', seq: 2, append: false, refresh: true }), { type: 'failed', seq: 2, error: 'The Warden host could not be reached.' });
+    expect(failed).toMatchObject({ runs: shown, stale: true, error: 'The Warden host could not be reached.', loading: false, refreshing: false });
+    // Asked again and answered: current, not stale.
+    const back = listReducer(listReducer(failed, { type: 'request', seq: 3, append: false, refresh: true }), { type: 'page', seq: 3, append: false, page: { runs: shown, nextCursor: null } });
+    expect(back).toMatchObject({ stale: false, error: null });
+    const other = listReducer(listReducer(loaded(shown), { type: 'request', seq: 2, append: false }), { type: 'failed', seq: 2, error: 'x' });
+    expect(other).toMatchObject({ runs: [], stale: false, error: 'x' });
+    // A refresh asked before anything was shown is a new list.
+    expect(listReducer(EMPTY_LIST, { type: 'request', seq: 1, append: false, refresh: true }).refreshing).toBe(false);
   });
 });

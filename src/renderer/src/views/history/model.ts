@@ -99,6 +99,54 @@ export function queryOf(filters: HistoryFilters, now: number, limit = PAGE_SIZE,
   return query;
 }
 
+/** What History's link carries: its filters, its order and whose history, as the page shows them. */
+export interface HistoryPlace {
+  filters: HistoryFilters;
+  sort: HistorySort;
+  /** '' every host; else one host's name. */
+  host: string;
+}
+
+const SORT_KEYS: HistorySort['key'][] = ['started', 'elapsed', 'peak'];
+
+/**
+ * History's place from its link's query (#/history?verdict=failed&range=day&q=numpy):
+ * each known field that reads right, the others left at their defaults, so a
+ * link edited by hand or from an older page still opens.
+ */
+export function placeFromQuery(query: string | undefined): HistoryPlace {
+  const params = new URLSearchParams(query ?? '');
+  const verdict = params.get('verdict') ?? '';
+  const range = params.get('range') ?? 'all';
+  const [sortKey, sortDir] = (params.get('sort') ?? '').split(':');
+  const sort: HistorySort = SORT_KEYS.includes(sortKey as HistorySort['key']) && (sortDir === 'asc' || sortDir === 'desc') ? { key: sortKey as HistorySort['key'], dir: sortDir } : DEFAULT_HISTORY_SORT;
+  return {
+    filters: {
+      verdict: isVerdictFilter(verdict) ? verdict : '',
+      range: isRangeKey(range) ? range : 'all',
+      session: (params.get('session') ?? '').slice(0, 64),
+      exitCode: (params.get('exit') ?? '').slice(0, 12),
+      text: (params.get('q') ?? '').slice(0, 1000),
+    },
+    sort,
+    host: (params.get('host') ?? '').slice(0, 64),
+  };
+}
+
+/** The link's query for a place: only what differs from the defaults, in a fixed order ('' when nothing does). */
+export function queryOfPlace(place: HistoryPlace): string {
+  const params = new URLSearchParams();
+  const { filters, sort, host } = place;
+  if (filters.verdict !== '') params.set('verdict', filters.verdict);
+  if (filters.range !== 'all') params.set('range', filters.range);
+  if (filters.session.trim() !== '') params.set('session', filters.session.trim());
+  if (filters.exitCode.trim() !== '') params.set('exit', filters.exitCode.trim());
+  if (filters.text.trim() !== '') params.set('q', filters.text.trim());
+  if (sort.key !== DEFAULT_HISTORY_SORT.key || sort.dir !== DEFAULT_HISTORY_SORT.dir) params.set('sort', `${sort.key}:${sort.dir}`);
+  if (host !== '') params.set('host', host);
+  return params.toString();
+}
+
 /** A key that changes exactly when the query would (apart from the moving clock). */
 export function filtersKey(filters: HistoryFilters): string {
   const exitCode = parseExitCode(filters.exitCode);
@@ -120,38 +168,81 @@ export interface ListState {
   error: string | null;
   /** Runs per verdict matching the filters but the verdict, from the first page. */
   counts: VerdictCounts | null;
+  /** The request in flight asks the same filters again (Refresh, the view shown again): its answer is merged over the rows shown. */
+  refreshing: boolean;
+  /**
+   * The rows shown are the same filters' last answer, not the newest: a
+   * refresh could not be had (the host away), so they stay on screen, greyed,
+   * rather than an error in their place.
+   */
+  stale: boolean;
 }
 
-export const EMPTY_LIST: ListState = { seq: 0, runs: [], nextCursor: null, loading: false, replacing: false, loaded: false, error: null, counts: null };
+export const EMPTY_LIST: ListState = { seq: 0, runs: [], nextCursor: null, loading: false, replacing: false, loaded: false, error: null, counts: null, refreshing: false, stale: false };
 
 export type ListAction =
-  | { type: 'request'; seq: number; append: boolean }
-  | { type: 'page'; seq: number; page: RunPage; append: boolean }
+  /** `refresh`: the same filters asked again (Refresh, a page shown again): the rows on screen stay until the answer. */
+  | { type: 'request'; seq: number; append: boolean; refresh?: boolean }
+  | { type: 'page'; seq: number; page: RunPage; append: boolean; sort?: HistorySort }
   | { type: 'failed'; seq: number; error: string };
 
 export function listReducer(state: ListState, action: ListAction): ListState {
   switch (action.type) {
-    case 'request':
-      return { ...state, seq: action.seq, loading: true, replacing: !action.append, loaded: action.append ? state.loaded : false, error: null };
-    case 'page':
+    case 'request': {
+      const refreshing = !action.append && action.refresh === true && state.loaded;
+      return { ...state, seq: action.seq, loading: true, replacing: !action.append, refreshing, loaded: action.append || refreshing ? state.loaded : false, error: null };
+    }
+    case 'page': {
       if (action.seq !== state.seq) return state;
+      // A first page asked again over pages already shown: what it answers, then the rows shown after it (a reader back on the list finds it as long as it was).
+      const merged = state.refreshing ? mergeFirstPage(state.runs, action.page.runs, action.sort ?? DEFAULT_HISTORY_SORT, action.page.nextCursor !== null) : null;
       return {
         ...state,
-        runs: action.append ? appendRuns(state.runs, action.page.runs) : action.page.runs,
-        nextCursor: action.page.nextCursor,
+        runs: action.append ? appendRuns(state.runs, action.page.runs) : (merged ?? action.page.runs),
+        nextCursor: merged && merged.length > action.page.runs.length ? state.nextCursor : action.page.nextCursor,
         counts: action.append ? state.counts : (action.page.counts ?? null),
         loading: false,
         replacing: false,
+        refreshing: false,
         loaded: true,
         error: null,
+        stale: false,
       };
+    }
     case 'failed':
       if (action.seq !== state.seq) return state;
+      // The same filters asked again (the host away): the rows stay, greyed, the failure said once.
+      if (state.refreshing) return { ...state, loading: false, replacing: false, refreshing: false, error: action.error, stale: true };
       // A failed next page keeps the list; a failed new list must not leave the old filters' runs on show.
       return state.replacing
         ? { ...state, runs: [], nextCursor: null, loading: false, replacing: false, loaded: true, error: action.error }
         : { ...state, loading: false, loaded: true, error: action.error };
   }
+}
+
+/** Where a run stands in a sort: its value, then its id (as the history pages them). */
+function sortValue(run: RunSummary, sort: HistorySort): number {
+  if (sort.key === 'elapsed') return run.elapsedMs;
+  if (sort.key === 'peak') return run.peakRssBytes ?? -1;
+  return Date.parse(run.startedAt);
+}
+
+/**
+ * A first page answered again over the rows shown: its runs, then the rows
+ * shown that come after its last in the order (none when the page was the
+ * whole list), each run once.
+ */
+export function mergeFirstPage(shown: RunSummary[], fresh: RunSummary[], sort: HistorySort, more: boolean): RunSummary[] {
+  const last = fresh[fresh.length - 1];
+  if (!more || !last) return fresh;
+  const ids = new Set(fresh.map((r) => r.id));
+  const sign = sort.dir === 'desc' ? -1 : 1;
+  const after = (r: RunSummary) => {
+    const a = sortValue(r, sort);
+    const b = sortValue(last, sort);
+    return a !== b ? sign * (a - b) > 0 : sign * r.id.localeCompare(last.id) > 0;
+  };
+  return [...fresh, ...shown.filter((r) => !ids.has(r.id) && after(r))];
 }
 
 /** The next page after the runs already listed, without any run twice. */

@@ -251,6 +251,14 @@ export function NewRunView() {
           <FormRow label="Memory limit" htmlFor="nr-memory" error={checked.errors.memory} hint={python ? 'Such as 512M or 2G (powers of 1024; 2Gi the same); set when the interpreter starts. Empty: none.' : 'Such as 512M or 2G (powers of 1024; 2Gi the same). Empty: none.'}>
             <input id="nr-memory" className="form-short" data-testid="new-run-memory" value={draft.memory} onChange={(e) => set('memory', e.target.value)} placeholder="none" aria-invalid={checked.errors.memory ? true : undefined} />
           </FormRow>
+          {!python && (
+            <FormRow label="Core dump" htmlFor="nr-core" hint="A crash leaves a core dump where core_pattern says: the run's core file size limit is raised to the hard limit, whatever the host's is (warden run --core).">
+              <label className="form-check">
+                <input id="nr-core" type="checkbox" data-testid="new-run-core" checked={draft.core} onChange={(e) => set('core', e.target.checked)} />
+                Allow a core dump
+              </label>
+            </FormRow>
+          )}
           {!python && extras.drainMs !== undefined && extras.teardownBudgetMs !== undefined && (
             <p className="form-note muted">
               Output drain {durationText(extras.drainMs)} and teardown budget {durationText(extras.teardownBudgetMs)} come from <a href={hrefOf({ view: 'settings' })}>Settings</a>.

@@ -43,4 +43,13 @@ describe('defaults by kind', () => {
     expect(defaultsFor('command', d)).toEqual(d);
     expect(defaultsFor('python', d)).toEqual({ limit: '30s', grace: '', memory: '' });
   });
+
+  it("asks for core dumps only when the box is ticked, for a command, not a script", () => {
+    expect(checkDraft({ ...EMPTY_DRAFT, command: 'python3 x.py', core: true }).request).toMatchObject({ argv: ['python3', 'x.py'], core: true });
+    expect(checkDraft({ ...EMPTY_DRAFT, command: 'make | tee log', shell: true, core: true }).request).toMatchObject({ shell: true, core: true });
+    expect(checkDraft({ ...EMPTY_DRAFT, command: 'python3 x.py' }).request).not.toHaveProperty('core');
+    expect(checkDraft({ ...EMPTY_DRAFT, kind: 'python', code: 'x = 1', core: true }).request).not.toHaveProperty('core');
+    expect(restoreDraft({ core: true })).toEqual({ core: true });
+    expect(restoreDraft({ core: 'yes' })).toEqual({});
+  });
 });

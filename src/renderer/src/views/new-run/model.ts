@@ -21,9 +21,11 @@ export interface Draft {
   limit: string;
   grace: string;
   memory: string;
+  /** A command's core dumps allowed (its core file size limit raised to the hard one: warden run --core). */
+  core: boolean;
 }
 
-export const EMPTY_DRAFT: Draft = { kind: 'command', command: '', shell: false, code: '', session: '', cwd: '', limit: '', grace: '', memory: '' };
+export const EMPTY_DRAFT: Draft = { kind: 'command', command: '', shell: false, code: '', session: '', cwd: '', limit: '', grace: '', memory: '', core: false };
 
 /** The fields Settings gives defaults for. */
 export type DefaultedField = 'limit' | 'grace' | 'memory';
@@ -50,6 +52,7 @@ export function restoreDraft(stored: Record<string, unknown>): Partial<Draft> {
   const out: Partial<Draft> = {};
   if (stored.kind === 'command' || stored.kind === 'python') out.kind = stored.kind;
   if (typeof stored.shell === 'boolean') out.shell = stored.shell;
+  if (typeof stored.core === 'boolean') out.core = stored.core;
   for (const key of ['command', 'code', 'session', 'cwd', 'limit', 'grace', 'memory'] as const) {
     const value = stored[key];
     if (typeof value === 'string') out[key] = value;
@@ -105,7 +108,7 @@ export function checkDraft(draft: Draft, extras: CommandExtras = {}): Checked {
   if (draft.shell) {
     const line = draft.command.trim();
     const ok = Object.keys(errors).length === 0 && line !== '';
-    const request: CommandRunRequest = { argv: [line], shell: true, ...common, ...extras };
+    const request: CommandRunRequest = { argv: [line], shell: true, ...common, ...(draft.core ? { core: true } : {}), ...extras };
     return { request: ok ? request : null, errors, argv: [], shellSyntax: null, graceMs };
   }
 
@@ -113,6 +116,6 @@ export function checkDraft(draft: Draft, extras: CommandExtras = {}): Checked {
   if (!split.ok) errors.command = split.error;
   const argv = split.ok ? split.argv : [];
   const ok = Object.keys(errors).length === 0 && argv.length > 0;
-  const request: CommandRunRequest = { argv, ...common, ...extras };
+  const request: CommandRunRequest = { argv, ...common, ...(draft.core ? { core: true } : {}), ...extras };
   return { request: ok ? request : null, errors, argv, shellSyntax: split.ok ? split.shellSyntax : null, graceMs };
 }

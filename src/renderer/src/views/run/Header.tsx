@@ -17,8 +17,9 @@ const NO_SIGNALS: SignalSent[] = [];
 
 export function Header({ run }: { run: RunResult }) {
   const live = run.state !== 'ended';
+  const keep = useLiveHeight(live);
   return (
-    <header className="rd-header">
+    <header className="rd-header" ref={keep.ref} style={keep.style}>
       <div className="rd-title-row">
         <RunBadges run={run} />
         <h1 className="rd-title" data-testid="run-title" title={run.code ?? commandLine(run)}>
@@ -26,6 +27,7 @@ export function Header({ run }: { run: RunResult }) {
         </h1>
         {run.code !== undefined && <ScriptLines id={run.id} code={run.code} />}
         <CopyButton run={run} />
+        <RerunButton run={run} />
       </div>
       <div className="rd-meta">
         {run.kind === 'python' ? (
@@ -45,11 +47,38 @@ export function Header({ run }: { run: RunResult }) {
         <Clock run={run} />
         <Phase run={run} />
         <Resources run={run} />
+        {/* A live run's actions at the row's end: the row keeps its height when they go at the end, so the log below does not move. */}
+        <Actions run={run} live={live} />
       </div>
       <ServiceBar run={run} />
-      <Actions run={run} live={live} />
     </header>
   );
+}
+
+/**
+ * A header shown live keeps its live height once the run ends (its actions
+ * go, and a row they wrapped onto with them), so the tabs and the log below
+ * do not move under a reader. Measured by a ResizeObserver (after layout, no
+ * layout of its own); the header is keyed by run, so another run starts
+ * afresh.
+ */
+function useLiveHeight(live: boolean): { ref: React.RefObject<HTMLElement | null>; style: React.CSSProperties | undefined } {
+  const ref = useRef<HTMLElement>(null);
+  const [height, setHeight] = useState<number | null>(null);
+  const liveNow = useRef(live);
+  liveNow.current = live;
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || !liveNow.current) return undefined;
+    const observer = new ResizeObserver((entries) => {
+      if (!liveNow.current) return;
+      const box = entries[0]?.borderBoxSize?.[0]?.blockSize ?? el.offsetHeight;
+      setHeight(Math.round(box));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, style: !live && height !== null ? { minHeight: height } : undefined };
 }
 
 /** The same verdict words and badges as Runs and History: an out-of-memory kill, escaped or left-behind processes. */
@@ -231,7 +260,7 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
   const [waitNotice, setWaitNotice] = useState<string | null>(null);
   const [extendText, setExtendText] = useState('30s');
   const [extendNote, setExtendNote] = useState<{ ok: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState<'stop' | 'force' | 'extend' | 'rerun' | null>(null);
+  const [busy, setBusy] = useState<'stop' | 'force' | 'extend' | null>(null);
   const mounted = useRef(true);
   const forceButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -319,13 +348,8 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
     }
   };
 
-  const rerun = async () => {
-    const result = await call('rerun', () => api!.start(rerunRequest(run)));
-    if (result) {
-      put(result);
-      navigate({ view: 'run', id: result.id, tab: null });
-    }
-  };
+  // An ended run has nothing here but what was said while it ran (Re-run is beside Copy command).
+  if (!live && !waitNotice && !extendNote) return null;
 
   return (
     <div className="rd-actions" role="toolbar" aria-label="Run actions">
@@ -353,30 +377,24 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
             <button type="button" onClick={() => void wait()} disabled={offline || waiting} data-testid="action-wait" title="Follow the run to its end, then show the verdict; with a yield time, return after it like the CLI">
               {waiting ? 'Waiting…' : 'Wait'}
             </button>
-            <input
-              className="rd-short"
-              value={yieldText}
-              onChange={(e) => setYieldText(e.target.value)}
-              placeholder="yield after"
-              aria-label="Yield after (empty: wait for the end)"
-              disabled={offline || waiting}
-              data-testid="wait-yield"
-            />
+            <label className="rd-field" title="Empty: wait for the end; a time (10s, 1.5m): return after it, as the CLI's --yield">
+              <span>yield after</span>
+              <input className="rd-short" value={yieldText} onChange={(e) => setYieldText(e.target.value)} placeholder="the end" disabled={offline || waiting} data-testid="wait-yield" />
+            </label>
           </div>
 
           <form className="rd-group" onSubmit={(e) => void extend(e)}>
-            <input className="rd-short" value={extendText} onChange={(e) => setExtendText(e.target.value)} aria-label="Extend the limit by" disabled={offline || stopping} data-testid="extend-by" />
             <button type="submit" disabled={offline || stopping || busy === 'extend'} data-testid="action-extend" title="Move the deadline later">
               {run.lease ? 'Renew lease' : 'Extend limit'}
             </button>
+            <label className="rd-field">
+              <span>by</span>
+              <input className="rd-short" value={extendText} onChange={(e) => setExtendText(e.target.value)} disabled={offline || stopping} data-testid="extend-by" />
+            </label>
           </form>
         </>
       )}
 
-      <span className="rd-spacer" />
-      <button type="button" onClick={() => void rerun()} disabled={offline || busy === 'rerun'} data-testid="action-rerun" title="Start it again with the same command, directory and limit (or script and session)">
-        Re-run
-      </button>
 
       {(waitNotice || extendNote) && (
         <div className="rd-notices">
@@ -395,6 +413,40 @@ function Actions({ run, live }: { run: RunResult; live: boolean }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** Re-run: beside Copy command, live or ended (an ended run has no other action to sit with). */
+function RerunButton({ run }: { run: RunResult }) {
+  const api = useWarden((s) => s.api);
+  const put = useWarden((s) => s.put);
+  const report = useWarden((s) => s.report);
+  const offline = useWarden((s) => s.connection !== 'online');
+  const [busy, setBusy] = useState(false);
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  const rerun = async () => {
+    if (!api) return;
+    setBusy(true);
+    try {
+      const result = await api.start(rerunRequest(run));
+      put(result);
+      navigate({ view: 'run', id: result.id, tab: null });
+    } catch (error) {
+      report(error);
+    } finally {
+      if (mounted.current) setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="rd-copy" onClick={() => void rerun()} disabled={offline || busy} data-testid="action-rerun" title="Start it again with the same command, directory and limit (or script and session)">
+      Re-run
+    </button>
   );
 }
 

@@ -7,7 +7,7 @@
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { OUTPUT_TIMES_EVENT, readLineTotals, readMarks, type OutputMark } from '../../../../shared/output-times';
 import type { RunResult } from '../../../../shared/result';
-import { styleClass, styleColours } from './ansi';
+import { ansiPiece } from './AnsiText';
 import { clipSpans, EMPTY_INDEX, findMatches, indexLines, isDropMarker, lineSpans, markSpans, matchNear, rawLine, type LineIndex, type Mark, type Match } from './lines';
 import { blankBeforeCut, buildRows, cutOf, markerLineOf, rowMatches, rowsText, streamLineNumber, type LogMode, type LogRows } from './log-rows';
 import { hrefOf, navigate, type LineRange } from '../../router';
@@ -16,7 +16,7 @@ import { scrollTopFor, visibleRange } from './virtual';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useWarden } from '../../store';
 import { useShownOutput } from './shown-output';
-import { pagesProgress } from '../../output-pages';
+import { pagesProgress, viewText } from '../../output-pages';
 import { useCrash } from './crash';
 import { crashMark } from './summary';
 
@@ -74,16 +74,26 @@ const mbOf = (chars: number) => `${(chars / 1e6).toFixed(1)} MB`;
 export function OutputView({ run, lines: linked }: { run: RunResult; lines?: LineRange }) {
   // Drawn at most a few times a second while lines arrive (shown-output.ts): following a log stays cheap.
   const shown = useShownOutput(run);
-  const texts = shown.texts;
-  // An ended run's output still coming in pages (output-pages.ts): what each stream lacks is not yet known.
+  // An ended run's output still coming in pages (output-pages.ts): what each stream lacks is not yet known. Shown in whole
+  // lines only, and a linked line's page ahead of the rest at its own line, the lines before it pending (viewText).
   const paged = shown.paged;
+  const outView = useMemo(() => (paged ? viewText(paged, 'stdout') : null), [paged]);
+  const errView = useMemo(() => (paged ? viewText(paged, 'stderr') : null), [paged]);
+  const texts = useMemo(
+    () => (outView && errView ? { stdout: outView.text, stderr: errView.text } : shown.texts),
+    [outView?.text, errView?.text, shown.texts],
+  );
+  const pending = outView?.pending ?? errView?.pending ?? null;
   const complete: [boolean, boolean] = paged ? [paged.stdout.length >= paged.stdoutTotal, paged.stderr.length >= paged.stderrTotal] : [true, true];
   const loading = paged ? pagesProgress(paged) : null;
   const stdout = useLineIndex(texts.stdout);
   const stderr = useLineIndex(texts.stderr);
-  const { marks, totals: storedTotals } = useMarks(run, shown.marks);
+  const { marks: knownMarks, totals: storedTotals } = useMarks(run, shown.marks);
+  // While lines are pending, the shown text's offsets are not the stream's: its times wait for the whole.
+  const marks = pending ? null : knownMarks;
   // The crash report that ends the output: its error line and the user's innermost frame are marked, as in the Summary.
   const report = useCrash(run, complete[0] && complete[1] ? texts : NO_TEXTS);
+  const pendingAt = useCallback((s: 0 | 1, line: number) => pending !== null && pending.stream === (s === 0 ? 'stdout' : 'stderr') && line >= pending.from && line < pending.to, [pending]);
   const crashAt = useCallback(
     (s: 0 | 1, line: number): 'error' | 'frame' | null => {
       if (!report || report.stream !== (s === 0 ? 'stdout' : 'stderr')) return null;
@@ -350,6 +360,7 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
     hrefOf: lineHref,
     numberOf,
     crashAt,
+    pendingAt,
   };
   const timeCh = timeMode === 'off' ? 0 : 14;
   const widthCh = digits + 3 + timeCh + Math.min(Math.max(stdout.maxLength, stderr.maxLength), LINE_CAP + 40) + 2;
@@ -379,11 +390,6 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
           {TIME_LABEL[timeMode]}
         </button>
         {truncated > 0 && <span className="rd-warn-text">{count(truncated)} characters dropped by the output cap</span>}
-        {loading && paged && (
-          <span className={paged.error ? 'rd-warn-text' : 'muted'} data-testid="output-loading" role="status" title={paged.error ?? 'The output comes in pages: what has come is shown and searched, the rest follows'}>
-            {paged.error ? `loading stopped at ${mbOf(loading.held)} of ${mbOf(loading.total)}: ${paged.error}` : `loading ${mbOf(loading.held)} of ${mbOf(loading.total)}`}
-          </span>
-        )}
         {liveCuts > 0 && (
           <span className="rd-warn-text" data-testid="output-live-dropped" title="The host keeps the run's output (head and tail up to its cap); the whole kept output shows when the run ends">
             {count(liveCuts)} characters not shown while live
@@ -479,6 +485,12 @@ export function OutputView({ run, lines: linked }: { run: RunResult; lines?: Lin
             </div>
           )}
         </div>
+        {/* Over the log, not in the bar: its coming and going must not move the lines (a bar that wraps would). */}
+        {loading && paged && (
+          <span className={`rd-output-loading${paged.error ? ' rd-warn-text' : ' muted'}`} data-testid="output-loading" role="status" title={paged.error ?? 'The output comes in pages: what has come is shown and searched, the rest follows'}>
+            {paged.error ? `loading stopped at ${mbOf(loading.held)} of ${mbOf(loading.total)}: ${paged.error}` : `loading ${mbOf(loading.held)} of ${mbOf(loading.total)}`}
+          </span>
+        )}
         {!follow && rows.count > 0 && (
           <button type="button" className="rd-follow" onClick={jumpToEnd} data-testid="output-follow">
             {live ? 'Follow output ↓' : 'Jump to end ↓'}
@@ -504,6 +516,8 @@ interface LinesProps {
   numberOf: (row: number) => string;
   /** A line of a stream that is the crash report's error, or the user's innermost frame. */
   crashAt: (stream: 0 | 1, line: number) => 'error' | 'frame' | null;
+  /** A line still to come (a linked page came ahead of the pages before it). */
+  pendingAt: (stream: 0 | 1, line: number) => boolean;
   first: number;
   last: number;
   digits: number;
@@ -531,7 +545,17 @@ function rowRanges(matches: Match[], active: Match | null, i: number): { start: 
 }
 
 /** One row of the log, in either layout. `extra`: the wrapped layout's measuring ref and position. */
-function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, crashAt, digits, matches, active }: LinesProps, i: number, extra?: { ref: (el: Element | null) => void; top: number }) {
+function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf, numberOf, crashAt, pendingAt, digits, matches, active }: LinesProps, i: number, extra?: { ref: (el: Element | null) => void; top: number }) {
+  if (pendingAt(rows.stream(i), rows.line(i))) {
+    return (
+      <div key={i} ref={extra?.ref} data-index={extra ? i : undefined} style={extra ? { transform: `translateY(${extra.top}px)` } : undefined} className="rd-line rd-line-pending" data-testid="output-line-pending" data-line={i + 1}>
+        <span className="rd-gutter" style={{ width: `${digits + 3}ch` }}>
+          {numberOf(i)}
+        </span>
+        <span className="rd-text">⋯</span>
+      </div>
+    );
+  }
   const ranges = rowRanges(matches, active, i);
   const s = rows.stream(i);
   const index = indexes[s];
@@ -587,17 +611,7 @@ function lineRow({ rows, indexes, tint, timeText, linked, onLink, hrefOf: linkOf
         </span>
       )}
       <span className="rd-text">
-        {shown.map((sp, k) => {
-          const cls = [styleClass(sp.style), sp.mark === 2 ? 'rd-hit rd-hit-current' : sp.mark === 1 ? 'rd-hit' : ''].filter(Boolean).join(' ');
-          const colours = styleColours(sp.style);
-          return cls || colours ? (
-            <span key={k} className={cls || undefined} style={colours}>
-              {sp.text}
-            </span>
-          ) : (
-            sp.text
-          );
-        })}
+        {shown.map((sp, k) => ansiPiece(k, sp.text, sp.style, sp.mark === 2 ? 'rd-hit rd-hit-current' : sp.mark === 1 ? 'rd-hit' : ''))}
         {omitted > 0 && <span className="rd-omitted"> … {count(omitted)} more characters</span>}
       </span>
     </div>

@@ -22,7 +22,12 @@ import { liveElapsed, useWarden } from '../../store';
 
 const TAB_LABEL: Record<Tab, string> = { summary: 'Summary', output: 'Output', script: 'Script', tree: 'Process tree', verdict: 'Verdict', timeline: 'Timeline' };
 
-export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | null; lines?: LineRange }) {
+/**
+ * `onTab`: the detail is a pane of another view (the monitor), which keeps
+ * the tab across runs: a tab chosen is told to it, not routed to; the page's
+ * title is that view's.
+ */
+export function RunDetail({ id, tab: asked, lines, onTab }: { id: string; tab: Tab | null; lines?: LineRange; onTab?: (tab: Tab) => void }) {
   const run = useWarden((s) => s.runs[id]);
   const api = useWarden((s) => s.api);
   const load = useWarden((s) => s.load);
@@ -38,7 +43,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
     if (present || !api) return;
     let current = true;
     setMissing(false);
-    void load(id).then((found) => {
+    // A link to a line far down: the page holding it comes with the first ones.
+    void load(id, lines ? { line: { stream: lines.stream, line: lines.from } } : undefined).then((found) => {
       if (current && !found) setMissing(true);
     });
     return () => {
@@ -49,7 +55,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const extensions = useLiveExtensions(run);
   const shown = useRef<{ id: string; tab: Tab } | null>(null);
   const endedHere = useEndedWhileShown(id, run);
-  useTitle(run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
+  useTitle(onTab ? null : run ? `${statusOf(run)} · ${shorten(commandLine(run) || '(empty script)', 60)} — Warden` : `Run ${id} — Warden`);
+  const go = (t: Tab) => (onTab ? onTab(t) : navigate({ view: 'run', id, tab: t }));
 
   if (!run) {
     return (
@@ -67,8 +74,8 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
   const kept = keep && shown.current?.id === id && tabs.includes(shown.current.tab) ? shown.current.tab : null;
   const tab = asked !== null && tabs.includes(asked) ? asked : (kept ?? defaultTab(run));
   shown.current = { id, tab };
-  // Ended while shown, badly: the Summary is offered, not forced.
-  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary';
+  // Ended while shown, badly: the Summary is offered, not forced; not to someone who stopped it (it ended as asked).
+  const offerSummary = endedHere && tabs.includes('summary') && tab !== 'summary' && run.stop?.reason !== 'user';
   return (
     <section className="rd" data-testid="run-detail" data-state={run.state} data-verdict={run.verdict ?? ''} data-tab={tab}>
       {/* Keyed by run: another run opened in the same view starts with fresh inputs and notices. */}
@@ -84,28 +91,29 @@ export function RunDetail({ id, tab: asked, lines }: { id: string; tab: Tab | nu
             data-testid={`tab-${t}`}
             onClick={(e) => {
               e.preventDefault();
-              navigate({ view: 'run', id, tab: t });
+              go(t);
             }}
           >
             {TAB_LABEL[t]}
             {t === 'tree' && <TreeCount id={id} />}
           </a>
         ))}
+        {/* In the tabs' row, at its end: the log below does not move when it appears. */}
+        {offerSummary && (
+          <span className="rd-offer" data-testid="summary-offer" role="status">
+            Ended: {statusOf(run)}.{' '}
+            <a
+              href={hrefOf({ view: 'run', id, tab: 'summary' })}
+              onClick={(e) => {
+                e.preventDefault();
+                go('summary');
+              }}
+            >
+              See its summary
+            </a>
+          </span>
+        )}
       </nav>
-      {offerSummary && (
-        <p className="rd-offer" data-testid="summary-offer" role="status">
-          The run ended: {statusOf(run)}.{' '}
-          <a
-            href={hrefOf({ view: 'run', id, tab: 'summary' })}
-            onClick={(e) => {
-              e.preventDefault();
-              navigate({ view: 'run', id, tab: 'summary' });
-            }}
-          >
-            See its summary
-          </a>
-        </p>
-      )}
       <div className="rd-panel" role="tabpanel">
         {tab === 'summary' && <SummaryView run={run} />}
         {tab === 'output' && <OutputView key={id} run={run} {...(lines ? { lines } : {})} />}

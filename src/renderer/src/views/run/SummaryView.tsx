@@ -6,7 +6,8 @@
 import type { RunResult } from '../../../../shared/result';
 import { crashPhrase } from '../../../../shared/crash/phrase';
 import { navigate } from '../../router';
-import { parseAnsi, styleClass, styleColours } from './ansi';
+import { parseAnsi } from './ansi';
+import { ansiPiece } from './AnsiText';
 import { askStream } from './output-intent';
 import { coreSentence, crashFacts, scriptFrame, summaryHeading, summaryTails, type StreamTail } from './summary';
 import { useRunOutput, useWarden } from '../../store';
@@ -173,17 +174,7 @@ function TailCard({ tail, scriptFrameLine, onOpen }: { tail: StreamTail; scriptF
                   {line.no}
                 </span>
                 <span className="rd-text">
-                  {parseAnsi(line.text).spans.map((s, k) => {
-                    const cls = styleClass(s.style);
-                    const colours = styleColours(s.style);
-                    return cls || colours ? (
-                      <span key={k} className={cls || undefined} style={colours}>
-                        {s.text}
-                      </span>
-                    ) : (
-                      s.text
-                    );
-                  })}
+                  {parseAnsi(line.text).spans.map((s, k) => ansiPiece(k, s.text, s.style))}
                 </span>
               </div>
             ))}

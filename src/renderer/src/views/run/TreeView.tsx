@@ -8,7 +8,7 @@ import type { ProcNode, ProcTreeSnapshot } from '../../../../shared/proc-tree';
 import type { Proc, RunResult } from '../../../../shared/result';
 import { bytes, clock, columnBytes, duration, memoryLimitOf, peakFigure, peakMeaning, peakName, shortCommand } from '../../format';
 import { messageOf, useWarden } from '../../store';
-import { procStateWord, treeRows } from './describe';
+import { procStateWord, treeRows, type TreeSort } from './describe';
 import { TelemetryCharts } from './TelemetryCharts';
 
 export function TreeView({ run, tree }: { run: RunResult; tree: ProcTreeSnapshot | undefined }) {
@@ -60,10 +60,13 @@ function LiveTree({ tree, queued, title = 'Processes', runId }: { tree: ProcTree
 /** `runId`: a live run, whose processes each get "Send signal". */
 function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: string; runId?: string }) {
   const [folded, setFolded] = useState<ReadonlySet<number>>(() => new Set());
+  // Siblings by CPU or RSS, the highest first, as htop sorts; again: the tree's own order.
+  const [sort, setSort] = useState<TreeSort>('tree');
+  const sortBy = (key: TreeSort) => setSort((current) => (current === key ? 'tree' : key));
   const [target, setTarget] = useState<ProcNode | null>(null);
   const [sent, setSent] = useState<string | null>(null);
   const offline = useWarden((s) => s.connection !== 'online');
-  const rows = treeRows(tree.roots, folded);
+  const rows = treeRows(tree.roots, folded, sort);
   const toggle = (pid: number) =>
     setFolded((current) => {
       const next = new Set(current);
@@ -89,8 +92,16 @@ function TreeTable({ tree, title, runId }: { tree: ProcTreeSnapshot; title: stri
               <th className="num">PID</th>
               <th>Command</th>
               <th>State</th>
-              <th className="num">CPU</th>
-              <th className="num">RSS</th>
+              <th className="num" aria-sort={sort === 'cpu' ? 'descending' : 'none'}>
+                <button type="button" className={`rd-tree-sort${sort === 'cpu' ? ' on' : ''}`} onClick={() => sortBy('cpu')} data-testid="tree-sort-cpu" title="Order each process's children by CPU, the highest first (again: as the tree)">
+                  CPU{sort === 'cpu' ? ' ▼' : ''}
+                </button>
+              </th>
+              <th className="num" aria-sort={sort === 'rss' ? 'descending' : 'none'}>
+                <button type="button" className={`rd-tree-sort${sort === 'rss' ? ' on' : ''}`} onClick={() => sortBy('rss')} data-testid="tree-sort-rss" title="Order each process's children by RSS, the highest first (again: as the tree)">
+                  RSS{sort === 'rss' ? ' ▼' : ''}
+                </button>
+              </th>
               {runId && (
                 <th className="rd-tree-act">
                   <span className="sr-only">Actions</span>
@@ -303,7 +314,7 @@ function Teardown({ run }: { run: RunResult }) {
       <h3>
         Teardown
         {t && (
-          <span className={`rd-pill ${t.complete && t.survivors.length === 0 ? 'ok' : 'fail'}`}>
+          <span className={`rd-pill ${t.survivors.length > 0 ? 'fail' : t.complete ? 'ok' : 'warn'}`} data-testid="teardown-pill">
             {t.survivors.length > 0 ? `${t.survivors.length} survived` : t.complete ? 'complete' : 'incomplete'}
           </span>
         )}
@@ -316,7 +327,8 @@ function Teardown({ run }: { run: RunResult }) {
             <dt>Took</dt>
             <dd>{duration(t.elapsedMs)}</dd>
             <dt>Killed</dt>
-            <dd>{t.killed.length === 0 ? 'none: nothing was left' : t.killed.length}</dd>
+            {/* "Nothing was left" only where every step looked everywhere; an incomplete look found nothing, no more. */}
+            <dd data-testid="teardown-killed">{t.killed.length > 0 ? t.killed.length : t.complete ? 'none: nothing was left' : 'none found where it could look'}</dd>
             <dt>Survivors</dt>
             <dd className={t.survivors.length > 0 ? 'rd-fail-text' : undefined}>{t.survivors.length === 0 ? 'none' : t.survivors.length}</dd>
             <dt>Complete</dt>

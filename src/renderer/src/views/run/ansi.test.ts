@@ -115,4 +115,53 @@ describe('inverse video and colours for the theme', () => {
     const green = parseAnsi(`${E}[38;2;10;200;30mg`).spans[0]!.style;
     expect(styleColours(green)?.color).toBe('#0ac81e');
   });
+
+  it('writes default text on a palette or RGB background in the colour that reads on it, whatever the theme', () => {
+    // 48;5;22 (dark green, as delta and difftastic paint added lines): light text, not the light theme's dark one.
+    const added = parseAnsi(`${E}[48;5;22m+ line`).spans[0]!.style;
+    expect(styleColours(added)).toEqual({ backgroundColor: paletteColour(22), color: '#f2f3f5' });
+    // 48;5;229 (pale yellow): dark text, not the dark theme's light one.
+    const pale = parseAnsi(`${E}[48;2;255;255;175mx`).spans[0]!.style;
+    expect(styleColours(pale)).toEqual({ backgroundColor: '#ffffaf', color: '#1c1d21' });
+    // A text colour written with the background is shown as written: the program chose the pair.
+    const pair = parseAnsi(`${E}[38;5;226;48;5;22mx`).spans[0]!.style;
+    expect(styleColours(pair)).toEqual({ backgroundColor: paletteColour(22), color: paletteColour(226) });
+  });
+});
+
+describe('OSC 8 hyperlinks', () => {
+  const E = '\x1b';
+  it('carries the link of an OSC 8 sequence (ESC \\ or BEL) on its text, until the closing one', () => {
+    const { spans, end } = parseAnsi(`see ${E}]8;;https://example.com/docs${E}\\the docs${E}]8;;${E}\\ or ${E}]8;id=1;https://x.example/a?b=1${E}\\x${E}]8;;${E}\\`);
+    expect(spans.map((s) => [s.text, s.style.link ?? null])).toEqual([
+      ['see ', null],
+      ['the docs', 'https://example.com/docs'],
+      [' or ', null],
+      ['x', 'https://x.example/a?b=1'],
+    ]);
+    expect(end).toBe(PLAIN);
+    expect(parseAnsi(`${E}]8;;http://localhost:3000/${'\x07'}app${E}]8;;${'\x07'}`).spans[0]!.style.link).toBe('http://localhost:3000/');
+  });
+
+  it('keeps the link through SGR changes and a reset, as a terminal does', () => {
+    const { spans } = parseAnsi(`${E}]8;;https://e.example/${E}\\${E}[1mbold${E}[0m plain${E}]8;;${E}\\ out`);
+    expect(spans.map((s) => [s.text, s.style.link ?? null, styleClass(s.style)])).toEqual([
+      ['bold', 'https://e.example/', 'ansi-bold'],
+      [' plain', 'https://e.example/', ''],
+      [' out', null, ''],
+    ]);
+  });
+
+  it('links only http and https: other schemes are shown as plain text', () => {
+    for (const uri of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,x']) {
+      const { spans } = parseAnsi(`${E}]8;;${uri}${E}\\t${E}]8;;${E}\\`);
+      expect(spans).toEqual([{ text: 't', style: PLAIN }]);
+    }
+  });
+
+  it('carries an open link to the next line (styleAfter)', () => {
+    const after = styleAfter(`${E}]8;;https://e.example/${E}\\start`, PLAIN);
+    expect(after.link).toBe('https://e.example/');
+    expect(styleAfter(`${E}]8;;${E}\\`, after)).toBe(PLAIN);
+  });
 });

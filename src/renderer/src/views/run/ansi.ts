@@ -1,7 +1,8 @@
 // ANSI SGR styles of a line of output, as styled spans: the 16 colours
 // (30-37/90-97, 40-47/100-107), the 256-colour palette (38;5;n / 48;5;n), RGB
 // (38;2;r;g;b), the defaults (39/49), bold and dim (1, 2; 22 ends both),
-// italic (3/23), underline (4/24), inverse (7/27) and reset (0). Every other escape (cursor
+// italic (3/23), underline (4/24), inverse (7/27) and reset (0), and OSC 8
+// hyperlinks (http and https) as a span's link. Every other escape (cursor
 // moves, erase, OSC titles) is stripped. A carriage return inside a line keeps
 // what was written after it, as a terminal shows a progress line.
 //
@@ -31,6 +32,8 @@ export interface Style {
   readonly underline?: boolean;
   /** SGR 7 (27 ends it): foreground and background swapped, as test runners print " FAIL ". */
   readonly inverse?: boolean;
+  /** An OSC 8 hyperlink's target (http or https only), until the closing OSC 8; SGR changes and resets keep it, as a terminal does. */
+  readonly link?: string;
 }
 
 export interface Span {
@@ -43,7 +46,7 @@ export const PLAIN: Style = Object.freeze({ fg: null, bg: null, bold: false });
 export const COLOUR_NAMES = ['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white'] as const;
 
 export function isPlain(style: Style): boolean {
-  return style.fg === null && style.bg === null && !style.bold && !style.dim && !style.italic && !style.underline && !style.inverse;
+  return style.fg === null && style.bg === null && !style.bold && !style.dim && !style.italic && !style.underline && !style.inverse && !style.link;
 }
 
 const hex = (n: number) => Math.max(0, Math.min(255, Math.round(n))).toString(16).padStart(2, '0');
@@ -88,7 +91,7 @@ const applied = new WeakMap<Style, Map<string, Style>>();
 const INTERN_MAX = 4096;
 
 function keyOf(s: Style): string {
-  return `${s.fg ?? ''}|${s.bg ?? ''}|${s.bold ? 1 : 0}${s.dim ? 1 : 0}${s.italic ? 1 : 0}${s.underline ? 1 : 0}${s.inverse ? 1 : 0}`;
+  return `${s.fg ?? ''}|${s.bg ?? ''}|${s.bold ? 1 : 0}${s.dim ? 1 : 0}${s.italic ? 1 : 0}${s.underline ? 1 : 0}${s.inverse ? 1 : 0}|${s.link ?? ''}`;
 }
 
 function intern(style: Style): Style {
@@ -122,6 +125,7 @@ export function applySgr(style: Style, params: string): Style {
   if (has('italic')) next.italic = true;
   if (has('underline')) next.underline = true;
   if (has('reverse')) next.inverse = true;
+  if (style.link) next.link = style.link;
   const result = keyOf(next) === keyOf(style) ? style : intern(next);
   if (!cache) applied.set(style, (cache = new Map()));
   if (cache.size < 256) cache.set(params, result);
@@ -131,6 +135,25 @@ export function applySgr(style: Style, params: string): Style {
 // ESC [ params intermediates final | ESC ] ... (BEL | ESC \) | ESC P/X/^/_ ... ESC \ | other ESC sequences | C0 controls but tab and newline | DEL.
 // eslint-disable-next-line no-control-regex
 const ESCAPES = /\x1b(?:\[([0-?]*)[ -/]*([@-~])|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -/]*[0-~]?)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r/g;
+
+const OSC8 = '\x1b]8;';
+
+/**
+ * The style after an OSC 8 sequence ("ESC ] 8 ; params ; URI ST"): its link
+ * (an http or https URI; any other scheme, as javascript: or file:, is
+ * not a link here), or none for the closing one (an empty URI).
+ */
+function applyLink(style: Style, sequence: string): Style {
+  // eslint-disable-next-line no-control-regex
+  const body = sequence.slice(OSC8.length).replace(/(?:\x07|\x1b\\)$/, '');
+  const uri = body.slice(body.indexOf(';') + 1);
+  const link = /^https?:\/\/[^\s]+$/i.test(uri) ? uri : undefined;
+  if (link === style.link) return style;
+  const next: { -readonly [K in keyof Style]: Style[K] } = { ...style };
+  if (link) next.link = link;
+  else delete next.link;
+  return intern(next);
+}
 
 /** Spans of `text` (one line, no newline) starting in `start`, and the style at its end. */
 export function parseAnsi(text: string, start: Style = PLAIN): { spans: Span[]; end: Style } {
@@ -153,6 +176,8 @@ export function parseAnsi(text: string, start: Style = PLAIN): { spans: Span[]; 
       if (from < text.length) spans = [];
     } else if (m[2] === 'm' && m[1] !== undefined) {
       style = applySgr(style, m[1]);
+    } else if (m[0].startsWith(OSC8)) {
+      style = applyLink(style, m[0]);
     }
   }
   push(text.length);
@@ -166,6 +191,7 @@ export function styleAfter(text: string, start: Style): Style {
   ESCAPES.lastIndex = 0;
   for (let m = ESCAPES.exec(text); m !== null; m = ESCAPES.exec(text)) {
     if (m[2] === 'm' && m[1] !== undefined) style = applySgr(style, m[1]);
+    else if (m[0].startsWith(OSC8)) style = applyLink(style, m[0]);
   }
   return style;
 }
@@ -238,12 +264,25 @@ export function readableColour(rgb: string): string {
   return rgb;
 }
 
-/** The inline colours a style needs beyond its classes (palette and RGB colours), or undefined. */
+/** Text for a background when the program named none: light on a dark one, dark on a light one (the contrasts meet at a luminance of about 0.18). */
+function textOn(background: string): string {
+  return luminance(background) > 0.18 ? '#1c1d21' : '#f2f3f5';
+}
+
+/**
+ * The inline colours a style needs beyond its classes (palette and RGB
+ * colours), or undefined. A palette or RGB background with the default text
+ * gets the text that reads on it (the theme's own text would be dark on the
+ * dark green of a diff's added line in the light theme); a text colour
+ * written with a background is shown as written.
+ */
 export function styleColours(style: Style): { color?: string; backgroundColor?: string } | undefined {
   const colour = (c: Colour) => (typeof c === 'string' ? c : typeof c === 'number' && c >= 16 ? paletteColour(c) : undefined);
   const fg = colour(style.inverse ? style.bg : style.fg);
-  const color = fg === undefined ? undefined : style.inverse ? fg : readableColour(fg);
   const backgroundColor = colour(style.inverse ? style.fg : style.bg);
+  let color: string | undefined;
+  if (fg !== undefined) color = style.inverse || backgroundColor !== undefined ? fg : readableColour(fg);
+  else if (backgroundColor !== undefined && !style.inverse && style.fg === null) color = textOn(backgroundColor);
   if (color === undefined && backgroundColor === undefined) return undefined;
   return { ...(color ? { color } : {}), ...(backgroundColor ? { backgroundColor } : {}) };
 }

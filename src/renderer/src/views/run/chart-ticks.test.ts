@@ -18,4 +18,9 @@ describe('chart ticks', () => {
     expect(timeTicks(3700, 700)).toEqual([0, 900, 1800, 2700, 3600]);
     expect(timeTicks(4, 0.5)).toEqual([0, 1, 2, 3, 4]);
   });
+  it('a zoomed range: ticks on the step, in tenths when it is narrow', () => {
+    expect(timeTicks(4.2, 0.8, 2.1)).toEqual([3, 4]);
+    expect(timeTicks(4.2, 0.4, 2.1)).toEqual([2.5, 3, 3.5, 4]);
+    expect(timeTicks(2.65, 0.15, 2.1)).toEqual([2.2, 2.4, 2.6]);
+  });
 });

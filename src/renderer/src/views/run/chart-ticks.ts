@@ -17,10 +17,19 @@ export function binaryTicks(max: number, count = 4): number[] {
 /** Steps of the time axis in seconds: what a clock reads. */
 export const TIME_STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400];
 
-/** Ticks from 0 to `max` seconds at a clock step, at least `minGap` seconds apart. */
-export function timeTicks(maxS: number, minGap: number): number[] {
-  const step = TIME_STEPS_S.find((s) => s >= minGap) ?? TIME_STEPS_S[TIME_STEPS_S.length - 1]!;
+/** Tenths of a second too, for a zoomed range a second or two wide. */
+const FINE_STEPS_S = [0.1, 0.2, 0.5];
+
+/**
+ * Ticks from `minS` (0: the run's start) to `maxS` seconds at a clock step,
+ * at least `minGap` seconds apart; a zoomed range (minS > 0) gets ticks on
+ * the step's multiples ("3 s", "4 s", not "2.10 s", "3.10 s") and may step
+ * in tenths.
+ */
+export function timeTicks(maxS: number, minGap: number, minS = 0): number[] {
+  const steps = minS > 0 ? [...FINE_STEPS_S, ...TIME_STEPS_S] : TIME_STEPS_S;
+  const step = steps.find((s) => s >= minGap) ?? steps[steps.length - 1]!;
   const ticks: number[] = [];
-  for (let v = 0; v <= maxS + 1e-9; v += step) ticks.push(v);
+  for (let i = Math.max(0, Math.ceil(minS / step - 1e-9)); i * step <= maxS + 1e-9; i++) ticks.push(Math.round(i * step * 1000) / 1000);
   return ticks;
 }

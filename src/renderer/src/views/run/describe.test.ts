@@ -98,6 +98,16 @@ describe('flattenTree', () => {
     expect(rows.map((r) => r.hasChildren)).toEqual([true, true, false, false, true, false, false]);
   });
 
+  it('orders siblings by CPU or RSS, the highest first, ties by pid, the main process first among the roots', () => {
+    const n = (pid: number, cpu: number, rss: number, children: ReturnType<typeof node>[] = []) => ({ ...node(pid, children), cpuPercent: cpu, rssBytes: rss });
+    const tree = [n(1, 0, 10, [n(2, 5, 300), n(3, 50, 100, [n(7, 1, 1), n(8, 9, 2)]), n(4, 5, 200)]), n(9, 99, 999), n(6, 80, 5)];
+    expect(treeRows(tree, new Set(), 'cpu').map((r) => r.node.pid)).toEqual([1, 3, 8, 7, 2, 4, 9, 6]);
+    expect(treeRows(tree, new Set(), 'rss').map((r) => r.node.pid)).toEqual([1, 2, 4, 3, 8, 7, 9, 6]);
+    expect(treeRows(tree, new Set(), 'tree').map((r) => r.node.pid)).toEqual([1, 2, 3, 7, 8, 4, 9, 6]);
+    // Guides follow the order shown: the last shown child closes the branch.
+    expect(treeRows(tree, new Set(), 'cpu').find((r) => r.node.pid === 4)!.guides).toBe('└─ ');
+  });
+
   it('folds a process: its descendants are hidden and counted', () => {
     const rows = treeRows([node(1, [node(2, [node(3), node(5)]), node(4)])], new Set([2, 3]));
     expect(rows.map((r) => r.node.pid)).toEqual([1, 2, 4]);
@@ -179,6 +189,20 @@ describe('buildTimeline', () => {
     const first = buildTimeline(atOnce, [], [], []);
     expect(first.find((e) => e.kind === 'stop-requested')).toMatchObject({ title: 'Force kill', detail: 'stopped on request: SIGKILL at once, without the grace' });
     expect(first.some((e) => e.kind === 'force-kill')).toBe(false);
+  });
+
+  it('lists a force kill before the SIGKILL it caused, even when the signal was timed a moment earlier', () => {
+    const forced = run({
+      verdict: 'stopped',
+      exitCode: null,
+      signal: 'SIGKILL',
+      elapsedMs: 1610,
+      stop: { reason: 'user', requestedAtMs: 1000, signals: [{ signal: 'SIGINT', atMs: 1000 }, { signal: 'SIGKILL', atMs: 1599.4 }], endedBy: 'kill', forcedAtMs: 1600.3 },
+    });
+    const stored = [ev('started', 0), ev('signal-sent', 1000, { signal: 'SIGINT', step: 'interrupt' }), ev('signal-sent', 1599.4, { signal: 'SIGKILL', step: 'kill' })];
+    const titles = buildTimeline(forced, stored, [], []).map((e) => e.title);
+    expect(titles.indexOf('Force kill')).toBeGreaterThan(-1);
+    expect(titles.indexOf('Force kill')).toBeLessThan(titles.indexOf('Sent SIGKILL'));
   });
 
   it('leaves the telemetry series out of the timeline', () => {

@@ -118,17 +118,29 @@ function countBelow(node: ProcNode): number {
   return n;
 }
 
+/** How the tree's siblings are ordered: as the sample lists them, or by CPU or RSS, the highest first (htop's F6). */
+export type TreeSort = 'tree' | 'cpu' | 'rss';
+
+/** Siblings in the order asked: by their own figure (not their subtree's), ties by pid; the main process stays the first root. */
+function ordered(nodes: ProcNode[], sort: TreeSort, isRoots: boolean): ProcNode[] {
+  if (sort === 'tree' || nodes.length < 2) return nodes;
+  const key = sort === 'cpu' ? (n: ProcNode) => n.cpuPercent : (n: ProcNode) => n.rssBytes;
+  const rest = (list: ProcNode[]) => list.slice().sort((a, b) => key(b) - key(a) || a.pid - b.pid);
+  return isRoots ? [nodes[0]!, ...rest(nodes.slice(1))] : rest(nodes);
+}
+
 /** The rows of a tree with its lines drawn, parents before children; the children of a folded pid are left out. */
-export function treeRows(roots: ProcNode[], folded: ReadonlySet<number> = new Set()): TreeRow[] {
+export function treeRows(roots: ProcNode[], folded: ReadonlySet<number> = new Set(), sort: TreeSort = 'tree'): TreeRow[] {
   const out: TreeRow[] = [];
   const walk = (node: ProcNode, depth: number, lead: string, last: boolean) => {
     const isFolded = folded.has(node.pid) && node.children.length > 0;
     out.push({ node, depth, guides: depth === 0 ? '' : `${lead}${last ? '└─ ' : '├─ '}`, hasChildren: node.children.length > 0, folded: isFolded, hidden: isFolded ? countBelow(node) : 0 });
     if (isFolded) return;
     const next = depth === 0 ? '' : `${lead}${last ? '   ' : '│  '}`;
-    node.children.forEach((child, i) => walk(child, depth + 1, next, i === node.children.length - 1));
+    const children = ordered(node.children, sort, false);
+    children.forEach((child, i) => walk(child, depth + 1, next, i === children.length - 1));
   };
-  for (const root of roots) walk(root, 0, '', true);
+  for (const root of ordered(roots, sort, true)) walk(root, 0, '', true);
   return out;
 }
 
@@ -360,9 +372,11 @@ export function buildTimeline(run: RunResult, stored: EventRecord[], liveSignals
   const isLast = (e: TimelineEntry) => e.kind === 'teardown' || e.kind === 'ended';
   const before = Math.max(0, ...entries.filter((e) => !isLast(e)).map((e) => e.atMs));
   for (const e of entries) if (isLast(e) && e.atMs < before) e.atMs = before;
+  // A force kill's SIGKILL comes after the force kill that caused it, though its time may read a moment earlier.
+  const causedBy = (e: TimelineEntry) => (forcedAt !== undefined && e.kind === 'signal-sent' && e.title === 'Sent SIGKILL' && Math.abs(e.atMs - forcedAt) <= FORCED_WITH_STOP_MS ? Math.max(e.atMs, forcedAt) : e.atMs);
   return entries
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => a.e.atMs - b.e.atMs || (ORDER[a.e.kind] ?? 5) - (ORDER[b.e.kind] ?? 5) || a.i - b.i)
+    .map((e, i) => ({ e, i, at: causedBy(e) }))
+    .sort((a, b) => a.at - b.at || (ORDER[a.e.kind] ?? 5) - (ORDER[b.e.kind] ?? 5) || a.i - b.i)
     .map(({ e }) => e);
 }
 

@@ -177,7 +177,7 @@ describe('a core dump in a sentence', () => {
   it('says where it was written, why none was, or which program has it', () => {
     expect(coreSentence({ dumped: true, pattern: 'core', where: '/w/core', limitBytes: null })).toBe('Written to /w/core.');
     expect(coreSentence({ dumped: false, pattern: 'core', where: '/w/core', limitBytes: 0 })).toBe(
-      'None was written at /w/core: its core file size limit was 0 when it started (run it under ulimit -c unlimited to get one).',
+      "None was written at /w/core: its core file size limit was 0 when it started (run it again with warden run --core, or New run's Allow a core dump, to get one).",
     );
     expect(coreSentence({ dumped: false, pattern: '/cores/core.%p', where: '/cores/core.7', limitBytes: null })).toBe('None was written at /cores/core.7.');
     expect(coreSentence({ dumped: null, pattern: '|/usr/lib/systemd/systemd-coredump %P', where: '/usr/lib/systemd/systemd-coredump', limitBytes: 0 }, 42)).toBe(

@@ -229,7 +229,7 @@ export function coreSentence(core: CoreReport, pid?: number): string {
   if (core.dumped === true) return `Written to ${core.where ?? 'the place core_pattern names'}.`;
   if (core.dumped === false) {
     const where = core.where !== undefined ? ` at ${core.where}` : '';
-    const why = core.limitBytes === 0 ? ': its core file size limit was 0 when it started (run it under ulimit -c unlimited to get one)' : '';
+    const why = core.limitBytes === 0 ? ': its core file size limit was 0 when it started (run it again with warden run --core, or New run\'s Allow a core dump, to get one)' : '';
     return `None was written${where}${why}.`;
   }
   if (core.pattern.startsWith('|') && core.where !== undefined) {

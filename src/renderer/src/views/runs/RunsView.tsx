@@ -21,6 +21,9 @@ import { ago, bytes, columnBytes, commandLine, duration, fullTime, liveDuration,
 import { notificationsOn, turnNotificationsOff, turnNotificationsOn } from '../../components/Attention';
 import { hrefOf, navigate } from '../../router';
 import { isWebMode } from '../../web-api';
+import { useKeptScroll } from '../../components/kept-scroll';
+import { MonitorView } from '../monitor/MonitorView';
+import { useLayout, type Layout, type LayoutChoice } from '../monitor/layout';
 import { useWarden } from '../../store';
 import { choiceLabel, DEFAULT_SORT, ENDED_PAGE, escapedIn, filterRuns, isLive, nextSort, peakOf, processBadges, sections, statusBadge, VERDICTS, type Sort, type SortKey, type StateFilter, type VerdictChoice } from './model';
 import './runs.css';
@@ -37,16 +40,30 @@ const COLUMNS: { key: SortKey; label: string; className?: string }[] = [
   { key: 'memory', label: 'Peak memory', className: 'runs-num' },
 ];
 
+/** What the view was showing when it was last left (filters, order, how many ended runs, the selection): Back finds it so. */
+const remembered: { state: StateFilter; verdict: VerdictChoice | ''; host: string; sort: Sort; endedShown: number; selected: string | null } = {
+  state: 'all',
+  verdict: '',
+  host: '',
+  sort: DEFAULT_SORT,
+  endedShown: ENDED_PAGE,
+  selected: null,
+};
+
 export function RunsView() {
   const runs = useWarden((s) => s.runs);
   const order = useWarden((s) => s.order);
-  const [stateFilter, setStateFilter] = useState<StateFilter>('all');
-  const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>('');
-  const [hostFilter, setHostFilter] = useState('');
+  const [layout, chooseLayout] = useLayout();
+  const [stateFilter, setStateFilter] = useState<StateFilter>(remembered.state);
+  const [verdictFilter, setVerdictFilter] = useState<VerdictChoice | ''>(remembered.verdict);
+  const [hostFilter, setHostFilter] = useState(remembered.host);
   const manyHosts = useWarden((s) => s.hosts.length > 1);
-  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
-  const [endedShown, setEndedShown] = useState(ENDED_PAGE);
-  const [selected, setSelected] = useState<string | null>(null);
+  const [sort, setSort] = useState<Sort>(remembered.sort);
+  const [endedShown, setEndedShown] = useState(remembered.endedShown);
+  const [selected, setSelected] = useState<string | null>(remembered.selected);
+  useEffect(() => {
+    Object.assign(remembered, { state: stateFilter, verdict: verdictFilter, host: hostFilter, sort, endedShown, selected });
+  });
   const rowRefs = useRef(new Map<string, HTMLAnchorElement>());
 
   const history = useWarden((s) => s.ended);
@@ -77,6 +94,8 @@ export function RunsView() {
   }, []);
 
   useEffect(() => {
+    // The monitor has keys of its own.
+    if (layout === 'monitor') return undefined;
     const onKey = (event: KeyboardEvent) => {
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       const onRow = event.target instanceof HTMLElement && event.target.dataset.testid === 'run-row';
@@ -94,7 +113,7 @@ export function RunsView() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [visible, selected, select]);
+  }, [visible, selected, select, layout]);
 
   const rowRef = useCallback((id: string, el: HTMLAnchorElement | null) => {
     if (el) rowRefs.current.set(id, el);
@@ -102,14 +121,34 @@ export function RunsView() {
   }, []);
   const onFocus = useCallback((id: string) => setSelected(id), []);
 
+  // Where the reader was in the list, given back once its rows are there (Back from a run, another tab and back).
+  const anchor = useRef<HTMLElement>(null);
+  useKeptScroll('runs', anchor, all.length > 0);
+
   if (all.length === 0) return <RunsEmpty />;
+  if (layout === 'monitor') {
+    return (
+      <MonitorView
+        runs={all}
+        toolbar={
+          <>
+            {isWebMode() && <NotifyToggle compact />}
+            <LayoutToggle layout={layout} choose={chooseLayout} />
+            <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
+              New run
+            </button>
+          </>
+        }
+      />
+    );
+  }
 
   const isFiltered = stateFilter !== 'all' || verdictFilter !== '' || hostFilter !== '';
   const row = (run: RunResult) => (
     <RunRow key={run.id} run={run} wall={wall} selected={run.id === selected} onFocus={onFocus} rowRef={rowRef} />
   );
   return (
-    <section className="view runs">
+    <section className="view runs" ref={anchor}>
       <header className="runs-head">
         <div className="runs-title">
           <h1>Runs</h1>
@@ -146,6 +185,7 @@ export function RunsView() {
             </label>
           )}
           {isWebMode() && <NotifyToggle />}
+          <LayoutToggle layout={layout} choose={chooseLayout} />
           <button type="button" className="primary" onClick={() => navigate({ view: 'new' })}>
             New run
           </button>
@@ -375,26 +415,61 @@ function RunBar({ view, live, status }: { view: PhaseView; live: boolean; status
   );
 }
 
-/** Browser notifications for failed runs: off by default, asked for once, per browser. */
-function NotifyToggle() {
+/** The layout of Runs: the monitor (list and run side by side) or the list alone; the reader's choice is kept in this browser. */
+function LayoutToggle({ layout, choose }: { layout: Layout; choose: (choice: LayoutChoice) => void }) {
+  return (
+    <span className="layout-toggle" role="group" aria-label="Layout">
+      {(['monitor', 'list'] as const).map((l) => (
+        <button key={l} type="button" className={layout === l ? 'on' : undefined} aria-pressed={layout === l} onClick={() => choose(l)} data-testid={`layout-${l}`} title={l === 'monitor' ? 'The runs and the selected run side by side (the default on a wide screen)' : 'The runs alone, as a table'}>
+          {l === 'monitor' ? 'Monitor' : 'List'}
+        </button>
+      ))}
+    </span>
+  );
+}
+
+/** What the page says when the browser says no to notifications. */
+const REFUSED: Record<'denied' | 'default', string> = {
+  denied: 'This browser blocks notifications from this page. Allow them in its site settings (the icon left of the address), then click again.',
+  default: 'The browser was not given an answer about notifications. Click again to be asked again.',
+};
+
+/** Browser notifications for failed runs: off by default, asked for once, per browser; a refusal is said, with the way to undo it. `compact`: one word, for the monitor's narrow toolbar. */
+function NotifyToggle({ compact = false }: { compact?: boolean }) {
   const [on, setOn] = useState(notificationsOn);
+  const [refused, setRefused] = useState<'denied' | 'default' | null>(null);
   if (typeof Notification === 'undefined') return null;
   return (
-    <button
-      type="button"
-      aria-pressed={on}
-      className={on ? 'on' : undefined}
-      title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
-      data-testid="notify-toggle"
-      onClick={() => {
-        if (on) {
-          turnNotificationsOff();
-          setOn(false);
-        } else void turnNotificationsOn().then(setOn);
-      }}
-    >
-      {on ? 'Notifying of failures' : 'Notify me of failures'}
-    </button>
+    <span className={`notify-toggle${compact ? ' compact' : ''}`}>
+      <button
+        type="button"
+        aria-pressed={on}
+        className={on ? 'on' : undefined}
+        title={on ? 'A notification when a run fails while this tab is hidden (click to turn off)' : 'Ask this browser to notify you when a run fails while this tab is hidden'}
+        data-testid="notify-toggle"
+        onClick={() => {
+          if (on) {
+            turnNotificationsOff();
+            setOn(false);
+            return;
+          }
+          void turnNotificationsOn().then((answer) => {
+            setOn(answer === 'granted');
+            setRefused(answer === 'granted' ? null : answer);
+          });
+        }}
+      >
+        {compact ? (on ? 'Notifying' : 'Notify') : on ? 'Notifying of failures' : 'Notify me of failures'}
+      </button>
+      {refused && (
+        <span className="notify-refused" role="alert" data-testid="notify-refused">
+          <span>{REFUSED[refused]}</span>
+          <button type="button" className="notify-dismiss" onClick={() => setRefused(null)} aria-label="Dismiss" title="Dismiss">
+            ×
+          </button>
+        </span>
+      )}
+    </span>
   );
 }
 
