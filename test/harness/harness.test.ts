@@ -61,6 +61,8 @@ interface RunJson {
   stderr: string;
   stdoutTruncated: number;
   endedAt?: string;
+  argv?: string[];
+  ready?: { ports: { port: number }[] } | false;
 }
 
 async function warden(box: Sandbox, args: string[]): Promise<string> {
@@ -323,6 +325,34 @@ for (const { name, pinned, cases } of TARGETS) {
       expect(run.state, `${name}: the run outlived its agent`).toBe('ended');
       expect(run.verdict).toBe('stopped');
       expect(run.notes.join('\n')).toMatch(/agent|client|session/i);
+    }, CASE_MS);
+
+    // The issue's other path: Claude Code's own Bash with run_in_background, through the shell hook.
+    it.runIf(has('service') && name === 'claude-code')('the shell hook: a dev server in the background is a service of the agent, and its port is free within 5 s of the agent leaving', async (context) => {
+      const port = await freePort();
+      const { box, results, info, endedAt } = await play(
+        context,
+        [
+          { shell: `"${process.execPath}" "${fixture('dev-server.mjs')}" --port ${port} --delay 300`, background: true },
+          { shell: `curl -s --retry 30 --retry-connrefused --retry-delay 1 http://127.0.0.1:${port}/` },
+          { text: 'The page is up.' },
+        ],
+        { shell: true },
+      );
+      sees(mcpResult(results, 1).text, `hello from the dev server on ${port}`, info);
+      const runs = await Promise.all((await history(box)).map((r) => showRun(box, r.id)));
+      const service = runs.find((r) => r.argv?.join(' ').includes('dev-server.mjs'));
+      expect(service, `no service run in Warden's history\n${info}`).toBeDefined();
+      let free = !(await accepts(port));
+      while (!free && Date.now() < endedAt + 5_000) {
+        await new Promise((r) => setTimeout(r, 50));
+        free = !(await accepts(port));
+      }
+      console.log(`[${name} ${pinned.version}] the hooked dev server's port ${free ? `refused connections ${Date.now() - endedAt} ms after the agent exited` : 'still took connections 5 s after the agent exited'}`);
+      expect(free, `port ${port} still open 5 s after the agent exited`).toBe(true);
+      const run = await showRun(box, service!.id);
+      expect(run.ready, JSON.stringify(run.ready)).toMatchObject({ ports: [expect.objectContaining({ port })] });
+      expect(run.verdict).toBe('stopped');
     }, CASE_MS);
 
     it.runIf(has('service'))('a dev server through run with ready: ready with its port, a page fetched by a second run, the port free within 5 s of the agent leaving', async (context) => {

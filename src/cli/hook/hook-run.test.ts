@@ -10,7 +10,10 @@ import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test/kit/until';
+import { accepts, fixture, freePort } from '../../main/supervisor/services-testkit';
 import { stopBackgroundHosts, WARDEN_BIN } from '../testkit';
 
 const dirs: string[] = [];
@@ -87,5 +90,30 @@ describe('the hook\'s rewrite, run as the harness runs it', () => {
     expect(last.exitCode).toBe(0);
     expect(last.stdout).toContain('<verdict>completed</verdict>');
     expect(last.stdout).toContain('done');
+  });
+
+  it('a dev server sent to the background with & answers ready with its port, runs on after the call, and ends with its agent', async () => {
+    // Before, `npm run dev &` under the hook ended with the call (its background job torn down with the run).
+    const dir = home();
+    const port = await freePort();
+    const { command } = await rewrite(dir, { command: `"${process.execPath}" "${fixture('dev-server.mjs')}" --port ${port} --delay 300 > dev.log 2>&1 &` });
+    expect(command).toContain(' --ready port ');
+    // The agent the line names: a process of this test's, so its going away can be seen.
+    const agent = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      const line = command.replace(/--owner-pid \d+/, `--owner-pid ${agent.pid}`);
+      const result = await shell(dir, line);
+      expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`<ready>ready after [\\d.]+ (ms|s), listening on ${port}`));
+      expect(result.stdout).toContain(`<ports>`);
+      // The call has returned; the server goes on.
+      expect(await accepts(port)).toBe(true);
+      agent.kill('SIGKILL');
+      const gone = Date.now();
+      await until('the port to be free once the agent is gone', async () => !(await accepts(port)));
+      console.log(`hook-run: the background dev server's port was free ${Date.now() - gone} ms after its agent was killed`);
+    } finally {
+      agent.kill('SIGKILL');
+    }
   });
 });

@@ -68,10 +68,19 @@ describe('warden hook claude-code', () => {
     });
   });
 
-  it('keeps run_in_background: no yield, the harness\'s own timeout left as it was', async () => {
+  it('starts work sent to the background as a service of the agent: run_in_background, or a line ending in &', async () => {
     const dir = home({ '.claude/settings.json': { permissions: { allow: ['Bash'] } } });
-    const { out } = await hook('claude-code', claudeInput('npm run dev', { run_in_background: true }), dir);
-    expect(out!.hookSpecificOutput!.updatedInput).toEqual({ command: `${PREFIX} --owner-pid ${process.pid} --limit 10m -- bash -c 'npm run dev'`, run_in_background: true });
+    const SERVICE = `${PREFIX} --ready port --ready-timeout 10m --on-not-ready keep --lease 2h`;
+    // The harness's own background: its timeout left as it was, a longer yield (nobody waits on the answer).
+    const flagged = await hook('claude-code', claudeInput('npm run dev', { run_in_background: true, timeout: 5000 }), dir);
+    expect(flagged.out!.hookSpecificOutput!.updatedInput).toEqual({ command: `${SERVICE} --yield 60000ms --owner-pid ${process.pid} -- bash -c 'npm run dev'`, run_in_background: true, timeout: 5000 });
+    // A line that ends in &: the line without it, answered within 20 s (ready, or still running).
+    const amp = await hook('claude-code', claudeInput('cd app && npm run dev > dev.log 2>&1 &'), dir);
+    expect(amp.out!.hookSpecificOutput!.updatedInput!.command).toBe(`${SERVICE} --yield 20000ms --owner-pid ${process.pid} -- bash -c 'cd app && npm run dev > dev.log 2>&1'`);
+    // A job inside a longer line runs with the line; && and &> are no background.
+    for (const line of ['npm run dev & sleep 1; curl -s localhost:5173', 'make && make test', 'make &> log']) {
+      expect((await hook('claude-code', claudeInput(line), dir)).out!.hookSpecificOutput!.updatedInput!.command, line).toMatch(/ run --format shell-results --yield 50000ms --owner-pid \d+ --limit 10m -- /);
+    }
   });
 
   it('answers with the decision the user\'s rules give the original command', async () => {
@@ -186,13 +195,13 @@ describe('warden hook claude-code', () => {
 });
 
 describe('warden hook gemini', () => {
-  it('answers tool_input with every field kept; a background command is not yielded', async () => {
+  it('answers tool_input with every field kept; a background command is a service of the agent', async () => {
     const dir = home();
     const input = { session_id: 's', cwd: dir, hook_event_name: 'BeforeTool', timestamp: 'now', tool_name: 'run_shell_command', tool_input: { command: "echo 'it''s'", description: 'say', dir_path: 'sub' } };
     const { out } = await hook('gemini', input, dir);
     expect(out).toEqual({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: `${PREFIX} --yield 50000ms --owner-pid ${process.pid} --limit 10m -- bash -c 'echo '\\''it'\\'''\\''s'\\'''`, description: 'say', dir_path: 'sub' } } });
     const background = await hook('gemini', { ...input, tool_input: { command: 'sleep 100', is_background: true } }, dir);
-    expect(background.out!.hookSpecificOutput!.tool_input).toEqual({ command: `${PREFIX} --owner-pid ${process.pid} --limit 10m -- bash -c 'sleep 100'`, is_background: true });
+    expect(background.out!.hookSpecificOutput!.tool_input).toEqual({ command: `${PREFIX} --ready port --ready-timeout 10m --on-not-ready keep --lease 2h --yield 60000ms --owner-pid ${process.pid} -- bash -c 'sleep 100'`, is_background: true });
     expect((await hook('gemini', { ...input, tool_name: 'read_file', tool_input: { path: 'x' } }, dir)).raw).toBe('');
   });
 });

@@ -21,6 +21,7 @@ import { parseDuration } from '../../shared/duration';
 import { resolveStateDir, unsafeDirReason } from '../../client/state-dir';
 import { parseJsonc, valueOf } from '../setup/jsonc';
 import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, geminiRestriction, type Decision } from './rules';
+import { backgroundOf, type Background } from './background';
 import { askedYieldMs, codexYieldMs, readTail } from './codex-yield';
 import { ruleWords } from './match';
 import { shQuote } from './shell';
@@ -49,6 +50,8 @@ export interface HookEnv {
   unusable: () => string | null;
   /** What bash would run for a command line (walk.ts over the bash grammar, loaded on the first call); null when it cannot be read. */
   analyze: (command: string) => Promise<Analysis | null>;
+  /** How the line uses `&` (background.ts). */
+  background: (command: string) => Promise<Background>;
   /** The agent process: pid and argv. */
   agent: () => { pid: number; argv: string[] } | null;
   home: string;
@@ -148,6 +151,25 @@ export function wardenLine(options: { node: string; bin: string; command: string
   if (options.yieldMs !== undefined) words.push('--yield', durationText(options.yieldMs));
   if (options.ownerPid !== undefined) words.push('--owner-pid', String(options.ownerPid));
   words.push('--limit', options.limitMs !== undefined ? durationText(options.limitMs) : options.defaultLimit);
+  words.push('--', 'bash', '-c', options.command);
+  return words.map(shQuote).join(' ');
+}
+
+/** A service's answer comes when it listens; one that does not yet answers "running" after this (an & in a call the model waits on). */
+const SERVICE_YIELD_MS = 20_000;
+/** The same in the harness's own background (run_in_background, is_background), where nobody waits on the answer. */
+const SERVICE_BACKGROUND_YIELD_MS = 60_000;
+
+/**
+ * The `warden run` line of work the agent sent to the background: a service
+ * of the agent, ready once its processes listen on a port (its ports in the
+ * answer), kept running when it never does (a watcher, a long job), with a
+ * lease and no limit, owned by the agent (ended with it), so it neither
+ * escapes nor is torn down with the call.
+ */
+export function serviceLine(options: { node: string; bin: string; command: string; yieldMs: number; ownerPid?: number }): string {
+  const words = [options.node, options.bin, 'run', '--format', 'shell-results', '--ready', 'port', '--ready-timeout', '10m', '--on-not-ready', 'keep', '--lease', '2h', '--yield', durationText(options.yieldMs)];
+  if (options.ownerPid !== undefined) words.push('--owner-pid', String(options.ownerPid));
   words.push('--', 'bash', '-c', options.command);
   return words.map(shQuote).join(' ');
 }
@@ -285,23 +307,35 @@ export async function runHook(harness: Harness, args: { limit: string; yieldMs?:
   const why = context.unusable();
   if (why !== null || context.bin === null) return notice(harness, `Warden cannot run here (${why ?? 'no package'}); the command runs as it was, without Warden.`);
   const agent = context.agent();
-  const background = toolInput.run_in_background === true || toolInput.is_background === true;
+  // Work sent to the background (the harness's own flag, or a line that ends in &) is a service of the agent.
+  const flagged = toolInput.run_in_background === true || toolInput.is_background === true;
+  const amp = await context.background(command);
+  const background = flagged || amp.kind === 'whole';
   const asked = typeof toolInput.timeout === 'number' && Number.isFinite(toolInput.timeout) && toolInput.timeout > 0 ? toolInput.timeout : undefined;
   // A timeout past what the harness itself allows (a model's 1e20) is the harness's maximum, said to the user.
   const maxTimeout = harnessMaxTimeoutMs(harness, context.env);
   const timeout = asked === undefined ? undefined : Math.min(asked, maxTimeout);
   const capped = asked !== undefined && asked > maxTimeout ? `the call's timeout (${asked} ms) is past ${harness === 'claude-code' ? "Claude Code's own maximum" : "Warden's longest limit"}, so the run's limit is ${formatMs(maxTimeout)}` : null;
-  let yieldMs = background ? undefined : (args.yieldMs ?? DEFAULT_YIELD_MS[harness]);
+  let yieldMs = flagged ? undefined : (args.yieldMs ?? DEFAULT_YIELD_MS[harness]);
   if (harness === 'codex' && yieldMs !== undefined && typeof input.transcript_path === 'string' && typeof input.tool_use_id === 'string') {
     // The call's own yield_time_ms, from Codex's transcript; a --yield given to the hook stays the longest.
     const fitted = codexYieldMs(askedYieldMs(readTail(input.transcript_path), input.tool_use_id), DEFAULT_YIELD_MS.codex);
     yieldMs = args.yieldMs === undefined ? fitted : Math.min(args.yieldMs, fitted);
   }
-  const line = wardenLine({ node: context.node, bin: context.bin, command, ...(timeout !== undefined ? { limitMs: timeout } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(agent ? { ownerPid: agent.pid } : {}), defaultLimit: args.limit });
+  const line = background
+    ? serviceLine({
+        node: context.node,
+        bin: context.bin,
+        command: amp.kind === 'whole' ? amp.command : command,
+        // In the harness's own background the answer may wait longer; an & in a call the model waits on answers sooner.
+        yieldMs: flagged ? SERVICE_BACKGROUND_YIELD_MS : Math.min(SERVICE_YIELD_MS, yieldMs ?? DEFAULT_YIELD_MS[harness]),
+        ...(agent ? { ownerPid: agent.pid } : {}),
+      })
+    : wardenLine({ node: context.node, bin: context.bin, command, ...(timeout !== undefined ? { limitMs: timeout } : {}), ...(yieldMs !== undefined ? { yieldMs } : {}), ...(agent ? { ownerPid: agent.pid } : {}), defaultLimit: args.limit });
   const updated: Record<string, unknown> = { ...toolInput, command: line };
 
   if (harness === 'claude-code') {
-    if (!background) updated.timeout = Math.min(CLAUDE_MAX_TIMEOUT_MS, Math.max(timeout ?? 0, CLAUDE_MIN_TIMEOUT_MS, (yieldMs ?? 0) + 40_000));
+    if (!flagged) updated.timeout = Math.min(CLAUDE_MAX_TIMEOUT_MS, Math.max(timeout ?? 0, CLAUDE_MIN_TIMEOUT_MS, (yieldMs ?? 0) + 40_000));
     return { stdout: `${JSON.stringify({ ...(capped ? { systemMessage: `warden: ${capped}.` } : {}), hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `warden: ${reason}`, updatedInput: updated } })}\n`, exitCode: 0 };
   }
   if (harness === 'codex') {
@@ -354,6 +388,8 @@ export function defaultHookEnv(moduleDir: string): HookEnv {
     bin,
     unusable: () => whyUnusable(bin, process.env),
     analyze: async (command) => analyzeCommand(await loadBashGrammar({ shortLived: true }), command),
+    // Only a line with an & in it can send work to the background: the grammar is not loaded for the others.
+    background: async (command) => (command.includes('&') ? ((await loadBashGrammar({ shortLived: true })).withTree(command, (root) => backgroundOf(root, command)) ?? { kind: 'none' }) : { kind: 'none' }),
     agent: () => (agent === undefined ? (agent = findAgent()) : agent),
     home: process.env.HOME || homedir(),
   };
