@@ -13,7 +13,7 @@
 // next connection opens a new one (ssh removes the dead control socket).
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkStateDir, owner, privateDirProblem, userIds } from './state-dir';
 import { HOST_NAME, LOCAL_HOST } from '../shared/hosts';
@@ -240,17 +240,57 @@ const REMOTES_LOCK_WAIT_MS = 10_000;
 /** A lock older than this is a dead command's, whatever its pid says. */
 const REMOTES_LOCK_STALE_MS = 30_000;
 
-function lockHolderAlive(path: string): boolean {
+/**
+ * Who holds the lock file at `path` now: `gone` when there is none (it was
+ * just released: try again), `dead` (with the file's inode) when its holder
+ * died or it is older than any command takes, else `alive`.
+ */
+function lockHolder(path: string): { state: 'alive' | 'gone' } | { state: 'dead'; ino: number } {
+  let ino: number;
+  let age: number;
   try {
-    const age = Date.now() - statSync(path).mtimeMs;
-    if (age > REMOTES_LOCK_STALE_MS) return false;
-    const pid = Number(readFileSync(path, 'utf8').trim());
-    if (!Number.isInteger(pid) || pid <= 0) return age < 1000; // being written just now
-    process.kill(pid, 0);
-    return true;
+    const stat = statSync(path);
+    ino = stat.ino;
+    age = Date.now() - stat.mtimeMs;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'EPERM'; // alive, someone else's (cannot be in a private dir, but never steal it)
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { state: 'gone' } : { state: 'alive' };
+  }
+  if (age > REMOTES_LOCK_STALE_MS) return { state: 'dead', ino };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { state: 'gone' } : { state: 'alive' };
+  }
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0) return age < 1000 ? { state: 'alive' } : { state: 'dead', ino }; // being written just now
+  try {
+    process.kill(pid, 0);
+    return { state: 'alive' };
+  } catch (error) {
+    // EPERM: alive, someone else's (cannot be in a private dir, but never steal it).
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? { state: 'alive' } : { state: 'dead', ino };
+  }
+}
+
+/**
+ * Takes away the lock file judged dead, only if it is still that file: it is
+ * renamed aside first (one command wins the rename), and a file that turns
+ * out to be a newer holder's is linked back.
+ */
+function removeDeadLock(lock: string, ino: number): void {
+  const aside = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    return; // gone already, or another command moved it: try again
+  }
+  try {
+    if (statSync(aside).ino !== ino) linkSync(aside, lock);
+  } catch {
+    // Another command took the lock in between: it holds it; this one tries again.
+  } finally {
+    rmSync(aside, { force: true });
   }
 }
 
@@ -258,22 +298,32 @@ function lockHolderAlive(path: string): boolean {
  * Runs `change` (a read, change and write of remotes.json) while holding
  * remotes.json.lock, a file made with O_EXCL in the private state dir, so
  * twenty `remote add` at once keep twenty. A lock whose holder died is
- * taken over; waiting longer than 10 s is one line.
+ * taken over; waiting longer than 10 s is one line. Releasing removes the
+ * lock only while it is still this command's own file.
  */
 export async function withRemotesLock<T>(stateDir: string, change: () => T): Promise<T> {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   trustedStateDir(stateDir);
   const lock = `${remotesPath(stateDir)}.lock`;
   const deadline = Date.now() + REMOTES_LOCK_WAIT_MS;
+  let mine: number;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     try {
-      writeFileSync(lock, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+      const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      try {
+        mine = fstatSync(fd).ino;
+        writeSync(fd, `${process.pid}\n`);
+      } finally {
+        closeSync(fd);
+      }
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new RemoteError(`Cannot lock ${lock}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
     }
-    if (!lockHolderAlive(lock)) {
-      rmSync(lock, { force: true });
+    const holder = lockHolder(lock);
+    if (holder.state === 'gone') continue;
+    if (holder.state === 'dead') {
+      removeDeadLock(lock, holder.ino);
       continue;
     }
     if (Date.now() > deadline) throw new RemoteError(`Another warden remote command holds ${lock} and has not finished in ${REMOTES_LOCK_WAIT_MS / 1000} s; try again, or remove that file if no such command runs.`, 'busy');
@@ -282,7 +332,11 @@ export async function withRemotesLock<T>(stateDir: string, change: () => T): Pro
   try {
     return change();
   } finally {
-    rmSync(lock, { force: true });
+    try {
+      if (statSync(lock).ino === mine) rmSync(lock, { force: true });
+    } catch {
+      // Already gone.
+    }
   }
 }
 

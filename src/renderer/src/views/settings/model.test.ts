@@ -14,9 +14,10 @@ describe('the Settings form', () => {
   it('refuses, on its field, what the host would refuse, and text that does not read', () => {
     const draft = settingsDraft(DEFAULT_SETTINGS);
     expect(readSettingsDraft({ ...draft, maxBytes: '10K' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1Mi (1 MiB).' });
-    expect(readSettingsDraft({ ...draft, maxBytes: '1M' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1Mi (1 MiB).' });
+    expect(readSettingsDraft({ ...draft, maxBytes: '1023K' }).errors).toEqual({ maxBytes: 'Output kept must be at least 1Mi (1 MiB).' });
+    expect(readSettingsDraft({ ...draft, maxBytes: '1M' }).settings?.retention.maxBytes).toBe(1024 * 1024);
     expect(readSettingsDraft({ ...draft, maxBytes: '1Mi' }).settings?.retention.maxBytes).toBe(1024 * 1024);
-    expect(readSettingsDraft({ ...draft, grace: '', maxBytes: 'big' }).errors).toEqual({ grace: 'Grace is required, e.g. 5s.', maxBytes: 'Output kept must be a size such as 512Mi or 2Gi (powers of 1024), 500M or 2G (powers of 1000), or a number of bytes, not "big".' });
+    expect(readSettingsDraft({ ...draft, grace: '', maxBytes: 'big' }).errors).toEqual({ grace: 'Grace is required, e.g. 5s.', maxBytes: 'Output kept must be a size such as 512M, 2G or 1.5Gi (K, M, G, T, with or without i or B, are powers of 1024), or a number of bytes, not "big".' });
   });
 });
 
