@@ -26,6 +26,7 @@ import { askedYieldMs, codexYieldMs, readTail } from './codex-yield';
 import { ruleWords } from './match';
 import { shQuote } from './shell';
 import { loadBashGrammar } from './bash-grammar';
+import { plainLine } from './plain-line';
 import { analyzeCommand, type Analysis } from './walk';
 
 export const HARNESSES = ['claude-code', 'codex', 'gemini'] as const;
@@ -387,7 +388,8 @@ export function defaultHookEnv(moduleDir: string): HookEnv {
     node: process.execPath,
     bin,
     unusable: () => whyUnusable(bin, process.env),
-    analyze: async (command) => analyzeCommand(await loadBashGrammar({ shortLived: true }), command),
+    // A line of plain words is read without the grammar (plain-line.ts): most lines, at a fraction of the cost.
+    analyze: async (command) => plainLine(command) ?? analyzeCommand(await loadBashGrammar({ shortLived: true }), command),
     // Only a line with an & in it can send work to the background: the grammar is not loaded for the others.
     background: async (command) => (command.includes('&') ? ((await loadBashGrammar({ shortLived: true })).withTree(command, (root) => backgroundOf(root, command)) ?? { kind: 'none' }) : { kind: 'none' }),
     agent: () => (agent === undefined ? (agent = findAgent()) : agent),
