@@ -237,6 +237,11 @@ describe('every command and flag the docs name is in --help', () => {
     for (const flag of GLOBAL_FLAGS) expect(helpHas(help.get('')!, flag), flag).toBe(true);
   });
 
+  it('documents every command warden --help lists', () => {
+    const used = new Set(all.flatMap((p) => p.code.flatMap((c) => uses(c, new Set(help.keys())).map((u) => u.command.split(' ')[0]))));
+    expect(listedCommands().filter((command) => !used.has(command))).toEqual([]);
+  });
+
   it('names only commands that exist, each with flags its --help has', () => {
     const subcommands = new Set(help.keys());
     const wrong: string[] = [];
