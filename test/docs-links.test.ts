@@ -70,6 +70,23 @@ describe('slug and anchors', () => {
   });
 });
 
+/** Paths into this repository the text names: `src/...`, `scripts/...`, `.ci/run`; a glob is left out. */
+function repoPaths(text: string): string[] {
+  const found = text.matchAll(/(?<![\w./-])(?:src|scripts|test|e2e|bench|runtime|docs|integrations|\.ci)\/[\w./*-]+/g);
+  return [...new Set([...found].map((m) => m[0].replace(/[.,;:]+$/, '')).filter((path) => !path.includes('*')))];
+}
+
+describe('repoPaths', () => {
+  it.each([
+    ['the handler (`src/main/protocol.ts`), with', ['src/main/protocol.ts']],
+    ['see .ci/run. And bench/README.md, e2e/.', ['.ci/run', 'bench/README.md', 'e2e/']],
+    ['any src/main/*.ts, or host/server.ts, or out/cli/dist', []],
+    ['docs/cli.md docs/cli.md', ['docs/cli.md']],
+  ])('%s', (text, paths) => {
+    expect(repoPaths(text)).toEqual(paths);
+  });
+});
+
 describe('links in README.md and docs/', () => {
   const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
 
@@ -88,6 +105,19 @@ describe('links in README.md and docs/', () => {
         if (fragment !== undefined && to.endsWith('.md') && !anchors(readFileSync(to, 'utf8')).has(fragment)) {
           wrong.push(`${file}:${line}: ${target}: no heading #${fragment} in ${relative(ROOT, to)}`);
         }
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+    expect(wrong).toEqual([]);
+  });
+
+  it('name only files and folders of this repository that exist', () => {
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      for (const path of repoPaths(readFileSync(join(ROOT, file), 'utf8'))) {
+        checked++;
+        if (!existsSync(join(ROOT, path))) wrong.push(`${file}: ${path}: no such file or folder`);
       }
     }
     expect(checked).toBeGreaterThan(30);
