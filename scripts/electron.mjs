@@ -1,6 +1,7 @@
 // `npm start`: makes sure Electron's binary is present, then runs electron-vite.
-// Install scripts are off in .npmrc (Electron's download would fail a whole
-// install without internet), so the binary is fetched here, when first needed.
+// Electron (45 and later) has no install script that downloads it (see .npmrc),
+// so npm install works without internet and the binary is fetched here, when
+// first needed.
 // Where it cannot be had (no internet), one line says so and the same UI is
 // served in web mode (`warden serve --open`, which prints the login link).
 
