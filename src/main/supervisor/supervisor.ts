@@ -295,12 +295,12 @@ export class Supervisor {
     if (!finder) return undefined;
     return {
       find: (runId, pids) => finder.find(new Map([[runId, pids]]), { fresh: true })?.get(runId) ?? null,
-      holder: async (port, runId) => this.describeHolder(finder, port, runId),
+      holder: (port, runId) => this.describeHolder(finder, port, runId),
     };
   }
 
   /** One sentence on who holds `port`, for a run that failed to bind it: a Warden run by name, else the process. */
-  private describeHolder(finder: PortFinder, port: number, runId: string): string {
+  private async describeHolder(finder: PortFinder, port: number, runId: string): Promise<string> {
     const listeners = finder.listenersOn(port);
     if (listeners.length === 0) return `Port ${port} was in use when it started, and nothing listens there now: start it again.`;
     // The live runs' sockets are found first, so a holder that is a Warden run is named as one.
@@ -311,7 +311,7 @@ export class Supervisor {
       const what = other?.argv ? other.argv.join(' ') : 'a run';
       return `Port ${port} is held by pid ${owner.pid}, which belongs to Warden run ${owner.runId} (${what.length > 60 ? `${what.slice(0, 59)}…` : what}): use that server, or stop it (warden stop ${owner.runId}) to free the port.`;
     }
-    const holders = this.settings.procRoot === null ? [] : holdersOf(this.settings.procRoot, procSocketTable(this.settings.procRoot), new Set(listeners.map((l) => l.inode)));
+    const holders = this.settings.procRoot === null ? [] : await holdersOf(this.settings.procRoot, procSocketTable(this.settings.procRoot), new Set(listeners.map((l) => l.inode)));
     if (holders.length === 0) return `Port ${port} is held by a process Warden cannot see (another user's, or in another network namespace): free it, or start this one on another port.`;
     const named = holders.map((h) => `pid ${h.pid} (${h.command})`).join(', ');
     return `Port ${port} is held by ${named}, which is not a Warden run of this host: stop it, or start this one on another port.`;
