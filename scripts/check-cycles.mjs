@@ -30,7 +30,7 @@ function resolveImport(from, spec) {
   return null;
 }
 
-/** The layer a file belongs to: src/main/<part> for the engine's parts, else src/<folder>. */
+/** The layer a file belongs to: src/main/<part> for main's parts (app, host, store, supervisor), else src/<folder>. */
 export function folderOf(file) {
   const parts = relative(src, file).split('/');
   if (parts.length === 1) return '.';

@@ -43,7 +43,7 @@ describe('error statuses come from the kind table only', () => {
 
   it('finds the sources it checks', () => {
     expect(files).toContain('src/main/host/server.ts');
-    expect(files).toContain('src/main/protocol.ts');
+    expect(files).toContain('src/main/app/protocol.ts');
     expect(files).toContain('src/cli/main.ts');
     expect(files.some((f) => f.endsWith('.test.ts'))).toBe(false);
   });
