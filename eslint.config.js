@@ -15,7 +15,7 @@ const layer = (message, regexes, paths = [ELECTRON]) => ({
 /** Node's modules, for the layers that run in the page or in both. */
 const noNode = (message) => [...NODE_BUILTINS.map((name) => ({ name, message })), { name: 'electron', message }];
 // Tests and their kits may reach up a layer (a store test drives a real host); the code that ships may not.
-const TESTS = ['**/*.test.ts', '**/*.test.tsx', '**/*testkit*.ts', '**/test-host.ts'];
+const TESTS = ['**/*.test.ts', '**/*.test.tsx', '**/*testkit*.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'scratch/', 'test-results/', 'playwright-report/', 'reports/', '.stryker-tmp/'] },

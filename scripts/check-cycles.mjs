@@ -86,7 +86,7 @@ export function circles(graph) {
 }
 
 /** Tests and their kits may reach up a layer (a store test drives a real host), so folders are judged by the code that ships. */
-export const isTestCode = (file) => /\.test\.tsx?$|testkit|test-host\.ts$/.test(file);
+export const isTestCode = (file) => /\.test\.tsx?$|testkit/.test(file);
 
 export function folderGraph(graph) {
   const folders = new Map();
