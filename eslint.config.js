@@ -55,11 +55,11 @@ export default tseslint.config(
   {
     files: ['src/main/app/**'],
     ignores: [...TESTS, 'src/main/app/index.ts'],
-    rules: layer('The app (the Electron shell) imports the host, the store, the client and src/shared, never cli, mcp, the preload or the renderer; only its entry, index.ts, imports electron.', [through('cli', 'mcp', 'preload', 'renderer')]),
+    rules: layer('The app (the Electron shell) imports the host, the store, the client and src/shared, never the supervisor (it reaches the engine through the host), cli, mcp, the preload or the renderer; only its entry, index.ts, imports electron.', [through('supervisor', 'cli', 'mcp', 'preload', 'renderer')]),
   },
   {
     files: ['src/main/app/index.ts'],
-    rules: layer('The app (the Electron shell) imports the host, the store, the client and src/shared, never cli, mcp, the preload or the renderer.', [through('cli', 'mcp', 'preload', 'renderer')], []),
+    rules: layer('The app (the Electron shell) imports the host, the store, the client and src/shared, never the supervisor (it reaches the engine through the host), cli, mcp, the preload or the renderer.', [through('supervisor', 'cli', 'mcp', 'preload', 'renderer')], []),
   },
   {
     files: TESTS.map((pattern) => `src/main/{supervisor,store,host}/${pattern}`),
