@@ -285,8 +285,8 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   try {
     return await startOnLock(options, log, stateDir, runDir, socketPath, parts);
   } catch (error) {
-    // A failed start closes what it had opened, as a shutdown does.
-    await closeHost(parts);
+    // A failed start closes what it had opened, as a shutdown does; the start's error is the one to tell.
+    await closeHost(parts).catch((closing: unknown) => log(`closing after a failed start: ${closing instanceof Error ? closing.message : String(closing)}`));
     throw error;
   }
 }
