@@ -8,7 +8,7 @@ import type { Plugin } from 'vite';
  * <style> element it writes from script, which index.html's policy (no
  * 'unsafe-inline') refuses, so the page would show unstyled. Dev pages get
  * 'unsafe-inline' for styles; the built page (app://, `warden serve`) keeps the
- * strict policy, the same as src/main/window.ts's CONTENT_SECURITY_POLICY.
+ * strict policy, the same as src/main/app/window.ts's CONTENT_SECURITY_POLICY.
  */
 function devStylePolicy(): Plugin {
   return {
@@ -26,7 +26,7 @@ export default defineConfig({
   main: {
     build: {
       externalizeDeps: true,
-      rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts') } },
+      rollupOptions: { input: { index: resolve(__dirname, 'src/main/app/index.ts') } },
     },
   },
   preload: {

@@ -1,7 +1,7 @@
 // (p) Faults: how fast a killed supervisor's runs are ended, and how fast the
 // next host recovers many lost runs.
 //
-// Sweep: a real host process (src/main/store/test-host.ts: a Supervisor with
+// Sweep: a real host process (src/main/store/host-testkit.ts: a Supervisor with
 // its sentinel and the history) runs N commands that each start a setsid
 // escapee, then gets SIGKILL; the time until every one of those processes is
 // dead is measured against the same processes ended by one kill -9 each
@@ -21,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { openStore } from '../src/main/store/store';
 import { check, median, ms, ratio, type Figure } from './lib';
 
-const HOST = join(dirname(fileURLToPath(import.meta.url)), '../src/main/store/test-host.ts');
+const HOST = join(dirname(fileURLToPath(import.meta.url)), '../src/main/store/host-testkit.ts');
 
 function alive(pid: number): boolean {
   try {

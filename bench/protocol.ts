@@ -1,4 +1,4 @@
-// (n) The app:// handler (src/main/protocol.ts) serving a page load: its
+// (n) The app:// handler (src/main/app/protocol.ts) serving a page load: its
 // guards (parse, decode, resolve, realpath of the file) against the
 // same files read and answered with the same headers and no checks at all, in
 // alternating rounds in this process. The files are the sizes electron-vite
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appProtocolHandler } from '../src/main/protocol';
+import { appProtocolHandler } from '../src/main/app/protocol';
 import { CONTENT_SECURITY_POLICY } from '../src/shared/csp';
 import { check, median, ms, ratio, type Figure } from './lib';
 

@@ -30,7 +30,7 @@ function resolveImport(from, spec) {
   return null;
 }
 
-/** The layer a file belongs to: src/main/<part> for the engine's parts, else src/<folder>. */
+/** The layer a file belongs to: src/main/<part> for main's parts (app, host, store, supervisor), else src/<folder>. */
 export function folderOf(file) {
   const parts = relative(src, file).split('/');
   if (parts.length === 1) return '.';
@@ -86,7 +86,7 @@ export function circles(graph) {
 }
 
 /** Tests and their kits may reach up a layer (a store test drives a real host), so folders are judged by the code that ships. */
-export const isTestCode = (file) => /\.test\.tsx?$|testkit|test-host\.ts$/.test(file);
+export const isTestCode = (file) => /\.test\.tsx?$|testkit/.test(file);
 
 export function folderGraph(graph) {
   const folders = new Map();

@@ -14,7 +14,7 @@
 //   /usr/share/doc/warden/copyright
 //
 // resources/package-type says "deb", as electron-builder's own deb does: the
-// app's updater reads it (src/main/updates.ts). The maintainer scripts make
+// app's updater reads it (src/main/app/updates.ts). The maintainer scripts make
 // chrome-sandbox setuid only where unprivileged user namespaces do not work
 // (as electron-builder's do) and refresh the desktop and icon caches; they
 // honour DPKG_ROOT, so `dpkg --root DIR --force-script-chrootless` installs

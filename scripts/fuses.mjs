@@ -46,7 +46,7 @@ export const WARDEN_FUSES = {
   [FuseV1Options.EnableNodeOptionsEnvironmentVariable]: false,
   // --inspect would let anything on the machine debug (and drive) the main process.
   [FuseV1Options.EnableNodeCliInspectArguments]: false,
-  // The page comes from app:// (src/main/protocol.ts): file:// needs no more than a browser gives it.
+  // The page comes from app:// (src/main/app/protocol.ts): file:// needs no more than a browser gives it.
   [FuseV1Options.GrantFileProtocolExtraPrivileges]: false,
 };
 

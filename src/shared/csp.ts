@@ -1,5 +1,5 @@
 // In shared because two layers send it: the app's app:// handler
-// (main/protocol.ts) and the host's HTTP server (main/host/server.ts).
+// (main/app/protocol.ts) and the host's HTTP server (main/host/server.ts).
 
 /**
  * The page's policy, sent by the app:// handler (protocol.ts) and by `warden

@@ -34,7 +34,7 @@ import { federate } from './federated-api';
 import { RemoteHosts, type RemoteHostsOptions } from './remote-hosts';
 import { connectionGuard, socketBacklog } from './connection-guard';
 import { createControlHandler, type ControlHandler } from './server';
-import { sentinelWanted, startSentinel } from './sentinel';
+import { sentinelWanted, startSentinel, type Sentinel } from './sentinel';
 import { settingsFile } from './settings-file';
 import { PendingByPeer } from './tcp-peers';
 import { searchRuns, type SearchBounds } from './search/search';
@@ -279,6 +279,20 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   const log = options.log ?? (() => undefined);
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const stateDir = ensureStateDir(options.stateDir ?? resolveStateDir());
+  const runDir = makeRunDir(stateDir);
+  const socketPath = socketPathThatFits(stateDir);
+  const parts: HostParts = { lock: await takeLock(stateDir), servers: [] };
+  try {
+    return await startOnLock(options, log, stateDir, runDir, socketPath, parts);
+  } catch (error) {
+    // A failed start closes what it had opened, as a shutdown does; the start's error is the one to tell.
+    await closeHost(parts).catch((closing: unknown) => log(`closing after a failed start: ${closing instanceof Error ? closing.message : String(closing)}`));
+    throw error;
+  }
+}
+
+/** The run dir (the socket's, the lock key's, the token's), private and writable, or why no host can serve this state dir. */
+function makeRunDir(stateDir: string): string {
   const runDir = runDirOf(stateDir);
   try {
     ensurePrivateDir(runDir);
@@ -294,28 +308,135 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
     }
     throw new HostError(`Cannot make the host's directory ${runDir} (${why}), so no host can serve ${stateDir}; set WARDEN_STATE_DIR to a writable directory.`);
   }
+  return runDir;
+}
+
+function socketPathThatFits(stateDir: string): string {
   const socketPath = socketPathFor(stateDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new HostError(`The control socket path ${socketPath} is longer than a unix socket allows (${MAX_SOCKET_PATH} bytes); set WARDEN_STATE_DIR to a shorter directory.`);
   }
-  const lock = await takeLock(stateDir);
+  return socketPath;
+}
 
+/** What a host holds, filled in as its start goes on: closeHost closes whatever is there, in one order. */
+interface HostParts {
+  lock: NetServer;
+  sentinel?: Sentinel;
+  supervisor?: Supervisor;
+  history?: HostHistory;
+  remotes?: RemoteHosts;
+  hub?: EventHub;
+  searchWorker?: SearchWorker;
+  /** The control socket's listeners and the TCP one, in the order made. */
+  servers: (Server | NetServer)[];
+  /** The control socket, once the one at the path is the one this host made. */
+  socketPath?: string;
+  /** The TCP token's file, once written. */
+  tokenPath?: string;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** The rest of a start, with the lock held: every part it makes goes into `parts` as it is made. */
+async function startOnLock(options: HostOptions, log: (line: string) => void, stateDir: string, runDir: string, socketPath: string, parts: HostParts): Promise<Host> {
   // Ends every run of this host if the host dies, SIGKILL included (sentinel.ts).
   const hostId = options.supervisor?.hostId ?? newId();
-  const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined;
-  const supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
+  const sentinel = (parts.sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined);
+  const supervisor = (parts.supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) }));
+  const history = (parts.history = await openHistory(stateDir, supervisor, options.history !== false, log));
+
+  const startedAt = new Date().toISOString();
+  const state = { accepting: true, tcpPort: null as number | null };
+  const info = (): HostInfo => ({
+    hostId: supervisor.hostId,
+    pid: process.pid,
+    version: options.version ?? 'unknown',
+    stateDir,
+    startedAt,
+    accepting: state.accepting,
+    history: history.store !== null,
+    historyOff: history.historyOff,
+    historyNotices: [...history.notices],
+    port: state.tcpPort,
+    idleExitMs: options.idleExitMs ?? null,
+    uncovered: sentinel ? sentinel.uncovered() : 'WARDEN_SENTINEL=0: runs will not be ended if this host is killed (the next host records them lost and ends what is left)',
+    sentinel: sentinel ? { pid: sentinel.pid ?? null, restarts: sentinel.restarts } : null,
+    descriptors: supervisor.descriptorFigures(),
+  });
+  // The app's and the web UI's view of every host: this engine, and the configured remotes over their links (federated-api.ts).
+  const remotes = (parts.remotes = new RemoteHosts({ stateDir, log, ...options.remotes }));
+  const store = history.store;
+  const api = federate(engineApi(supervisor, { ...(store ? { store: historyWithLiveTelemetry(store, history.recorder) } : {}), host: info, settings: settingsThatPrune(stateDir, store, log) }), remotes, startedAt);
+  // Searches scan in a worker thread of their own (search/worker.ts), made at the first search.
+  const searchWorker = (parts.searchWorker = new SearchWorker());
+  api.search = (query) => searchRuns(api, query, searchWorker, options.searchBounds);
+  const hub = (parts.hub = new EventHub(relayedEvents(supervisor, remotes), `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events));
+  const token = randomBytes(32).toString('base64url');
+  const handler = controlHandler(options, supervisor, api, hub, token, () => state.tcpPort, log);
+
+  const socket = await listenOnSocket(handler, socketPath, parts, log);
+  let tcp: Host['tcp'] = null;
+  if (options.port !== undefined && options.port !== null) {
+    tcp = await listenOnTcp(handler, options.port, { ...TCP_LIMITS, ...options.tcpLimits }, tokenPathOf(stateDir), token, parts, log);
+    state.tcpPort = tcp.port;
+  }
+
+  let resolveClosed!: (report: ShutdownReport) => void;
+  const closed = new Promise<ShutdownReport>((r) => (resolveClosed = r));
+  let shuttingDown: Promise<ShutdownReport> | null = null;
+  const shutdown = () => {
+    shuttingDown ??= (async () => {
+      state.accepting = false;
+      const report = await closeHost(parts);
+      resolveClosed(report);
+      return report;
+    })();
+    return shuttingDown;
+  };
+  if (options.idleExitMs !== undefined) {
+    parts.idleTimer = exitWhenIdle(options.idleExitMs, () => socket.clients() > 0 || supervisor.list().some((run) => run.state !== 'ended'), () => void shutdown(), log);
+  }
+
+  return {
+    stateDir,
+    socketPath,
+    supervisor,
+    api,
+    hub,
+    store,
+    tcp,
+    info,
+    loginUrl: () => (tcp ? `${tcp.url}${handler.oneTimeLogin()}` : null),
+    shutdown,
+    closed,
+  };
+}
+
+/** A host's history: the store and its recorder, or why there is none; its notices; the watch for runs of Warden processes that went away. */
+interface HostHistory {
+  store: HistoryStore | null;
+  recorder: Recorder | null;
+  historyOff: string | null;
+  /** Its last 20 notices about its history file, with their times (GET /host). */
+  notices: { at: string; line: string }[];
+  /** Stops the watch for lost runs, after the look under way. */
+  stopWatch(): Promise<void>;
+}
+
+/** Opens the history, records what earlier hosts left live as lost (before the socket answers), and watches for more; a history that cannot open is off, with why. */
+async function openHistory(stateDir: string, supervisor: Supervisor, wanted: boolean, log: (line: string) => void): Promise<HostHistory> {
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
-  let historyOff: string | null = options.history === false ? 'turned off' : null;
+  let historyOff: string | null = wanted ? null : 'turned off';
   let lostTimer: NodeJS.Timeout | undefined;
-  const historyNotices: { at: string; line: string }[] = [];
+  let lostLook: Promise<void> | null = null;
+  const notices: { at: string; line: string }[] = [];
   const historyNotice = (line: string) => {
-    historyNotices.push({ at: new Date().toISOString(), line });
-    if (historyNotices.length > 20) historyNotices.shift();
+    notices.push({ at: new Date().toISOString(), line });
+    if (notices.length > 20) notices.shift();
     log(`history: ${line}`);
   };
-  let lostLook: Promise<void> | null = null;
-  if (options.history !== false) {
+  if (wanted) {
     try {
       store = openStore({ dir: stateDir, notice: historyNotice });
       if (store.movedAside) historyNotice(store.movedAside.message);
@@ -362,32 +483,25 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       recorder = null;
     }
   }
-
-  const startedAt = new Date().toISOString();
-  let accepting = true;
-  let tcpPort: number | null = null;
-  const info = (): HostInfo => ({
-    hostId: supervisor.hostId,
-    pid: process.pid,
-    version: options.version ?? 'unknown',
-    stateDir,
-    startedAt,
-    accepting,
-    history: store !== null,
+  return {
+    store,
+    recorder,
     historyOff,
-    historyNotices: [...historyNotices],
-    port: tcpPort,
-    idleExitMs: options.idleExitMs ?? null,
-    uncovered: sentinel ? sentinel.uncovered() : 'WARDEN_SENTINEL=0: runs will not be ended if this host is killed (the next host records them lost and ends what is left)',
-    sentinel: sentinel ? { pid: sentinel.pid ?? null, restarts: sentinel.restarts } : null,
-    descriptors: supervisor.descriptorFigures(),
-  });
+    notices,
+    stopWatch: async () => {
+      clearInterval(lostTimer);
+      await lostLook;
+    },
+  };
+}
+
+/** The settings file; new retention limits apply now, not after the next 500 runs. */
+function settingsThatPrune(stateDir: string, store: HistoryStore | null, log: (line: string) => void) {
   const savedSettings = settingsFile(stateDir, log);
-  const settings = {
+  return {
     get: savedSettings.get,
     save: (next: Parameters<typeof savedSettings.save>[0]) => {
       const stored = savedSettings.save(next);
-      // New retention limits apply now, not after the next 500 runs.
       setImmediate(() => {
         try {
           if (store && !store.isClosed) store.prune(stored.retention);
@@ -398,34 +512,30 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       return stored;
     },
   };
-  // A live run's timeline carries its telemetry so far, as an ended run's does: a page opened late charts it from the first sample.
-  const kept = store;
-  const history = kept
-    ? {
-        list: kept.list.bind(kept),
-        get: kept.get.bind(kept),
-        events: (id: string): EventRecord[] => {
-          const stored = kept.events(id);
-          const live = recorder?.liveTelemetry(id) ?? null;
-          if (!live || stored.some((e) => e.kind === TELEMETRY_EVENT)) return stored;
-          return [...stored, { runId: id, at: new Date().toISOString(), atMs: null, kind: TELEMETRY_EVENT, detail: live as unknown as Record<string, unknown> }];
-        },
-      }
-    : null;
-  // The app's and the web UI's view of every host: this engine, and the configured remotes over their links (federated-api.ts).
-  const remotes = new RemoteHosts({ stateDir, log, ...options.remotes });
-  const api = federate(engineApi(supervisor, { ...(history ? { store: history } : {}), host: info, settings }), remotes, startedAt);
-  // Searches scan in a worker thread of their own (search/worker.ts), made at the first search.
-  const searchWorker = new SearchWorker();
-  api.search = (query) => searchRuns(api, query, searchWorker, options.searchBounds);
-  const hub = new EventHub(relayedEvents(supervisor, remotes), `${supervisor.hostId}${randomBytes(3).toString('hex')}`, options.events);
-  const token = randomBytes(32).toString('base64url');
-  const handler: ControlHandler = createControlHandler({
+}
+
+/** The history as the engine's API reads it: a live run's timeline carries its telemetry so far, as an ended run's does (a page opened late charts it from the first sample). */
+function historyWithLiveTelemetry(kept: HistoryStore, recorder: Recorder | null) {
+  return {
+    list: kept.list.bind(kept),
+    get: kept.get.bind(kept),
+    events: (id: string): EventRecord[] => {
+      const stored = kept.events(id);
+      const live = recorder?.liveTelemetry(id) ?? null;
+      if (!live || stored.some((e) => e.kind === TELEMETRY_EVENT)) return stored;
+      return [...stored, { runId: id, at: new Date().toISOString(), atMs: null, kind: TELEMETRY_EVENT, detail: live as unknown as Record<string, unknown> }];
+    },
+  };
+}
+
+/** The control API's handler, which stops a run whose owner (its client's connection, or a process) went away before its end. */
+function controlHandler(options: HostOptions, supervisor: Supervisor, api: WardenApi, hub: EventHub, token: string, port: () => number | null, log: (line: string) => void): ControlHandler {
+  return createControlHandler({
     api,
     hub,
     token,
     webRoot: options.webRoot === undefined ? defaultWebRoot() : options.webRoot,
-    port: () => tcpPort,
+    port,
     log,
     onOwnerGone: (id, note) => {
       const run = supervisor.get(id);
@@ -441,14 +551,17 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
       return run !== undefined && run !== null && run.state !== 'ended';
     },
   });
+}
 
+/** The control socket (0600), made afresh at its path; says how many clients are connected to it. */
+async function listenOnSocket(handler: ControlHandler, socketPath: string, parts: HostParts, log: (line: string) => void): Promise<{ clients: () => number }> {
   const unixServer = createHttpServer((req, res) => handler(req, res, 'unix'));
   // The socket's listener: each connection goes to the HTTP server, or, near the descriptor limit, gets its 503 (connection-guard.ts).
   const guard = connectionGuard({ onLow: () => unixServer.closeIdleConnections() });
   const unixFront = createNetServer((socket) => {
     if (!guard(socket)) unixServer.emit('connection', socket);
   });
-  const servers: (Server | NetServer)[] = [unixFront, unixServer];
+  parts.servers.push(unixFront, unixServer);
   let clients = 0;
   unixServer.on('connection', (socket) => {
     clients += 1;
@@ -457,154 +570,118 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   // Runs may wait for hours: no request or idle timeouts on long polls and streams.
   unixServer.requestTimeout = 0;
   unixServer.on('clientError', (_error, socket) => socket.destroy());
-  // An accept refused for lack of descriptors is an 'error' on the server: logged, never the host's end.
-  const acceptError = (error: Error) => log(`control socket: ${error.message}`);
   try {
     // The lock is ours: whatever is at the socket path is a dead host's.
     rmSync(socketPath, { force: true });
     await listenNet(unixFront, { path: socketPath, backlog: socketBacklog() });
-    unixFront.on('error', acceptError);
+    // An accept refused for lack of descriptors is an 'error' on the server: logged, never the host's end.
+    unixFront.on('error', acceptErrorLog(log));
     // Never through a link: the socket just made, checked for what it is first.
     if (!lstatSync(socketPath).isSocket()) throw new Error(`${socketPath} was replaced by something else than the socket just made`);
     chmodSync(socketPath, 0o600);
   } catch (error) {
-    lock.close();
-    remotes.close();
-    hub.close();
-    await supervisor.shutdown();
-    sentinel?.close();
-    await recorder?.close();
-    store?.close();
     throw new HostError(`Cannot listen on ${socketPath}: ${(error as Error).message}`);
   }
+  parts.socketPath = socketPath;
+  return { clients: () => clients };
+}
 
-  let tcp: Host['tcp'] = null;
-  if (options.port !== undefined && options.port !== null) {
-    const limits = { ...TCP_LIMITS, ...options.tcpLimits };
-    // The timeouts are checked this often (Node's default is 30 s).
-    const tcpServer = createHttpServer({ connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) }, (req, res) => handler(req, res, 'tcp'));
-    tcpServer.maxConnections = limits.maxConnections;
-    tcpServer.headersTimeout = limits.headersTimeoutMs;
-    tcpServer.requestTimeout = limits.requestTimeoutMs;
-    tcpServer.on('clientError', (_error, socket) => socket.destroy());
-    // Connections without a whole request head yet, per peer address and, under pressure, per local user (tcp-peers.ts).
-    const pending = new PendingByPeer(limits.perPeerPending);
-    const settle = new WeakMap<object, () => void>();
-    tcpServer.on('connection', (socket) => {
-      const release = pending.admit(socket);
-      if (release === null) {
-        socket.destroy();
-        return;
-      }
-      settle.set(socket, release);
-      socket.once('close', release);
-    });
-    tcpServer.on('request', (req) => settle.get(req.socket)?.());
-    const tokenPath = tokenPathOf(stateDir);
-    try {
-      // A fresh file (O_EXCL) renamed into place: never written through a link planted at the name.
-      try {
-        writePrivateFile(tokenPath, `${token}\n`);
-      } catch (error) {
-        throw new HostError(`Cannot write the TCP token: ${(error as Error).message}`);
-      }
-      await listenNet(tcpServer, { port: options.port, host: '127.0.0.1' });
-    } catch (error) {
-      unixFront.close();
-      unixServer.close();
-      rmSync(socketPath, { force: true });
-      lock.close();
-      remotes.close();
-      hub.close();
-      void searchWorker.close();
-      await supervisor.shutdown();
-    sentinel?.close();
-      await recorder?.close();
-      store?.close();
-      if (error instanceof HostError) throw error;
-      rmSync(tokenPath, { force: true });
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new HostError(
-        code === 'EADDRINUSE' ? `Port ${options.port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}`,
-      );
+const acceptErrorLog = (log: (line: string) => void) => (error: Error) => log(`control socket: ${error.message}`);
+
+/** The loopback TCP listener (127.0.0.1 only), with its bounds, and the token file its clients read. */
+async function listenOnTcp(handler: ControlHandler, port: number, limits: typeof TCP_LIMITS, tokenPath: string, token: string, parts: HostParts, log: (line: string) => void): Promise<NonNullable<Host['tcp']>> {
+  // The timeouts are checked this often (Node's default is 30 s).
+  const tcpServer = createHttpServer({ connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) }, (req, res) => handler(req, res, 'tcp'));
+  tcpServer.maxConnections = limits.maxConnections;
+  tcpServer.headersTimeout = limits.headersTimeoutMs;
+  tcpServer.requestTimeout = limits.requestTimeoutMs;
+  tcpServer.on('clientError', (_error, socket) => socket.destroy());
+  // Connections without a whole request head yet, per peer address and, under pressure, per local user (tcp-peers.ts).
+  const pending = new PendingByPeer(limits.perPeerPending);
+  const settle = new WeakMap<object, () => void>();
+  tcpServer.on('connection', (socket) => {
+    const release = pending.admit(socket);
+    if (release === null) {
+      socket.destroy();
+      return;
     }
-    tcpServer.on('error', acceptError);
-    servers.push(tcpServer);
-    const address = tcpServer.address();
-    tcpPort = typeof address === 'object' && address !== null ? address.port : options.port;
-    tcp = { port: tcpPort, url: `http://127.0.0.1:${tcpPort}`, tokenPath, token };
+    settle.set(socket, release);
+    socket.once('close', release);
+  });
+  tcpServer.on('request', (req) => settle.get(req.socket)?.());
+  // A fresh file (O_EXCL) renamed into place: never written through a link planted at the name.
+  try {
+    writePrivateFile(tokenPath, `${token}\n`);
+  } catch (error) {
+    throw new HostError(`Cannot write the TCP token: ${(error as Error).message}`);
   }
-
-  let idleTimer: NodeJS.Timeout | undefined;
-  if (options.idleExitMs !== undefined) {
-    const idleExitMs = options.idleExitMs;
-    let idleSince: number | null = null;
-    idleTimer = setInterval(() => {
-      const busy = clients > 0 || supervisor.list().some((run) => run.state !== 'ended');
-      if (busy) {
-        idleSince = null;
-        return;
-      }
-      idleSince ??= performance.now();
-      if (performance.now() - idleSince >= idleExitMs) {
-        clearInterval(idleTimer);
-        log(`no live run and no client for ${Math.round(idleExitMs / 1000)} s: exiting`);
-        void shutdown();
-      }
-    }, Math.min(IDLE_CHECK_MS, idleExitMs));
+  parts.tokenPath = tokenPath;
+  try {
+    await listenNet(tcpServer, { port, host: '127.0.0.1' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new HostError(code === 'EADDRINUSE' ? `Port ${port} on 127.0.0.1 is in use; pick another with --port (0 for any free port).` : `Cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
   }
+  tcpServer.on('error', acceptErrorLog(log));
+  parts.servers.push(tcpServer);
+  const address = tcpServer.address();
+  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  return { port: bound, url: `http://127.0.0.1:${bound}`, tokenPath, token };
+}
 
-  let resolveClosed!: (report: ShutdownReport) => void;
-  const closed = new Promise<ShutdownReport>((r) => (resolveClosed = r));
-  let shuttingDown: Promise<ShutdownReport> | null = null;
-  const shutdown = () => {
-    shuttingDown ??= (async () => {
-      accepting = false;
-      clearInterval(idleTimer);
-      clearInterval(lostTimer);
-      await lostLook;
-      // The stop sequence for every live run; their ends are recorded before the store closes.
-      await supervisor.shutdown();
-      sentinel?.close();
-      const status = (await recorder?.close()) ?? null;
-      supervisor.keepEndedIn(null);
-      store?.close();
-      remotes.close();
-      hub.close();
-      void searchWorker.close();
-      const fileProblem = store?.fileProblem ?? null;
-      const report: ShutdownReport = {
-        ...(fileProblem !== null ? { fileProblem } : {}),
-        historyOff,
-        recorded: status?.endsWritten ?? 0,
-        cut: status?.cutEnds ?? [],
-        cutCount: status?.cutEndsCount ?? 0,
-        unrecorded: status?.unrecorded ?? [],
-      };
-      for (const server of servers) {
-        server.close();
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      }
-      rmSync(socketPath, { force: true });
-      if (tcp) rmSync(tcp.tokenPath, { force: true });
-      lock.close();
-      resolveClosed(report);
-      return report;
-    })();
-    return shuttingDown;
-  };
+/** Calls onIdle once nothing has been busy for idleExitMs (looked at every IDLE_CHECK_MS at most). */
+function exitWhenIdle(idleExitMs: number, busy: () => boolean, onIdle: () => void, log: (line: string) => void): NodeJS.Timeout {
+  let idleSince: number | null = null;
+  const timer = setInterval(() => {
+    if (busy()) {
+      idleSince = null;
+      return;
+    }
+    idleSince ??= performance.now();
+    if (performance.now() - idleSince >= idleExitMs) {
+      clearInterval(timer);
+      log(`no live run and no client for ${Math.round(idleExitMs / 1000)} s: exiting`);
+      onIdle();
+    }
+  }, Math.min(IDLE_CHECK_MS, idleExitMs));
+  return timer;
+}
 
-  return {
-    stateDir,
-    socketPath,
-    supervisor,
-    api,
-    hub,
-    store,
-    tcp,
-    info,
-    loginUrl: () => (tcp ? `${tcp.url}${handler.oneTimeLogin()}` : null),
-    shutdown,
-    closed,
+/**
+ * The one close sequence, for a shutdown and for a start that failed part
+ * way (it closes what `parts` holds): no more lost-run looks; the stop
+ * sequence for every live run, whose ends are recorded before the store
+ * closes; then the links, the hub and the search worker; then the listeners,
+ * the socket and the token; the lock last, so no other host starts on this
+ * state dir before this one is done with it.
+ */
+async function closeHost(parts: HostParts): Promise<ShutdownReport> {
+  clearInterval(parts.idleTimer);
+  const history = parts.history;
+  await history?.stopWatch();
+  await parts.supervisor?.shutdown();
+  parts.sentinel?.close();
+  const status = (await history?.recorder?.close()) ?? null;
+  parts.supervisor?.keepEndedIn(null);
+  history?.store?.close();
+  parts.remotes?.close();
+  parts.hub?.close();
+  void parts.searchWorker?.close();
+  const fileProblem = history?.store?.fileProblem ?? null;
+  const report: ShutdownReport = {
+    ...(fileProblem !== null ? { fileProblem } : {}),
+    historyOff: history?.historyOff ?? null,
+    recorded: status?.endsWritten ?? 0,
+    cut: status?.cutEnds ?? [],
+    cutCount: status?.cutEndsCount ?? 0,
+    unrecorded: status?.unrecorded ?? [],
   };
+  for (const server of parts.servers) {
+    server.close();
+    if ('closeAllConnections' in server) server.closeAllConnections();
+  }
+  if (parts.socketPath !== undefined) rmSync(parts.socketPath, { force: true });
+  if (parts.tokenPath !== undefined) rmSync(parts.tokenPath, { force: true });
+  parts.lock.close();
+  return report;
 }

@@ -1,5 +1,6 @@
 // The control API: WardenApi as HTTP + JSON routes (src/shared/http-api.ts
-// ROUTES) and Server-Sent Events, plus the web-mode page. One handler serves
+// ROUTES, answered from the table CONTROL_ROUTES below) and Server-Sent
+// Events, plus the web-mode page. One handler serves
 // both listeners; what differs is trust:
 //   - the unix socket (0600 in a 0700 dir) is the user's own: no token;
 //   - loopback TCP needs the bearer token (or the session cookie a one-time
@@ -15,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { WardenApi } from '../../shared/api';
-import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, ROUTES } from '../../shared/http-api';
+import { AFTER_LOGIN_KEY, API_PREFIX, FIRST_LOAD_PATHS, OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS } from '../../shared/http-api';
 import { ALL_HOSTS, HOST_NAME, LOCAL_HOST, splitRunId } from '../../shared/hosts';
 import { EVENT_TYPES } from '../../shared/events';
 import { extendSchema, historyQuerySchema, inputSchema, searchQuerySchema, settingsSchema, parse, parseRunRequest, parseWaitOptions, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
@@ -368,6 +369,248 @@ function cookie(req: IncomingMessage, name: string): string | null {
   return null;
 }
 
+/** What a route's handler answers from: the request, and the handler's state. */
+interface RouteCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  via: Via;
+  /** The path's ID (already checked: a run reference) and NAME (as sent: the handler decodes and checks it). */
+  params: { id: string; name: string };
+  /** The request's JSON body (undefined when empty), read at most `maxBodyBytes`. */
+  body: () => Promise<unknown>;
+  api: WardenApi;
+  hub: EventHub;
+  options: ControlServerOptions;
+  /** Runs owned by the connection that started them, each with what hands it over (POST /runs/ID/release). */
+  connectionOwned: Map<string, () => void>;
+  ownerPids: OwnerPids;
+  oneTimeLogin: () => string;
+}
+
+export interface ControlRoute {
+  method: 'GET' | 'POST';
+  /**
+   * Under API_PREFIX, as docs/architecture.md writes it ("The host and its
+   * API"): a segment ID is a run (ID or ID@HOST, checked before the method),
+   * NAME a session's name (checked by its handler, after the method).
+   */
+  path: string;
+  handle: (call: RouteCall) => Promise<void> | void;
+}
+
+/** The control API (docs/architecture.md, "The host and its API"; a test holds the two the same). */
+export const CONTROL_ROUTES: readonly ControlRoute[] = [
+  { method: 'GET', path: '/host', handle: async ({ res, api }) => send(res, 200, await api.host()) },
+  {
+    method: 'GET',
+    path: '/hosts',
+    handle: async ({ res, api }) => {
+      if (!api.hosts) throw new HttpError('not-found', 'This host relays no remote hosts.');
+      send(res, 200, await api.hosts());
+    },
+  },
+  {
+    method: 'POST',
+    path: '/login-link',
+    handle: ({ res, via, options, oneTimeLogin }) => {
+      // A browser login for the user at the terminal: only through the private socket.
+      if (via !== 'unix') throw new HttpError('denied', 'Login links are given through the control socket only.');
+      const port = options.port();
+      if (port === null) throw new HttpError('unavailable', 'This host serves no web UI (it was started with --no-tcp).');
+      send(res, 200, { url: `http://127.0.0.1:${port}${oneTimeLogin()}` });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/runs',
+    handle: async ({ res, url, api }) => {
+      // ?output=none: a listing (each run without stdout and stderr, their lengths in outputChars).
+      // ?hosts=all: every connected remote's runs too (the app's list).
+      for (const [key, value] of url.searchParams) {
+        if ((key !== 'output' || (value !== 'none' && value !== 'all')) && (key !== 'hosts' || value !== 'all')) throw new HttpError('bad-input', `Listing runs takes only the query output=none or output=all, and hosts=all, not ${key}=${value}.`);
+      }
+      const output = url.searchParams.get('output');
+      send(res, 200, await api.list({ ...(output === 'none' ? { output: 'none' } : {}), ...(url.searchParams.has('hosts') ? { hosts: 'all' } : {}) }));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/runs',
+    handle: async ({ req, res, url, body, api, options, connectionOwned, ownerPids }) => {
+      // ?owner=connection: the run belongs to this client, as a command belongs to timeout(1);
+      // when the connection closes before the run ends, the host stops it.
+      // ?ownerPid=PID&ownerStart=T[&ownerLabel=L]: it belongs to that process; when it is gone, the host stops it.
+      const host = takeHost(url.searchParams, 'Starting a run', false);
+      const owned = ownerQuery(url.searchParams);
+      if (host !== undefined && host !== LOCAL_HOST && (owned.connection || owned.pid)) {
+        throw new HttpError('bad-input', `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
+      }
+      const request = parseRunRequest(await body());
+      const started = await api.start(request, { ...(host !== undefined ? { host } : {}), ...(owned.pid ? { ownedBy: { pid: owned.pid.pid, label: owned.pid.label } } : {}) });
+      if (owned.connection && started.state !== 'ended') {
+        const socket = req.socket;
+        const gone = () => {
+          connectionOwned.delete(started.id);
+          options.onOwnerGone?.(started.id);
+        };
+        if (socket.destroyed) queueMicrotask(gone);
+        else {
+          socket.once('close', gone);
+          // POST /runs/ID/release hands it over (warden run --yield, at its first yield).
+          connectionOwned.set(started.id, () => socket.off('close', gone));
+        }
+      }
+      if (owned.pid && started.state !== 'ended') ownerPids.add(started.id, owned.pid);
+      send(res, 201, started);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/runs/ID',
+    handle: async ({ res, url, params, api }) => {
+      // ?output=none: the run without its output (a view then fetches it in pages from /output).
+      const output = url.searchParams.get('output');
+      if (output !== null && output !== 'none' && output !== 'all') throw new HttpError('bad-input', `output is none or all, not ${JSON.stringify(output.slice(0, 40))}.`);
+      const result = await api.get(params.id, output === 'none' ? { output: 'none' } : {});
+      if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(params.id)}.`);
+      send(res, 200, result);
+    },
+  },
+  { method: 'GET', path: '/runs/ID/wait', handle: async ({ res, url, params, api }) => send(res, 200, await api.wait(params.id, waitOptionsFrom(url.searchParams))) },
+  { method: 'POST', path: '/runs/ID/stop', handle: async ({ res, params, body, api }) => send(res, 200, await api.stop(params.id, parse(stopSchema, (await body()) ?? {}))) },
+  {
+    method: 'POST',
+    path: '/runs/ID/extend',
+    handle: async ({ res, params, body, api }) => {
+      const { byMs } = parse(extendSchema, await body());
+      send(res, 200, await api.extend(params.id, byMs));
+    },
+  },
+  { method: 'POST', path: '/runs/ID/input', handle: async ({ res, params, body, api }) => send(res, 200, await api.input(params.id, parse(inputSchema, await body()))) },
+  {
+    method: 'GET',
+    path: '/ports',
+    handle: async ({ res, api }) => {
+      if (!api.ports) throw new HttpError('not-found', 'This host lists no ports.');
+      send(res, 200, await api.ports());
+    },
+  },
+  {
+    method: 'POST',
+    path: '/runs/ID/signal',
+    handle: async ({ res, params, body, api }) => {
+      const { pid, signal } = parse(signalSchema, await body());
+      send(res, 200, await api.signal(params.id, pid, signal));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/runs/ID/release',
+    handle: async ({ res, params, body, connectionOwned }) => {
+      // The connection that started the run (?owner=connection) no longer owns it: `warden run --yield`
+      // owns its run until its first yield, then leaves it to its --owner-pid, or to nobody.
+      await body();
+      const release = connectionOwned.get(params.id);
+      connectionOwned.delete(params.id);
+      release?.();
+      send(res, 200, { released: release !== undefined });
+    },
+  },
+  { method: 'GET', path: '/runs/ID/timeline', handle: async ({ res, params, api }) => send(res, 200, await api.timeline(params.id)) },
+  { method: 'GET', path: '/runs/ID/output', handle: async ({ res, url, params, api }) => send(res, 200, await outputPage(api, params.id, outputRange(url.searchParams))) },
+  {
+    method: 'GET',
+    path: '/search',
+    handle: async ({ res, url, api }) => {
+      if (!api.search) throw new HttpError('not-found', 'This host does not search.');
+      const query = parse(searchQuerySchema, queryObject(url.searchParams, ['context', 'maxMatches', 'maxRuns', 'since'], ['verdict']));
+      send(res, 200, await api.search(query));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/history',
+    handle: async ({ res, url, api }) => {
+      const host = takeHost(url.searchParams, 'The history', true);
+      const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
+      send(res, 200, await api.history(host !== undefined ? { ...query, host } : query));
+    },
+  },
+  { method: 'GET', path: '/settings', handle: async ({ res, api }) => send(res, 200, await api.settings()) },
+  { method: 'POST', path: '/settings', handle: async ({ res, body, api }) => send(res, 200, await api.saveSettings(parse(settingsSchema, await body()))) },
+  { method: 'GET', path: '/sessions', handle: async ({ res, api }) => send(res, 200, await api.sessions()) },
+  {
+    method: 'POST',
+    path: '/sessions/NAME/restart',
+    handle: async ({ res, params, body, api }) => {
+      const name = parse(sessionNameSchema, decodeURIComponent(params.name));
+      await body();
+      send(res, 200, await api.restartSession(name));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/NAME/close',
+    handle: async ({ res, params, body, api }) => {
+      const name = parse(sessionNameSchema, decodeURIComponent(params.name));
+      await body();
+      send(res, 200, await api.closeSession(name));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/events',
+    handle: ({ req, res, url, hub }) => {
+      const run = url.searchParams.get('run');
+      if (run !== null) runRef(run);
+      const since = url.searchParams.get('since');
+      if (since !== null && (since !== 'start' || run === null)) throw new HttpError('bad-input', 'since=start goes with run=ID (replays that run\'s buffered events).');
+      for (const key of url.searchParams.keys()) {
+        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended' && key !== 'types') throw new HttpError('bad-input', `The event stream takes run, since, lastEventId, batch, ended and types, not ${key}.`);
+      }
+      // types=started,ended: only events of those types (a monitor of ends needs no output).
+      const typesText = url.searchParams.get('types');
+      const types = typesText === null ? null : new Set(typesText.split(','));
+      for (const type of types ?? []) if (!EVENT_TYPES.includes(type)) throw new HttpError('bad-input', `types takes a comma list of ${EVENT_TYPES.join(', ')}, not ${JSON.stringify(type.slice(0, 40))}.`);
+      const batch = url.searchParams.get('batch');
+      if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError('bad-input', 'batch is 1 or 0.');
+      // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
+      const ended = url.searchParams.get('ended');
+      if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError('bad-input', 'ended is summary or whole.');
+      const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
+      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary', types });
+    },
+  },
+];
+
+/**
+ * The routes whose path matches, with the path's ID and NAME. A placeholder
+ * takes one segment, never an empty one; all of a path's routes share one
+ * pattern, so the params are one for all.
+ */
+export function matchRoutes(routes: readonly ControlRoute[], path: string): { routes: ControlRoute[]; params: { id: string; name: string } } {
+  if (!path.startsWith(`${API_PREFIX}/`)) return { routes: [], params: { id: '', name: '' } };
+  const given = path.slice(API_PREFIX.length).split('/');
+  let params = { id: '', name: '' };
+  const found = routes.filter((route) => {
+    const pattern = route.path.split('/');
+    if (pattern.length !== given.length) return false;
+    const taken = { id: '', name: '' };
+    for (let i = 0; i < pattern.length; i += 1) {
+      const want = pattern[i]!;
+      const got = given[i]!;
+      if (want === 'ID' || want === 'NAME') {
+        if (got === '') return false;
+        taken[want === 'ID' ? 'id' : 'name'] = got;
+      } else if (want !== got) return false;
+    }
+    params = taken;
+    return true;
+  });
+  return { routes: found, params };
+}
+
 export interface ControlHandler {
   (req: IncomingMessage, res: ServerResponse, via: Via): void;
   /** A URL path + one-time token for a browser: the first visit trades it for a session cookie. */
@@ -409,182 +652,23 @@ export function createControlHandler(options: ControlServerOptions): ControlHand
     return session !== null && sessions.has(session);
   }
 
+  /** Answers an API path from CONTROL_ROUTES; any other path is the web page's. */
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, via: Via): Promise<void> {
     const method = req.method ?? 'GET';
     const path = url.pathname;
-    const only = (allowed: string) => {
-      if (method !== allowed) throw new HttpError('wrong-method', `${path} takes ${allowed}, not ${method}.`, { Allow: allowed });
-    };
-    const body = async () => readBody(req, limit);
-
-    if (path === `${API_PREFIX}/host`) {
-      only('GET');
-      return send(res, 200, await api.host());
+    const matched = matchRoutes(CONTROL_ROUTES, path);
+    if (matched.routes.length === 0) {
+      if (path === '/api' || path.startsWith('/api/')) throw new HttpError('not-found', `No route ${path} (see docs/architecture.md, "The host and its API").`);
+      return servePage(req, res, path, method);
     }
-    if (path === ROUTES.hosts) {
-      only('GET');
-      if (!api.hosts) throw new HttpError('not-found', 'This host relays no remote hosts.');
-      return send(res, 200, await api.hosts());
+    // A run's id is checked before the method: a bad one is a 400 whatever the method.
+    const params = matched.routes[0]!.path.split('/').includes('ID') ? { ...matched.params, id: runRef(decodeURIComponent(matched.params.id)) } : matched.params;
+    const chosen = matched.routes.find((candidate) => candidate.method === method);
+    if (!chosen) {
+      const methods = matched.routes.map((candidate) => candidate.method);
+      throw new HttpError('wrong-method', `${path} takes ${methods.join(' or ')}, not ${method}.`, { Allow: methods.join(', ') });
     }
-    if (path === LOGIN_LINK_ROUTE) {
-      // A browser login for the user at the terminal: only through the private socket.
-      only('POST');
-      if (via !== 'unix') throw new HttpError('denied', 'Login links are given through the control socket only.');
-      const port = options.port();
-      if (port === null) throw new HttpError('unavailable', 'This host serves no web UI (it was started with --no-tcp).');
-      return send(res, 200, { url: `http://127.0.0.1:${port}${handler.oneTimeLogin()}` });
-    }
-    if (path === `${API_PREFIX}/runs`) {
-      if (method === 'POST') {
-        // ?owner=connection: the run belongs to this client, as a command belongs to timeout(1);
-        // when the connection closes before the run ends, the host stops it.
-        // ?ownerPid=PID&ownerStart=T[&ownerLabel=L]: it belongs to that process; when it is gone, the host stops it.
-        const host = takeHost(url.searchParams, 'Starting a run', false);
-        const owned = ownerQuery(url.searchParams);
-        if (host !== undefined && host !== LOCAL_HOST && (owned.connection || owned.pid)) {
-          throw new HttpError('bad-input', `A run on remote host ${host} cannot be owned by a client of this host (that host cannot watch it); start it without owner, or through warden --remote ${host}.`);
-        }
-        const request = parseRunRequest(await body());
-        const started = await api.start(request, { ...(host !== undefined ? { host } : {}), ...(owned.pid ? { ownedBy: { pid: owned.pid.pid, label: owned.pid.label } } : {}) });
-        if (owned.connection && started.state !== 'ended') {
-          const socket = req.socket;
-          const gone = () => {
-            connectionOwned.delete(started.id);
-            options.onOwnerGone?.(started.id);
-          };
-          if (socket.destroyed) queueMicrotask(gone);
-          else {
-            socket.once('close', gone);
-            // POST /runs/ID/release hands it over (warden run --yield, at its first yield).
-            connectionOwned.set(started.id, () => socket.off('close', gone));
-          }
-        }
-        if (owned.pid && started.state !== 'ended') ownerPids.add(started.id, owned.pid);
-        return send(res, 201, started);
-      }
-      if (method !== 'GET') throw new HttpError('wrong-method', `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
-      // ?output=none: a listing (each run without stdout and stderr, their lengths in outputChars).
-      // ?hosts=all: every connected remote's runs too (the app's list).
-      for (const [key, value] of url.searchParams) {
-        if ((key !== 'output' || (value !== 'none' && value !== 'all')) && (key !== 'hosts' || value !== 'all')) throw new HttpError('bad-input', `Listing runs takes only the query output=none or output=all, and hosts=all, not ${key}=${value}.`);
-      }
-      const output = url.searchParams.get('output');
-      return send(res, 200, await api.list({ ...(output === 'none' ? { output: 'none' } : {}), ...(url.searchParams.has('hosts') ? { hosts: 'all' } : {}) }));
-    }
-    if (path === `${API_PREFIX}/history`) {
-      only('GET');
-      const host = takeHost(url.searchParams, 'The history', true);
-      const query = parse(historyQuerySchema, queryObject(url.searchParams, ['exitCode', 'limit', 'since', 'until'], ['verdict']));
-      return send(res, 200, await api.history(host !== undefined ? { ...query, host } : query));
-    }
-    if (path === ROUTES.search) {
-      only('GET');
-      if (!api.search) throw new HttpError('not-found', 'This host does not search.');
-      const query = parse(searchQuerySchema, queryObject(url.searchParams, ['context', 'maxMatches', 'maxRuns', 'since'], ['verdict']));
-      return send(res, 200, await api.search(query));
-    }
-    if (path === `${API_PREFIX}/settings`) {
-      if (method === 'POST') return send(res, 200, await api.saveSettings(parse(settingsSchema, await body())));
-      if (method !== 'GET') throw new HttpError('wrong-method', `${path} takes GET or POST, not ${method}.`, { Allow: 'GET, POST' });
-      return send(res, 200, await api.settings());
-    }
-    if (path === `${API_PREFIX}/sessions`) {
-      only('GET');
-      return send(res, 200, await api.sessions());
-    }
-    if (path === `${API_PREFIX}/events`) {
-      only('GET');
-      const run = url.searchParams.get('run');
-      if (run !== null) runRef(run);
-      const since = url.searchParams.get('since');
-      if (since !== null && (since !== 'start' || run === null)) throw new HttpError('bad-input', 'since=start goes with run=ID (replays that run\'s buffered events).');
-      for (const key of url.searchParams.keys()) {
-        if (key !== 'run' && key !== 'since' && key !== 'lastEventId' && key !== 'batch' && key !== 'ended' && key !== 'types') throw new HttpError('bad-input', `The event stream takes run, since, lastEventId, batch, ended and types, not ${key}.`);
-      }
-      // types=started,ended: only events of those types (a monitor of ends needs no output).
-      const typesText = url.searchParams.get('types');
-      const types = typesText === null ? null : new Set(typesText.split(','));
-      for (const type of types ?? []) if (!EVENT_TYPES.includes(type)) throw new HttpError('bad-input', `types takes a comma list of ${EVENT_TYPES.join(', ')}, not ${JSON.stringify(type.slice(0, 40))}.`);
-      const batch = url.searchParams.get('batch');
-      if (batch !== null && batch !== '1' && batch !== '0') throw new HttpError('bad-input', 'batch is 1 or 0.');
-      // ended=summary: each ended run's result without its output (outputChars says how long it is), for a page that fetches output only for the run it shows.
-      const ended = url.searchParams.get('ended');
-      if (ended !== null && ended !== 'summary' && ended !== 'whole') throw new HttpError('bad-input', 'ended is summary or whole.');
-      const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('lastEventId');
-      hub.attach(res, { lastEventId, run, fromRunStart: since === 'start', batch: batch === '1', summary: ended === 'summary', types });
-      return;
-    }
-    if (path === ROUTES.ports) {
-      only('GET');
-      if (!api.ports) throw new HttpError('not-found', 'This host lists no ports.');
-      return send(res, 200, await api.ports());
-    }
-    const runMatch = /^\/api\/v1\/runs\/([^/]+)(?:\/(stop|wait|extend|input|signal|timeline|output|release))?$/.exec(path);
-    if (runMatch) {
-      const id = runRef(decodeURIComponent(runMatch[1]!));
-      switch (runMatch[2]) {
-        case undefined: {
-          only('GET');
-          // ?output=none: the run without its output (a view then fetches it in pages from /output).
-          const output = url.searchParams.get('output');
-          if (output !== null && output !== 'none' && output !== 'all') throw new HttpError('bad-input', `output is none or all, not ${JSON.stringify(output.slice(0, 40))}.`);
-          const result = await api.get(id, output === 'none' ? { output: 'none' } : {});
-          if (!result) throw new WardenError('not-found', `No run with id ${JSON.stringify(id)}.`);
-          return send(res, 200, result);
-        }
-        case 'stop': {
-          only('POST');
-          const stop = parse(stopSchema, (await body()) ?? {});
-          return send(res, 200, await api.stop(id, stop));
-        }
-        case 'wait': {
-          only('GET');
-          const wait = waitOptionsFrom(url.searchParams);
-          const result = await api.wait(id, wait);
-          return send(res, 200, result);
-        }
-        case 'extend': {
-          only('POST');
-          const { byMs } = parse(extendSchema, await body());
-          return send(res, 200, await api.extend(id, byMs));
-        }
-        case 'input': {
-          only('POST');
-          return send(res, 200, await api.input(id, parse(inputSchema, await body())));
-        }
-        case 'signal': {
-          only('POST');
-          const { pid, signal } = parse(signalSchema, await body());
-          return send(res, 200, await api.signal(id, pid, signal));
-        }
-        case 'timeline':
-          only('GET');
-          return send(res, 200, await api.timeline(id));
-        case 'release': {
-          // The connection that started the run (?owner=connection) no longer owns it: `warden run --yield`
-          // owns its run until its first yield, then leaves it to its --owner-pid, or to nobody.
-          only('POST');
-          await body();
-          const release = connectionOwned.get(id);
-          connectionOwned.delete(id);
-          release?.();
-          return send(res, 200, { released: release !== undefined });
-        }
-        case 'output': {
-          only('GET');
-          return send(res, 200, await outputPage(api, id, outputRange(url.searchParams)));
-        }
-      }
-    }
-    const sessionMatch = /^\/api\/v1\/sessions\/([^/]+)\/(restart|close)$/.exec(path);
-    if (sessionMatch) {
-      only('POST');
-      const name = parse(sessionNameSchema, decodeURIComponent(sessionMatch[1]!));
-      await body();
-      return send(res, 200, sessionMatch[2] === 'restart' ? await api.restartSession(name) : await api.closeSession(name));
-    }
-    if (path === '/api' || path.startsWith('/api/')) throw new HttpError('not-found', `No route ${path} (see docs/architecture.md, "The host and its API").`);
-    servePage(req, res, path, method);
+    await chosen.handle({ req, res, url, via, params, body: async () => readBody(req, limit), api, hub, options, connectionOwned, ownerPids, oneTimeLogin: () => handler.oneTimeLogin() });
   }
 
   function servePage(req: IncomingMessage, res: ServerResponse, path: string, method: string): void {

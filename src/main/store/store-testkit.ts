@@ -1,5 +1,5 @@
 // Shared by the store's tests: temp state dirs, synthetic results, and
-// child processes running test-host.ts (a host to kill, a rival recoverer).
+// child processes running host-testkit.ts (a host to kill, a rival recoverer).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import type { RunResult } from '../../shared/result';
 import { PATIENCE_MS } from '../../../test/kit/until';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const TEST_HOST = join(here, 'test-host.ts');
+export const TEST_HOST = join(here, 'host-testkit.ts');
 export const REPO = join(here, '..', '..', '..');
 
 const dirs: string[] = [];
@@ -62,7 +62,7 @@ export interface Child {
 }
 
 /**
- * Whether `uid` can run test-host.ts from this checkout: a clone in a
+ * Whether `uid` can run host-testkit.ts from this checkout: a clone in a
  * private directory (0700, or a home of 0750) cannot be read by another
  * user. Returns null when it can, else the reason to print with the skip.
  */
@@ -80,7 +80,7 @@ try { require('child_process').execFileSync(process.execPath, ['-e', '0']); } ca
   return null;
 }
 
-/** Runs test-host.ts in its own Node process (optionally as another user). */
+/** Runs host-testkit.ts in its own Node process (optionally as another user). */
 export function startChild(args: string[], options: { uid?: number; env?: Record<string, string> } = {}): Child {
   const node = [process.execPath, '--import', 'tsx', TEST_HOST, ...args];
   const [command, argv] =

@@ -12,15 +12,15 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../shared/events';
-import type { RunSummary } from '../shared/history';
-import { connectToHost, socketPathFor } from '../client/transport';
+import type { RunEvent } from '../../shared/events';
+import type { RunSummary } from '../../shared/history';
+import { connectToHost, socketPathFor } from '../../client/transport';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
-import { HostRunningError, lockName } from './host/host';
-import { serveFor } from '../cli/testkit';
-import { until as waitUntil } from '../../test/kit/until';
+import { HostRunningError, lockName } from '../host/host';
+import { serveFor } from '../../cli/testkit';
+import { until as waitUntil } from '../../../test/kit/until';
 
-const BIN = resolve(__dirname, '../../bin/warden.mjs');
+const BIN = resolve(__dirname, '../../../bin/warden.mjs');
 
 const servers: ResultPromise[] = [];
 const apps: AppHost[] = [];
@@ -102,7 +102,7 @@ describe('startOrAttach', () => {
     // Closing a hosting app stops its live runs and records them.
     await app.close();
     expect(existsSync(join(dir, 'run', 'warden.sock'))).toBe(false);
-    const { openStore } = await import('./store');
+    const { openStore } = await import('../store');
     const store = openStore({ dir });
     try {
       expect(store.get(live.id)).toMatchObject({ verdict: 'stopped', stop: { reason: 'shutdown' } });

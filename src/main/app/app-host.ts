@@ -32,17 +32,17 @@
 // found. A dialog alone at the first disconnect would make a person do by hand
 // what the app can do itself, and leave agents without a host meanwhile.
 
-import type { GetOptions, HistoryQuery, HostInfo, InputOptions, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../shared/api';
-import type { HostStatus } from '../shared/hosts';
-import type { RunEvent } from '../shared/events';
-import { HttpWardenApi, OUTPUT_PAGE_DEFAULT_CHARS, ROUTES, type HttpTransport } from '../shared/http-api';
-import type { RunRequest } from '../shared/request';
-import type { RunResult } from '../shared/result';
-import type { Settings } from '../shared/settings';
-import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/transport';
-import { HostRunningError, startHost, type Host, type HostOptions } from './host/host';
-import { outputPage } from './host/output-page';
-import { resolveStateDir } from './store';
+import type { GetOptions, HistoryQuery, HostInfo, InputOptions, ListOptions, OutputPage, OutputRange, ProcessSignal, StartOn, WaitOptions, WardenApi } from '../../shared/api';
+import type { HostStatus } from '../../shared/hosts';
+import type { RunEvent } from '../../shared/events';
+import { HttpWardenApi, OUTPUT_PAGE_DEFAULT_CHARS, ROUTES, type HttpTransport } from '../../shared/http-api';
+import type { RunRequest } from '../../shared/request';
+import type { RunResult } from '../../shared/result';
+import type { Settings } from '../../shared/settings';
+import { HostUnreachableError, NodeTransport, socketPathFor } from '../../client/transport';
+import { HostRunningError, startHost, type Host, type HostOptions } from '../host/host';
+import { outputPage } from '../host/output-page';
+import { resolveStateDir } from '../store';
 
 export type AppHostMode = 'host' | 'attached';
 

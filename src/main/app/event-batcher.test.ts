@@ -2,9 +2,9 @@
 // the window as a few messages per run, with every character, in order.
 
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../shared/events';
+import type { RunEvent } from '../../shared/events';
 import { createBatcher } from './event-batcher';
-import { Supervisor } from './supervisor/supervisor';
+import { Supervisor } from '../supervisor/supervisor';
 
 describe('event batching for the window', () => {
   it('sends each run its events in order, joined, in far fewer messages than events', async () => {

@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromIpcAnswer } from '../shared/errors';
-import { until as waitUntil } from '../../test/kit/until';
+import { fromIpcAnswer } from '../../shared/errors';
+import { until as waitUntil } from '../../../test/kit/until';
 
 // The app hosts the control socket of this state dir, not the user's.
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'wi-'));
@@ -36,6 +36,22 @@ const notices: { options: { title: string; body: string }; click?: () => void; s
 const executed: string[] = [];
 let focused = 0;
 let openHandler: ((details: { url: string }) => { action: string }) | undefined;
+
+/** The roots index.ts hands the app:// handler. */
+const protocolRoots: string[] = [];
+// The real handler, from src/renderer's real files: under vitest main's dir is
+// src/main/app, whose ../renderer does not exist (the bundle's is out/main,
+// beside out/renderer); the root index.ts asks for is recorded and checked.
+vi.mock('./protocol', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('./protocol')>();
+  return {
+    ...actual,
+    appProtocolHandler: (root: string, log: (line: string) => void) => {
+      protocolRoots.push(root);
+      return actual.appProtocolHandler(join(__dirname, '../../renderer'), log);
+    },
+  };
+});
 
 vi.mock('electron', () => {
   class BrowserWindow {
@@ -151,7 +167,7 @@ describe('the Electron main process', () => {
 
   it('hosts the control socket of its state dir, so CLI runs appear in the app', async () => {
     expect(existsSync(join(STATE_DIR, 'run', 'warden.sock'))).toBe(true);
-    const { connectToHost } = await import('../client/transport');
+    const { connectToHost } = await import('../../client/transport');
     const api = await connectToHost(STATE_DIR);
     expect(api).not.toBeNull();
     const started = await api!.start({ argv: ['echo', 'from-cli'] });
@@ -203,7 +219,8 @@ describe('the Electron main process', () => {
 
   it('serves its page over app:// from the renderer dir beside it, with the CSP as a header, and nothing outside', async () => {
     const handler = protocols.get('app')!;
-    // Here (vitest) main's dir is src/main, so its renderer dir is src/renderer: real files, read from disk.
+    // Main's dir is this one (here src/main/app, in the bundle out/main): the renderer dir beside it.
+    expect(protocolRoots).toEqual([join(__dirname, '../renderer')]);
     const page = await handler(new Request('app://warden/index.html'));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -315,7 +332,7 @@ describe('the Electron main process', () => {
     const again = vi.fn();
     appHandlers.get('before-quit')!({ preventDefault: again });
     expect(again).not.toHaveBeenCalled();
-    const { openStore } = await import('./store');
+    const { openStore } = await import('../store');
     const store = openStore({ dir: STATE_DIR });
     try {
       expect(store.get(liveId)).toMatchObject({ verdict: 'stopped', stop: { reason: 'shutdown' } });

@@ -7,9 +7,9 @@
 
 import { app, BrowserWindow, clipboard, dialog, ipcMain, Notification, protocol, session, shell, type MessageBoxOptions, type WebContents } from 'electron';
 import { join } from 'node:path';
-import type { WardenApi } from '../shared/api';
+import type { WardenApi } from '../../shared/api';
 import { startOrAttach, type AppHost, type AppHostChange } from './app-host';
-import { HostRunningError } from './host/host';
+import { HostRunningError } from '../host/host';
 import { forwardEvents, registerIpc } from './ipc';
 import { noticeFor } from './notify';
 import { quitPrompt } from './quit';

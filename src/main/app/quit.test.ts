@@ -1,7 +1,7 @@
 // The question before quitting an app that hosts live runs.
 
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../shared/result';
+import type { RunResult } from '../../shared/result';
 import { CANCEL_QUIT, STOP_AND_QUIT, formatElapsed, quitPrompt, runLabel } from './quit';
 
 function run(fields: Partial<RunResult>): RunResult {

@@ -2,23 +2,23 @@
 // path the renderer uses, and bad input is refused before the engine.
 
 import { describe, expect, it } from 'vitest';
-import { IPC, type OutputPage } from '../shared/api';
-import type { RunEvent } from '../shared/events';
-import type { RunResult, SessionInfo } from '../shared/result';
-import { DEFAULT_SETTINGS } from '../shared/settings';
-import { fromIpcAnswer, type ErrorKind } from '../shared/errors';
+import { IPC, type OutputPage } from '../../shared/api';
+import type { RunEvent } from '../../shared/events';
+import type { RunResult, SessionInfo } from '../../shared/result';
+import { DEFAULT_SETTINGS } from '../../shared/settings';
+import { fromIpcAnswer, type ErrorKind } from '../../shared/errors';
 import { forwardEvents, registerIpc, trustedSender, type IpcMainLike } from './ipc';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeCommandRemote, saveRemotes } from '../client/remotes';
-import type { HostStatus } from '../shared/hosts';
-import type { RunPage } from '../shared/history';
-import { federate } from './host/federated-api';
-import { RemoteHosts } from './host/remote-hosts';
-import { engineApi } from './supervisor/api';
-import { Supervisor } from './supervisor/supervisor';
+import { makeCommandRemote, saveRemotes } from '../../client/remotes';
+import type { HostStatus } from '../../shared/hosts';
+import type { RunPage } from '../../shared/history';
+import { federate } from '../host/federated-api';
+import { RemoteHosts } from '../host/remote-hosts';
+import { engineApi } from '../supervisor/api';
+import { Supervisor } from '../supervisor/supervisor';
 
 type Handler = (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown;
 

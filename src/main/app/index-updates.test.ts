@@ -1,4 +1,4 @@
-// The app's update glue (src/main/index.ts), with `electron` mocked as in
+// The app's update glue (src/main/app/index.ts), with `electron` mocked as in
 // index.test.ts and electron-updater's autoUpdater replaced by a stand-in
 // whose events the test sends (updates.test.ts runs the real updaters
 // against a loopback feed). A packaged AppImage with WARDEN_UPDATE_URL: the
@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromIpcAnswer } from '../shared/errors';
+import { fromIpcAnswer } from '../../shared/errors';
 
 const STATE_DIR = mkdtempSync(join(tmpdir(), 'wiu-'));
 process.env.WARDEN_STATE_DIR = STATE_DIR;

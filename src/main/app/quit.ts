@@ -3,7 +3,7 @@
 // An app attached to another host never asks: those runs are that host's and
 // go on after the app quits.
 
-import type { RunResult } from '../shared/result';
+import type { RunResult } from '../../shared/result';
 
 export const STOP_AND_QUIT = 'Stop runs and quit';
 export const CANCEL_QUIT = 'Cancel';

@@ -1,4 +1,4 @@
-// The desktop app's updates, with electron-updater (src/main/index.ts makes
+// The desktop app's updates, with electron-updater (src/main/app/index.ts makes
 // its updater and hands it here; nothing here imports Electron, so the flow
 // is tested with a real updater against a loopback feed).
 //
@@ -15,7 +15,7 @@
 //
 // Never while runs are live: "Restart now" is refused while any run is live
 // (it would stop them), and the install at quit happens only once none is
-// (the quit path stops this app's runs first, src/main/index.ts; an app
+// (the quit path stops this app's runs first, src/main/app/index.ts; an app
 // attached to another host installs only when that host has none live).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ENTRY, APP_ORIGIN } from './protocol';
-import { CONTENT_SECURITY_POLICY } from '../shared/csp';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 import { externalLinkAllowed, originOf, permissionAllowed, rendererEntry, windowOptions } from './window';
 
 const app = { appEntry: APP_ENTRY, appOrigin: APP_ORIGIN };
@@ -119,7 +119,7 @@ describe('the Content-Security-Policy', () => {
   });
 
   it('is the same in src/renderer/index.html\'s meta tag, but frame-ancestors (a meta tag cannot carry it)', () => {
-    const html = readFileSync(join(__dirname, '../renderer/index.html'), 'utf8');
+    const html = readFileSync(join(__dirname, '../../renderer/index.html'), 'utf8');
     const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
     expect(meta).not.toBeNull();
     const header = directives(CONTENT_SECURITY_POLICY);

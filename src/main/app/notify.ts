@@ -1,8 +1,8 @@
 // What a desktop notification says when a run ends in anything but completed.
 // Plain data, so it is tested without Electron; index.ts shows it.
 
-import type { RunEvent } from '../shared/events';
-import type { RunResult } from '../shared/result';
+import type { RunEvent } from '../../shared/events';
+import type { RunResult } from '../../shared/result';
 
 export interface RunNotice {
   runId: string;

@@ -8,8 +8,8 @@
 
 import { readFile, realpath } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { CONTENT_SECURITY_POLICY } from '../shared/csp';
-import { httpStatusOf, type ErrorKind, type HttpRefusal } from '../shared/errors';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
+import { httpStatusOf, type ErrorKind, type HttpRefusal } from '../../shared/errors';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'warden';

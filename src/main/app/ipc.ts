@@ -5,14 +5,14 @@
 // preload throws again. Plain Node (no electron import), so it is tested
 // without Electron; index.ts passes in ipcMain.
 
-import { IPC, type WardenApi } from '../shared/api';
-import type { RunEvent } from '../shared/events';
-import { hostChoice, splitRunId } from '../shared/hosts';
+import { IPC, type WardenApi } from '../../shared/api';
+import type { RunEvent } from '../../shared/events';
+import { hostChoice, splitRunId } from '../../shared/hosts';
 import { createBatcher } from './event-batcher';
-import { checkOutputRange, outputPage } from './host/output-page';
+import { checkOutputRange, outputPage } from '../host/output-page';
 import { originOf } from './window';
-import { ipcAnswer, WardenError } from '../shared/errors';
-import { extendSchema, historyQuerySchema, inputSchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../shared/schemas';
+import { ipcAnswer, WardenError } from '../../shared/errors';
+import { extendSchema, historyQuerySchema, inputSchema, settingsSchema, InputError, parse, parseRunRequest, parseWaitOptions, runIdSchema, sessionNameSchema, signalSchema, stopSchema } from '../../shared/schemas';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame?: { url: string } | null }, ...args: unknown[]) => unknown): void;

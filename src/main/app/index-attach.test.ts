@@ -13,11 +13,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunEvent } from '../shared/events';
-import { fromIpcAnswer } from '../shared/errors';
-import { connectToHost } from '../client/transport';
-import { serveFor } from '../cli/testkit';
-import { until as waitUntil } from '../../test/kit/until';
+import type { RunEvent } from '../../shared/events';
+import { fromIpcAnswer } from '../../shared/errors';
+import { connectToHost } from '../../client/transport';
+import { serveFor } from '../../cli/testkit';
+import { until as waitUntil } from '../../../test/kit/until';
 
 
 const handlers = new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>();

@@ -6,9 +6,9 @@
 // run's result goes without its output (resultSummary): the renderer keeps the
 // output it streamed, or fetches the run's output in pages when it shows it.
 
-import { appendCoalesced as append } from '../shared/coalesce';
-import type { RunEvent } from '../shared/events';
-import { resultSummary } from '../shared/result-summary';
+import { appendCoalesced as append } from '../../shared/coalesce';
+import type { RunEvent } from '../../shared/events';
+import { resultSummary } from '../../shared/result-summary';
 
 export const FRAME_MS = 16;
 

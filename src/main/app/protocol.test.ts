@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ENTRY, APP_ORIGIN, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './protocol';
-import { CONTENT_SECURITY_POLICY } from '../shared/csp';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 
 const SECRET = 'the secret beside out/renderer';
 
