@@ -32,7 +32,7 @@ function proc(processes: { pid: number; cmdline?: string | 'hangs'; comm?: strin
 }
 
 function table(sockets: Record<number, number[]>): SocketTable {
-  return { listening: () => [], socketInodes: (pid) => sockets[pid] ?? null, counters: () => null } as unknown as SocketTable;
+  return { listening: () => [], socketInodes: (pid: number) => sockets[pid] ?? null, counters: () => null } as unknown as SocketTable;
 }
 
 describe('who holds a port', () => {
