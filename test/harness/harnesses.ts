@@ -178,7 +178,11 @@ export async function installPlugin(name: HarnessName, box: Sandbox, script: str
   const bin = join(box.home, '..', 'bin');
   if (!existsSync(bin)) {
     mkdirSync(bin);
-    symlinkSync(WARDEN_BIN, join(bin, 'warden'));
+    if (name === 'codex') {
+      // Codex's plugin server starts 3 s late: a slow start (a loaded machine) must still be waited for, never a first
+      // turn without Warden's tools (seen under load before the plugin's server was marked required).
+      writeFileSync(join(bin, 'warden'), `#!/bin/sh\n[ "$1" = mcp ] && sleep 3\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(WARDEN_BIN)} "$@"\n`, { mode: 0o755 });
+    } else symlinkSync(WARDEN_BIN, join(bin, 'warden'));
     symlinkSync(script, join(bin, name === 'claude-code' ? 'claude' : name));
     box.env.PATH = `${bin}:${box.env.PATH}`;
   }

@@ -188,8 +188,10 @@ export function integrationFiles(version: string): Map<string, string> {
   );
   files.set(`${codex}/README.md`, readme());
   // Codex passes an MCP server a short allowlist of the environment: Warden's settings are named; a Warden tool call
-  // blocks up to 50 s (a yield), then the stop sequence and the answer.
-  files.set(`${codex}/.mcp.json`, json({ mcpServers: { warden: { command: 'warden', args: ['mcp'], env_vars: CODEX_PASSED_SETTINGS, startup_timeout_sec: 30, tool_timeout_sec: 120 } } }));
+  // blocks up to 50 s (a yield), then the stop sequence and the answer. Required: codex exec (0.169-0.171) starts the
+  // first turn without waiting for an optional server that is slow to start (a loaded machine), and the model is
+  // offered no Warden tool (test/harness starts the plugin's server 3 s late).
+  files.set(`${codex}/.mcp.json`, json({ mcpServers: { warden: { command: 'warden', args: ['mcp'], env_vars: CODEX_PASSED_SETTINGS, startup_timeout_sec: 30, tool_timeout_sec: 120, required: true } } }));
   files.set(
     `${codex}/hooks.json`,
     json({
