@@ -26,6 +26,7 @@ import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
 import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
 import { engineApi } from '../supervisor/api';
+import { HOST_CGROUP_POOL } from '../supervisor/cgroup-pool';
 import { newId, Supervisor, type SupervisorOptions } from '../supervisor/supervisor';
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
@@ -303,7 +304,7 @@ export async function startHost(options: HostOptions = {}): Promise<Host> {
   // Ends every run of this host if the host dies, SIGKILL included (sentinel.ts).
   const hostId = options.supervisor?.hostId ?? newId();
   const sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined;
-  const supervisor = new Supervisor({ ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
+  const supervisor = new Supervisor({ cgroupPool: HOST_CGROUP_POOL, ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) });
   let store: HistoryStore | null = null;
   let recorder: Recorder | null = null;
   let historyOff: string | null = options.history === false ? 'turned off' : null;
