@@ -8,13 +8,13 @@
 // everywhere.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test/kit/until';
 import { detectMemoryBackend, type MemoryBackend } from './cgroup';
-import { CgroupPool, poolScript, POOL_HELPER_NAME, quoteWord } from './cgroup-pool';
+import { CgroupPool, poolScript, POOL_HELPER_NAME, quoteWord, scriptDirectory } from './cgroup-pool';
 import { Harness, isDead, waitDead } from './proc-testkit';
 import type { SpawnSpec } from './spawn';
 
@@ -49,7 +49,7 @@ describe('poolScript', () => {
     expect(poolScript(spec(over))).toBeUndefined();
   });
 
-  it('quotes every word, runs the argv with exec, and ends with its marker', () => {
+  it('quotes every word and runs the argv with exec', () => {
     const script = poolScript(spec({ argv: ['/bin/echo', "it's", '$HOME', 'a\nb'], cwd: "/tmp/a b'c", env: { PATH: '/bin', _X: "v'w", EMPTY: '', GONE: undefined } }));
     expect(script!.split('\n')).toEqual([
       'exec 3<&-',
@@ -60,7 +60,6 @@ describe('poolScript', () => {
       "export EMPTY=''",
       `exec '/bin/echo' 'it'\\''s' '$HOME' 'a`,
       `b'`,
-      '#warden-pool-go',
     ]);
   });
 
@@ -78,6 +77,25 @@ describe('poolScript', () => {
     expect(quoteWord(word)).toBe(quoted);
   });
 });
+
+describe('scriptDirectory', () => {
+  it('is $XDG_RUNTIME_DIR when it is an absolute, writable directory, else /dev/shm or the temp dir', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-xdg-'));
+    try {
+      const fallback = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+      expect(scriptDirectory({ XDG_RUNTIME_DIR: dir })).toBe(dir);
+      expect(scriptDirectory({ XDG_RUNTIME_DIR: 'relative/dir' })).toBe(fallback);
+      expect(scriptDirectory({ XDG_RUNTIME_DIR: join(dir, 'missing') })).toBe(fallback);
+      writeFileSync(join(dir, 'file'), '');
+      expect(scriptDirectory({ XDG_RUNTIME_DIR: join(dir, 'file') })).toBe(fallback);
+      expect(scriptDirectory({})).toBe(fallback);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+const scriptsLeft = (dir: string) => readdirSync(dir).filter((name) => name.startsWith(`warden-pool-${process.pid}-`));
 
 let harness: Harness | undefined;
 let direct: Harness | undefined;
@@ -111,7 +129,7 @@ describe.skipIf(!backend)('a run through the pool', () => {
     expect(harness.supervisor.cgroupPoolStats()!.taken).toBe(1);
     const plain = await direct.run({ ...request, argv: [...request.argv.slice(0, 2), `grep -c :memory: /proc/$$/cgroup >/dev/null; ${request.argv[2]}`, ...request.argv.slice(3)] });
     const [cgroupLine, ...rest] = pooled.stdout.split('\n');
-    expect(cgroupLine!.endsWith(`-${pooled.id}`)).toBe(true);
+    expect(cgroupLine).toMatch(new RegExp(`-${pooled.id}$`));
     expect(rest.join('\n')).toBe(plain.stdout);
     expect(plain.stdout).toContain(`q=[it's "q" $HOME \\ \n next]\n`);
     expect(plain.stdout).toContain(`cwd=${cwd}\n`);
@@ -119,6 +137,26 @@ describe.skipIf(!backend)('a run through the pool', () => {
     expect(pooled.stderr).toBe('err\n');
     expect([pooled.verdict, pooled.exitCode]).toEqual([plain.verdict, plain.exitCode]);
     expect(pooled.exitCode).toBe(3);
+    // The script held the run's environment for an instant only.
+    expect(scriptsLeft(scriptDirectory())).toEqual([]);
+  });
+
+  it('never runs nor writes through a file someone put where its script goes: that helper is dropped', async () => {
+    harness = new Harness({ cgroupPool: 1 });
+    await poolReady(harness);
+    const pool = (harness.supervisor as unknown as { pool: CgroupPool }).pool;
+    const [entry] = pool.idle();
+    writeFileSync(entry!.script, 'echo planted; exit 7\n', { mode: 0o600 });
+    try {
+      const result = await harness.run({ argv: ['echo', 'mine'] });
+      expect([result.stdout, result.exitCode]).toEqual(['mine\n', 0]);
+      expect(harness.supervisor.cgroupPoolStats()).toMatchObject({ taken: 0, missed: 1 });
+      expect(readFileSync(entry!.script, 'utf8')).toBe('echo planted; exit 7\n');
+      expect(await waitDead([entry!.pid])).toEqual([]);
+      await until('its cgroup removed', () => !existsSync(entry!.path));
+    } finally {
+      rmSync(entry!.script, { force: true });
+    }
   });
 
   it('says why a command cannot start, as a direct spawn does', async () => {

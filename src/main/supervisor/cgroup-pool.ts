@@ -6,21 +6,25 @@
 // the host keeps one (SupervisorOptions.cgroupPool): a one-shot embedded run
 // would pay for helpers it never uses.
 //
-// A helper is `/bin/sh -c HELPER warden-cgroup-pool <dir>`, spawned detached
-// (its own group and session, as every run) with stdin from /dev/null, the
-// run's stdout and stderr pipes, and fd 3 a socket to this process. It writes
-// its pid into the cgroup, says "." on fd 3 once it is in (only then may a
-// run take it), and waits for a script on fd 3. The script (poolScript) is
-// made of the run's own words, each single-quoted, so nothing in them is ever
-// parsed by the shell: close fd 3, cd to the run's directory, the run's
-// environment exactly (the helper starts with an empty one; the shell's own
-// PWD and OLDPWD are unset), and exec the argv: the same pid, group and
+// A helper is `/bin/sh -c HELPER warden-cgroup-pool <dir> <script>`, spawned
+// detached (its own group and session, as every run) with an empty
+// environment, stdin from /dev/null, the run's stdout and stderr pipes, and
+// fd 3 a socket to this process. It writes its pid into the cgroup, says "."
+// on fd 3 once it is in (only then may a run take it), and waits for "go" on
+// fd 3. A run that takes it writes the script (poolScript) to the file named
+// <script>, created then (O_EXCL, mode 0600, in $XDG_RUNTIME_DIR, else
+// /dev/shm, else the temp dir: memory, where there is one, since it holds the
+// run's environment), and sends "go"; the helper sources the file (one
+// wake-up: a `$(cat)` costs a fork and two), and the file is unlinked as soon
+// as the helper closes fd 3, its first line. The script is made of the run's
+// own words, each single-quoted, so nothing in them is ever parsed by the
+// shell: cd to the run's directory, the run's environment exactly (the
+// shell's own PWD and OLDPWD unset), exec the argv: the same pid, group and
 // session the command would have had when spawned directly, born in its
-// cgroup. A script that did not arrive whole (this process died mid-write)
-// is not run: it must end with the marker line. When this process dies, fd 3
-// closes and an idle helper exits; its cgroup, named `<owner>-pool.N`, is
-// swept as any run cgroup of a gone Warden is (cgroup-owner.ts). On cgroup
-// v1 a taken cgroup is renamed `<owner>-<runId>`, as a run's cgroup is named.
+// cgroup. When this process dies, fd 3 closes and an idle helper exits; its
+// cgroup, named `<owner>-pool.N`, is swept as any run cgroup of a gone Warden
+// is (cgroup-owner.ts). On cgroup v1 a taken cgroup is renamed
+// `<owner>-<runId>`, as a run's cgroup is named.
 //
 // Not pooled, so spawned as before (cgroup.ts: born inside, or the wrapper):
 // runs with a memory limit, with stdin, an environment name a shell cannot
@@ -28,8 +32,10 @@
 // command found on PATH when the environment has no PATH (the shell's
 // default path is not execvp's).
 
-import { renameSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { JOIN_FAILED_STATUS, RunCgroup, type MemoryBackend } from './cgroup';
 import { effectiveArgv, spawnProcess, type SpawnSpec, type Subprocess } from './spawn';
@@ -38,13 +44,12 @@ import { effectiveArgv, spawnProcess, type SpawnSpec, type Subprocess } from './
 export const POOL_HELPER_NAME = 'warden-cgroup-pool';
 /** The host's pool: enough for runs that come back to back (each one refills it after its start). */
 export const HOST_CGROUP_POOL = 2;
-/** The script's last line: a script without it was cut short and is not run. */
-const END_LINE = '#warden-pool-go';
 /** How long no run must start or end before helpers are spawned. */
 const FILL_QUIET_MS = 20;
 /** A live run younger than this keeps helpers from being spawned (one older is a service, or a long job). */
 const YOUNG_RUN_MS = 250;
-const HELPER = `echo $$ > "$1/cgroup.procs" || exit ${JOIN_FAILED_STATUS}; c=$(printf . >&3; exec cat <&3) || exit 0; case $c in *'${END_LINE}') eval "$c";; esac; exit 0`;
+// $1 is the cgroup, $2 the script's file: sourced only once "go" came (the file is whole by then).
+const HELPER = `echo $$ > "$1/cgroup.procs" || exit ${JOIN_FAILED_STATUS}; printf . >&3; read -r go <&3 || exit 0; [ "$go" = go ] || exit 0; . "$2"; exit 125`;
 
 /** Names a POSIX shell cannot export, or reads as its own while the script runs. */
 const SHELL_OWN = new Set(['IFS', 'OPTIND', 'OPTARG', 'PPID', 'LINENO', 'PS1', 'PS2', 'PS4', 'ENV']);
@@ -72,12 +77,28 @@ export function poolScript(spec: SpawnSpec): string | undefined {
     if (!EXPORTABLE.test(name) || SHELL_OWN.has(name)) return undefined;
     exports.push(`export ${name}=${quoteWord(value)}`);
   }
-  return ['exec 3<&-', `cd -P -- ${quoteWord(spec.cwd)} || exit 126`, 'unset PWD OLDPWD', ...exports, `exec ${argv.map(quoteWord).join(' ')}`, END_LINE].join('\n');
+  return ['exec 3<&-', `cd -P -- ${quoteWord(spec.cwd)} || exit 126`, 'unset PWD OLDPWD', ...exports, `exec ${argv.map(quoteWord).join(' ')}`].join('\n');
+}
+
+/** $XDG_RUNTIME_DIR (the user's own, in memory), else /dev/shm (memory), else the temp dir. */
+export function scriptDirectory(env: Record<string, string | undefined> = process.env): string {
+  for (const dir of [env.XDG_RUNTIME_DIR, '/dev/shm']) {
+    if (dir === undefined || !isAbsolute(dir)) continue;
+    try {
+      accessSync(dir, constants.W_OK | constants.X_OK);
+      if (statSync(dir).isDirectory()) return dir;
+    } catch {
+      // not here
+    }
+  }
+  return tmpdir();
 }
 
 interface Entry {
   /** The cgroup's directory as made (`<owner>-pool.N`). */
   path: string;
+  /** Where the run's script is written when a run takes it (not there before). */
+  script: string;
   subprocess: Subprocess;
   control: Duplex;
   /** In its cgroup and waiting for a script. */
@@ -112,11 +133,13 @@ export class CgroupPool {
     private readonly size: number,
     /** Where the helpers start (they cd to the run's directory before the command runs). */
     private readonly cwd = '/',
+    /** Where scripts are written for the instant between a take and the helper reading it. */
+    private readonly scriptDir = scriptDirectory(),
   ) {}
 
   /** The prepared cgroups now: each one's directory, its helper's pid, and whether a run may take it. */
-  idle(): { path: string; pid: number; ready: boolean }[] {
-    return this.entries.map((e) => ({ path: e.path, pid: e.subprocess.pid!, ready: e.ready && !e.gone }));
+  idle(): { path: string; script: string; pid: number; ready: boolean }[] {
+    return this.entries.map((e) => ({ path: e.path, script: e.script, pid: e.subprocess.pid!, ready: e.ready && !e.gone }));
   }
 
   /**
@@ -173,15 +196,18 @@ export class CgroupPool {
       this.stats.missed++;
       return undefined;
     }
-    const entry = this.entries.splice(at, 1)[0]!;
+    const entry = this.entries[at]!;
+    try {
+      // O_EXCL: a file someone else put at this name is never run, nor written through.
+      writeFileSync(entry.script, script, { flag: 'wx', mode: 0o600 });
+    } catch {
+      void this.discard(entry);
+      this.stats.missed++;
+      return undefined;
+    }
+    this.entries.splice(at, 1);
     entry.detach();
-    const control = entry.control;
-    control.on('error', () => undefined);
-    // The helper closes its end before it execs: then ours goes too.
-    control.on('end', () => control.destroy());
-    control.resume();
-    control.end(`${script}\n`);
-    this.stats.taken++;
+    // Before "go": the command reads its cgroup's name as the run's from its first instruction.
     let path = entry.path;
     if (this.backend.version === 1) {
       // Named as any run's cgroup; the rename is one cgroupfs call, and the pool's name still works should it fail.
@@ -193,6 +219,16 @@ export class CgroupPool {
         // kept as made
       }
     }
+    const control = entry.control;
+    const unlink = () => rmSync(entry.script, { force: true });
+    control.on('error', () => undefined);
+    // The helper closes its end of fd 3 first thing in the script (read whole by then, or open): the file goes.
+    control.once('close', unlink);
+    control.on('end', () => control.destroy());
+    entry.subprocess.once('exit', unlink);
+    control.resume();
+    control.end('go\n');
+    this.stats.taken++;
     return { cgroup: new RunCgroup(this.backend.version, path, 0, this.backend.mount !== undefined ? { mount: this.backend.mount } : {}), subprocess: entry.subprocess };
   }
 
@@ -202,21 +238,23 @@ export class CgroupPool {
     this.live.clear();
     clearTimeout(this.fillTimer);
     this.fillTimer = undefined;
-    const entries = this.entries.splice(0);
-    await Promise.all(
-      entries.map(async (entry) => {
-        entry.detach();
-        entry.control.destroy();
-        try {
-          if (entry.subprocess.pid !== undefined) process.kill(-entry.subprocess.pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-        const cgroup = new RunCgroup(this.backend.version, entry.path, 0);
-        await cgroup.killAll({ budgetMs: 1_000 });
-        await cgroup.remove();
-      }),
-    );
+    await Promise.all([...this.entries].map((entry) => this.discard(entry)));
+  }
+
+  /** Ends a helper no run took and removes its cgroup. Never throws. */
+  private async discard(entry: Entry): Promise<void> {
+    const at = this.entries.indexOf(entry);
+    if (at >= 0) this.entries.splice(at, 1);
+    entry.detach();
+    entry.control.destroy();
+    try {
+      if (entry.subprocess.pid !== undefined) process.kill(-entry.subprocess.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    const cgroup = new RunCgroup(this.backend.version, entry.path, 0);
+    await cgroup.killAll({ budgetMs: 1_000 });
+    await cgroup.remove();
   }
 
   /** One helper in a fresh cgroup; false when none can be made now. */
@@ -227,9 +265,10 @@ export class CgroupPool {
     } catch {
       return false;
     }
+    const script = join(this.scriptDir, `warden-pool-${process.pid}-${randomBytes(8).toString('hex')}`);
     let subprocess: Subprocess;
     try {
-      subprocess = spawnProcess('/bin/sh', ['-c', HELPER, POOL_HELPER_NAME, cgroup.path], { cwd: this.cwd, env: {}, stdin: 'ignore', extraPipes: 1 });
+      subprocess = spawnProcess('/bin/sh', ['-c', HELPER, POOL_HELPER_NAME, cgroup.path, script], { cwd: this.cwd, env: {}, stdin: 'ignore', extraPipes: 1 });
     } catch {
       void cgroup.remove();
       return false;
@@ -240,7 +279,7 @@ export class CgroupPool {
       void cgroup.remove();
       return false;
     }
-    const entry: Entry = { path: cgroup.path, subprocess, control, ready: false, gone: false, detach: () => undefined };
+    const entry: Entry = { path: cgroup.path, script, subprocess, control, ready: false, gone: false, detach: () => undefined };
     const onData = () => (entry.ready = true);
     const onGone = () => {
       entry.gone = true;
