@@ -8,6 +8,7 @@
 // BENCH_CLI_CALLS [30], BENCH_CLI_COLD [5], BENCH_MCP_CALLS [30], BENCH_PROTOCOL_LOADS [100], BENCH_PROTOCOL_ROUNDS [15],
 // BENCH_LOAD_RUNS [50], BENCH_LOAD_ROUNDS [8], BENCH_LOAD_BYTES [10000000], BENCH_FAULT_ROUNDS [5],
 // BENCH_MCP_INIT_RUNS [20], BENCH_HOOK_CALLS [30], BENCH_FD_RUNS [500], BENCH_FD_LIMIT [4096],
+// BENCH_EMBEDDED_BYTES [2147483648], BENCH_EMBEDDED_ROUNDS [5],
 // BENCH_REMOTE_CALLS [15], BENCH_REMOTE_COLD [5], BENCH_SEARCH_ROUNDS [7], BENCH_SERVICE_RUNS [200], BENCH_SERVICE_PROBES [20].
 
 import { benchDeadline } from './deadline';
@@ -24,13 +25,14 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
-const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,v,x').split(',').map((s) => s.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'a,b,w,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,v,x').split(',').map((s) => s.trim()));
 
 // (a) runs first: fork() costs more as the process grows (page tables), and
 // (b) grows it, which would hide the engine's fixed cost behind a slower baseline.
 const sections: [string, () => Promise<Figure>][] = [
   ['a', () => benchSpawn({ runs: intEnv('BENCH_SPAWN_RUNS', 300), block: 10, warmup: 20 })],
   ['b', () => benchThroughput({ bytes: intEnv('BENCH_OUTPUT_BYTES', 2 ** 30), rounds: intEnv('BENCH_OUTPUT_ROUNDS', 5) })],
+  ['w', async () => (await import('./embedded-capture')).benchEmbeddedCapture({ bytes: intEnv('BENCH_EMBEDDED_BYTES', 2 ** 31), rounds: intEnv('BENCH_EMBEDDED_ROUNDS', 5) })],
   ['c', () => benchDeadline({ runs: intEnv('BENCH_DEADLINE_RUNS', 20), limitMs: 1000 })],
   ['d', () => benchTeardown({ group: 400, escapees: 100, rounds: intEnv('BENCH_TEARDOWN_ROUNDS', 2) })],
   ['e', async () => (await import('./python')).benchPythonDeadline({ runs: intEnv('BENCH_PYTHON_RUNS', 20), limitMs: 1000, label: 'e', title: 'Python time.sleep(30) overshoot', code: 'import time\ntime.sleep(30)' })],

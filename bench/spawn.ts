@@ -9,6 +9,7 @@
 
 import { spawn } from 'node:child_process';
 import { memoryBackendOnce } from '../src/main/supervisor/cgroup';
+import { HOST_CGROUP_POOL } from '../src/main/supervisor/cgroup-pool';
 import { Supervisor } from '../src/main/supervisor/supervisor';
 import { spawnProcess, type Subprocess } from '../src/main/supervisor/spawn';
 import { scanStats } from '../src/main/supervisor/teardown';
@@ -50,7 +51,9 @@ type Side = 'plain' | 'execa' | 'engine';
 const SIDES: Side[] = ['plain', 'execa', 'engine'];
 
 export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
-  const supervisor = new Supervisor();
+  // As the host runs it: with its pool of prepared cgroups (BENCH_CGROUP_POOL=0: none, as embedded runs).
+  const poolSize = process.env.BENCH_CGROUP_POOL !== undefined ? Number(process.env.BENCH_CGROUP_POOL) : HOST_CGROUP_POOL;
+  const supervisor = new Supervisor({ cgroupPool: poolSize });
   const once: Record<Side, () => Promise<void>> = { plain: plainTrue, execa: execaTrue, engine: () => engineTrue(supervisor) };
   for (let i = 0; i < options.warmup; i++) for (const side of SIDES) await once[side]();
   const times: Record<Side, number[]> = { plain: [], execa: [], engine: [] };
@@ -73,6 +76,7 @@ export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
   }
   unsubscribe();
   const scans = scanStats.scans - scansBefore;
+  const pool = supervisor.cgroupPoolStats();
   await supervisor.shutdown();
   const backend = process.env.WARDEN_CGROUPS === '0' ? undefined : memoryBackendOnce();
   const cgroup = backend?.ok ? `each in a cgroup of its own (v${backend.backend.version})` : 'no cgroup (WARDEN_CGROUPS=0 or none writable)';
@@ -92,6 +96,7 @@ export async function benchSpawn(options: SpawnOptions): Promise<Figure> {
       `execa     adds ${ms(execaAddsMedian, 2)} median, ${ms(execaAddsP90, 2)} p90 per run   (ratio of medians ${ratio(median(execa), median(plain))}, of totals ${ratio(sum(execa), sum(plain))})`,
       `engine    ratio total ${ratio(sum(engine), sum(plain))}   median ${ratio(median(engine), median(plain))}   (extra per run: ${ms(median(engine) - median(plain), 2)} median)`,
       `engine    runs ${cgroup}; teardowns that scanned /proc: ${scans} of ${options.runs} (the others found their cgroup empty, or nothing started since)`,
+      `engine    pool of ${poolSize} prepared cgroups: ${pool ? `${pool.taken} runs took one, ${pool.missed} found none ready (spawned as before)` : 'none'}`,
     ],
     checks: [
       check(`execa adds ${execaAddsMedian.toFixed(2)} ms median per run < 2 ms`, execaAddsMedian < 2),

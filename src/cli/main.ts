@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import { defaultLimitFrom, isPythonCommand, parseAnyRunArgs, refusedRunChoices, UsageError, type PythonRunCommand } from './args';
-import { list, show, type HistorySource } from './history';
-import { helpFor } from './help';
+import type { HistorySource } from './history';
 import { parseDuration } from '../shared/duration';
 import { processName, processStartTime } from '../main/host/owner-pids';
 import { agentLabel } from './agent-label';
@@ -188,7 +187,9 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
       io.out(`warden ${version()}\n`);
       return 0;
     }
-    const help = helpFor(command === 'help' ? [...rest, '--help'] : args);
+    // The help texts (every command's, and the modules they come from) load only for a call that asks for help.
+    const asksHelp = command === 'help' || args.some((arg) => arg === '--help' || arg === '-h');
+    const help = asksHelp ? (await import('./help')).helpFor(command === 'help' ? [...rest, '--help'] : args) : undefined;
     if (help !== undefined) {
       io.out(`${help}\n`);
       return 0;
@@ -221,6 +222,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
       };
       if (command === 'list' && rest.includes('--all-hosts') && remote) throw new UsageError('--all-hosts lists every host already: drop --remote (or WARDEN_REMOTE).');
       if (command === 'list' && rest.includes('--all-hosts')) return await (await import('./all-hosts')).listAllHosts(rest, io, stateDir, source);
+      const { list, show } = await import('./history');
       return command === 'list' ? await list(rest, io.out, source) : await show(rest, io.out, () => source(), io.err, io.outIsTTY ?? process.stdout.isTTY === true);
     }
     const host = async () => remote?.api ?? hostFor(stateDir, io);

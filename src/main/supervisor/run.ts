@@ -45,6 +45,7 @@ import { crashOf, culpritOf, inspectCore, readCoreSettings } from './core-dump';
 import { coreWrap } from './core-limit';
 import { findShellCrash } from '../../shared/crash/shell';
 import { cgroupAttachWarm, type MemoryBackend, type RunCgroup } from './cgroup';
+import type { CgroupPool } from './cgroup-pool';
 import type { ProcessSampler } from './proc-tree/sampler';
 import type { ScopeWatch } from './scope-watch';
 import { parseReaperLine, reaperArgv, type Reaper } from './reaper';
@@ -170,6 +171,8 @@ export class CommandRun {
     private readonly reaperShim?: Reaper | null,
     /** Its listening sockets (ports, the port probe, who holds a port it could not bind). */
     private readonly portLookup?: RunPorts,
+    /** Cgroups made ahead with a helper inside (cgroup-pool.ts): a run without a limit takes one where it can. */
+    private readonly pool?: CgroupPool,
   ) {
     this.id = options.id;
     this.argv = effectiveArgv(options);
@@ -196,12 +199,23 @@ export class CommandRun {
     // A run without a limit is born in its cgroup where it can be (memory.ts, spawnInside): no wrapper.
     // Cold, moving this thread would hold the event loop for a grace period: the wrapper's child waits instead.
     const mayBeBornInside = this.memory?.version === 1 && this.options.memoryBytes === null && cgroupAttachWarm();
-    if ((this.memory || this.reaperShim || direct !== this.options) && !mayBeBornInside) {
+    // A helper of the pool is a wrapper too: it is checked for.
+    const pooled = this.pool !== undefined && this.options.memoryBytes === null;
+    if ((this.memory || this.reaperShim || direct !== this.options) && (!mayBeBornInside || pooled)) {
       // Checked first: through a wrapper a missing command would read as the wrapper's exit 127.
       const failure = checkSpawnableWrapped(this.options);
       if (failure) return this.failSpawn(failure);
     }
-    if (this.memory) {
+    let subprocess: Subprocess | undefined;
+    if (pooled) {
+      const taken = this.pool!.take(this.id, direct);
+      if (taken) {
+        this.cgroup = taken.cgroup;
+        this.bornInCgroup = true;
+        subprocess = taken.subprocess;
+      }
+    }
+    if (this.memory && subprocess === undefined) {
       if (this.options.memoryBytes !== null) {
         try {
           this.cgroup = this.memory.createRunCgroup(this.id, this.options.memoryBytes);
@@ -220,9 +234,8 @@ export class CommandRun {
     }
     // Without a cgroup, a subreaper adopts the orphans of the run's tree (reaper.ts).
     const shim = this.cgroup ? undefined : this.reaperShim;
-    let subprocess: Subprocess | undefined;
     try {
-      subprocess = mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(direct)) : undefined;
+      subprocess ??= mayBeBornInside ? this.cgroup?.spawnInside(() => spawnCommand(direct)) : undefined;
       this.bornInCgroup = subprocess !== undefined;
       if (subprocess === undefined && mayBeBornInside && (this.cgroup || shim || direct !== this.options)) {
         const failure = checkSpawnableWrapped(this.options);

@@ -31,6 +31,7 @@ import { WardenError } from './errors';
 import { PythonRun } from './python/run';
 import { PythonSession } from './python/session';
 import { SESSION_DEFAULTS, type SessionSettings } from './python/settings';
+import { CgroupPool, type PoolStats } from './cgroup-pool';
 import { memoryBackendOnce, MemoryLimitUnavailable, type MemoryBackend, type StaleSweep } from './cgroup';
 import { ProcessSampler } from './proc-tree/sampler';
 import { sliceOfKept, type OutputSlice } from './output';
@@ -140,6 +141,12 @@ export interface SupervisorOptions {
   portsEveryMs?: number;
   /** Python sessions: the interpreter (default python3), the runtime's path and bounds. */
   python?: Partial<Omit<SessionSettings, 'hostId' | 'procRoot' | 'emit'>>;
+  /**
+   * Run cgroups kept made ahead, each with a helper inside that execs the next
+   * run's command (cgroup-pool.ts; cgroup v1): the join is off the run's path.
+   * Default 0 (none); the host keeps HOST_CGROUP_POOL. Closed by shutdown().
+   */
+  cgroupPool?: number;
 }
 
 /** Where ended runs let go from memory are read back: the history store. */
@@ -206,6 +213,9 @@ export class Supervisor {
   private closing = false;
   /** The one sweep of a crashed Warden's cgroups, started with the first use of the backend. */
   private staleSweep?: Promise<StaleSweep>;
+  private readonly poolSize: number;
+  /** Prepared run cgroups (null: none here, or shut down). */
+  private pool?: CgroupPool | null;
   private sampler?: ProcessSampler;
   private readonly sampleRateHz: number;
   private readonly watch?: ScopeWatch;
@@ -242,6 +252,9 @@ export class Supervisor {
     if (options.watch) this.watch = options.watch;
     this.useReaper = options.reaper ?? true;
     this.portsEveryMs = options.portsEveryMs ?? PORTS_EVERY_MS;
+    this.poolSize = options.cgroupPool ?? 0;
+    // Made ready before the first run comes, off its path.
+    if (this.poolSize > 0) setImmediate(() => this.cgroupPool());
     if (options.descriptorReserve !== null) this.descriptors = descriptorCheck(options.descriptorReserve === undefined ? {} : { reserve: options.descriptorReserve });
     this.sessionSettings = {
       ...SESSION_DEFAULTS,
@@ -272,11 +285,14 @@ export class Supervisor {
     const memory = options.memoryBytes !== null ? this.memoryBackend() : this.cgroupBackend();
     // No cgroup: a subreaper adopts the run's orphans instead (where python3 and /proc are).
     const reaper = memory === undefined && this.useReaper && this.settings.procRoot !== null ? reaperOnce() : null;
-    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper, this.runPorts());
+    const pool = options.memoryBytes === null && memory !== undefined ? this.cgroupPool() : undefined;
+    const run = new CommandRun(options, (event) => this.emitRun(event), memory, this.processSampler(), this.watch, reaper, this.runPorts(), pool);
     this.runs.set(id, run);
+    pool?.runStarted(id);
     run.start();
     if (this.portsEveryMs > 0) this.portWatch?.wake();
     void run.done.then(() => {
+      pool?.runEnded(id);
       this.portWatch?.forget(id);
       this.forgetOldRuns(id);
     });
@@ -380,6 +396,21 @@ export class Supervisor {
   sweepStaleCgroups(): Promise<StaleSweep | null> {
     this.cgroupBackend();
     return this.staleSweep ?? Promise.resolve(null);
+  }
+
+  /** How many runs took a prepared cgroup, how many found none ready, how many are ready now; null without a pool. */
+  cgroupPoolStats(): (PoolStats & { ready: number }) | null {
+    return this.pool ? { ...this.pool.stats, ready: this.pool.idle().filter((e) => e.ready).length } : null;
+  }
+
+  /** The pool of prepared run cgroups, made on first use; undefined without one (cgroup v1 only). */
+  private cgroupPool(): CgroupPool | undefined {
+    if (this.pool === undefined) {
+      const backend = this.poolSize > 0 && !this.closing ? this.cgroupBackend() : undefined;
+      this.pool = backend?.version === 1 ? new CgroupPool(backend, this.poolSize) : null;
+      this.pool?.fill();
+    }
+    return this.pool ?? undefined;
   }
 
   /** The cgroup backend when one is writable, for runs without a memory limit; never throws. */
@@ -637,6 +668,10 @@ export class Supervisor {
     await Promise.all([...this.pythonSessions.keys()].map((name) => this.closeSession(name, 'shutdown')));
     const results = await Promise.all(live.map((run) => run.done));
     this.sampler?.close();
+    // Its idle helpers end and their cgroups go; none is made after this.
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close();
     return results;
   }
 
