@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReadyReport, RunResult } from '../shared/result';
 import { answerJson, answerText, modelAnswer, portsText, portText, readyText, type Pager } from './model-answer';
 import { exitStatusFor, humanSummary, NOT_READY_STATUS } from './render';
-import { statusOf } from './remote';
+import { statusOf } from './host-verbs';
 
 const pager: Pager = {
   page: (id, stream, offset) => `show ${id} ${stream} ${offset}`,

@@ -8,7 +8,7 @@ import type { CliIo } from './io';
 import { forTerminal } from './history';
 import { portText } from './model-answer';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
-import { clientError } from './remote';
+import { clientError } from './host-verbs';
 
 export const PORTS_HELP = `Usage: warden ports [ID] [--json]
 

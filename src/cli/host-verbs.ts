@@ -1,4 +1,4 @@
-// The CLI as a client of a live host: run, wait, stop, extend and sessions
+// The CLI's verbs that talk to a host through its API: run, wait, stop, extend and sessions
 // over the control socket, so what agents start appears live in the app.
 //
 // Yield: `--yield D` returns when the run ends or after D, whichever is first.
