@@ -52,6 +52,8 @@ export default {
     'src/cli/hook/codex-yield.ts',
     // Whose run cgroup a start-up sweep may end: judgeOwner and what it reads.
     'src/main/supervisor/cgroup-owner.ts',
+    // How the renderer merges a run's snapshot with its live chunks (issue 31).
+    'src/renderer/src/store/live-output.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

@@ -24,4 +24,6 @@ export const DECISION_TESTS = [
   'src/cli/hook/codex-yield.test.ts',
   // Whose run cgroup a start-up sweep may end.
   'src/main/supervisor/cgroup-owner.test.ts',
+  // The renderer's merge of a run's snapshot and live chunks.
+  'src/renderer/src/store/live-output.test.ts',
 ];
