@@ -13,7 +13,7 @@ import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
 import { kindOf, WardenError } from '../shared/errors';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import type { CliIo } from './io';
 import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';

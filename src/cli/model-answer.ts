@@ -13,7 +13,7 @@ import type { ListeningPort, RunResult } from '../shared/result';
 import { crashPhrase, placeOf } from '../shared/crash/phrase';
 import { findCrash } from '../shared/crash/traceback';
 import { InputError } from '../shared/errors';
-import { count, seconds } from '../main/supervisor/format';
+import { count, seconds } from '../shared/format';
 import { failingProbes, readyLine } from '../main/supervisor/ready/describe';
 
 export type Stream = 'stdout' | 'stderr';

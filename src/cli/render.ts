@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { RunResult } from '../shared/result';
 import { CLI_ERROR_EXIT } from '../shared/errors';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import { signalNumber } from '../main/supervisor/signals';
 import { packageRoot } from '../client/package-root';
 import { answerText, envStreamChars, modelAnswer, portsText, readyText, type Pager, type Stream } from './model-answer';

@@ -5,7 +5,7 @@
 
 import type { RunSummary } from '../shared/history';
 import type { RunResult, SessionInfo } from '../shared/result';
-import { count, seconds } from '../main/supervisor/format';
+import { count, seconds } from '../shared/format';
 import { answerJson, answerText, escapeText, modelAnswer, modelAnswerWithin, type ModelAnswer, type ModelAnswerOptions, type Pager, type Stream } from '../cli/model-answer';
 
 /** The calls an MCP answer names: tool calls with their JSON arguments. */

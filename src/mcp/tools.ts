@@ -13,7 +13,7 @@ import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import { kindOf, WardenError } from '../shared/errors';
 import { InputError } from '../shared/schemas';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
 import { asThisProcess } from '../client/as-this-process';
 import { LOCAL_HOST_NAME } from '../client/remotes';

@@ -29,7 +29,7 @@ import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import type { RunEvent, OutputStream } from '../../shared/events';
 import type { ListeningPort, MainExit, OomReport, PeakFigures, Proc, ReadyReport, RunResult, RunState, SignalSent, StopReason, StopStep, TeardownReport } from '../../shared/result';
-import { count, seconds } from './format';
+import { count, seconds } from '../../shared/format';
 import { WardenInputError, type RunOptions } from './options';
 import { CappedOutput, type OutputSlice } from './output';
 import { readStat, readStatChecked, UNCHECKED } from './procfs';

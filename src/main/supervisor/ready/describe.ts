@@ -3,7 +3,7 @@
 // a result loads none of their sockets or processes.
 
 import type { ReadyProbe, ReadyReport } from '../../../shared/result';
-import { seconds } from '../format';
+import { seconds } from '../../../shared/format';
 
 /** One line on probes that did not pass: "tcp:5173 (connection refused, 480 tries); log:/ready/ (no line matched yet (12 read))". */
 export function failingProbes(probes: ReadyProbe[]): string {

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../shared/result';
-import { dropMarkerOf } from '../../../shared/stream-length';
+import { droppedMarker } from '../../../shared/stream-length';
 import { appendAt, baseOf, capLive, endOf, exactOutput, LIVE_HEAD, LIVE_OUTPUT_CAP, lineCount, mergeChunks, snapshotBase, type Chunk, type LiveOutput, type Snapshot } from './live-output';
 
 const snap = (stdout: string, stderr: string, stdoutTruncated = 0, stderrTruncated = 0): Snapshot => ({ stdout, stderr, stdoutTruncated, stderrTruncated });
@@ -19,7 +19,7 @@ const live = (stdout: string, stderr: string, stdoutEnd = stdout.length, stderrE
   stderrEnd,
   ...extra,
 });
-const cutText = (head: string, dropped: number, tail: string) => `${head}${dropMarkerOf(dropped)}${tail}`;
+const cutText = (head: string, dropped: number, tail: string) => `${head}${droppedMarker(dropped)}${tail}`;
 // stdout cut by the engine: 1,000 characters dropped between "head" and "tail" (4 + 1000 + 4 = 1008).
 const CUT_OUT = cutText('head', 1000, 'tail');
 // stderr cut: 2,000 dropped between "H" and "T\n" (1 + 2000 + 2 = 2003).
