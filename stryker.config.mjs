@@ -41,7 +41,7 @@ export default {
     'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:92-127',
     // The model's answer, owner pids, output pages and the error table (issue 31).
-    'src/cli/model-answer.ts',
+    'src/shared/model-answer.ts',
     'src/main/host/owner-pids.ts',
     'src/main/host/output-page.ts',
     'src/shared/errors.ts',

@@ -22,7 +22,7 @@ import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/tr
 import { HOST_BUSY } from '../client/wire';
 
 import { cliPager, exitStatusFor, humanSummary, shellResults, type ShellResultsOptions } from './render';
-import { envStreamChars, locate, portsText, readyText, type Stream } from './model-answer';
+import { envStreamChars, locate, portsText, readyText, type Stream } from '../shared/model-answer';
 import { constants } from 'node:os';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
@@ -310,7 +310,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
     }
     await options.onResult?.(result);
     if (format === 'shell-results') {
-      const chars = options.streamChars ?? envStreamChars();
+      const chars = options.streamChars ?? envStreamChars(process.env);
       model.base = await baseOf(api, result, options.first === true || options.all, chars);
     }
     return signals.exitStatus(printResult(result, format, io, { model, ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}) }));

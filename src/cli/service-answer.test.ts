@@ -1,10 +1,10 @@
-// What a model and a person read of a service (src/cli/model-answer.ts,
+// What a model and a person read of a service (src/shared/model-answer.ts,
 // render.ts): the ready line and the ports first, the advice for a ready
 // run, a waiting one and one not ready in time, and the exit statuses.
 
 import { describe, expect, it } from 'vitest';
 import type { ReadyReport, RunResult } from '../shared/result';
-import { answerJson, answerText, modelAnswer, portsText, portText, readyText, type Pager } from './model-answer';
+import { answerJson, answerText, modelAnswer, portsText, portText, readyText, type Pager } from '../shared/model-answer';
 import { exitStatusFor, humanSummary, NOT_READY_STATUS } from './render';
 import { statusOf } from './host-verbs';
 

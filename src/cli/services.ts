@@ -6,7 +6,7 @@ import type { HttpWardenApi } from '../shared/http-api';
 import type { ListeningPort, RunResult } from '../shared/result';
 import type { CliIo } from './io';
 import { forTerminal } from './history';
-import { portText } from './model-answer';
+import { portText } from '../shared/model-answer';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { clientError } from './host-verbs';
 

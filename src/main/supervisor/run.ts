@@ -50,7 +50,7 @@ import type { ScopeWatch } from './scope-watch';
 import { parseReaperLine, reaperArgv, type Reaper } from './reaper';
 import { LineFeed, MAX_LINE_CHARS } from './lines';
 import { ReadyWatch } from './ready/readiness';
-import { failingProbes } from './ready/describe';
+import { failingProbes } from '../../shared/ready-text';
 import { Lease, leaseEndNote, renewalNote } from './lease';
 import { StdinPipe } from './stdin-pipe';
 import { addressInUse } from './ports/in-use';

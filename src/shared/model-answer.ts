@@ -9,12 +9,12 @@
 // stays in the history. Used by `warden mcp` and by the CLI alike; only the
 // calls named differ (a tool call, or an absolute command line).
 
-import type { ListeningPort, RunResult } from '../shared/result';
-import { crashPhrase, placeOf } from '../shared/crash/phrase';
-import { findCrash } from '../shared/crash/traceback';
-import { InputError } from '../shared/errors';
-import { count, seconds } from '../shared/format';
-import { failingProbes, readyLine } from '../main/supervisor/ready/describe';
+import type { ListeningPort, RunResult } from './result';
+import { crashPhrase, placeOf } from './crash/phrase';
+import { findCrash } from './crash/traceback';
+import { InputError } from './errors';
+import { count, seconds } from './format';
+import { failingProbes, readyLine } from './ready-text';
 
 export type Stream = 'stdout' | 'stderr';
 
@@ -78,8 +78,8 @@ export class StreamCharsError extends InputError {
   override name = 'StreamCharsError';
 }
 
-/** The per-stream size from the environment, or the default. */
-export function envStreamChars(env: NodeJS.ProcessEnv = process.env): number {
+/** The per-stream size from the environment (the caller's process.env: src/shared has no process), or the default. */
+export function envStreamChars(env: Readonly<Record<string, string | undefined>>): number {
   return streamCharsFrom(env.WARDEN_MODEL_STREAM_CHARS, 'WARDEN_MODEL_STREAM_CHARS') ?? DEFAULT_STREAM_CHARS;
 }
 
