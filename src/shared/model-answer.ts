@@ -14,6 +14,7 @@ import { crashPhrase, placeOf } from './crash/phrase';
 import { findCrash } from './crash/traceback';
 import { InputError } from './errors';
 import { count, seconds } from './format';
+import { linkHost } from './link-host';
 import { failingProbes, readyLine } from './ready-text';
 
 export type Stream = 'stdout' | 'stderr';
@@ -136,8 +137,7 @@ export function elapsedText(result: Pick<RunResult, 'elapsedMs' | 'limitMs'>): s
 
 /** Where a listening port is reached: a URL when it answers HTTP, else the address and port. */
 export function portText(port: ListeningPort): string {
-  const host = port.address === '0.0.0.0' || port.address === '::' || port.address === '127.0.0.1' || port.address === '::1' ? 'localhost' : port.address.includes(':') ? `[${port.address}]` : port.address;
-  return port.http ? `http://${host}:${port.port}/` : `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port}`;
+  return port.http ? `http://${linkHost(port.address)}:${port.port}/` : `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port}`;
 }
 
 /** Ports as a model reads them: "5173 (http://localhost:5173/), 24678 (127.0.0.1:24678)". */
