@@ -26,4 +26,5 @@ export const DECISION_TESTS = [
   'src/main/supervisor/cgroup-owner.test.ts',
   // The renderer's merge of a run's snapshot and live chunks.
   'src/renderer/src/store/live-output.test.ts',
+  'src/shared/sorted.test.ts',
 ];
