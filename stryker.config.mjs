@@ -41,7 +41,7 @@ export default {
     'src/main/supervisor/teardown.ts:277-288',
     'src/main/store/recovery.ts:92-127',
     // The model's answer, owner pids, output pages and the error table (issue 31).
-    'src/cli/model-answer.ts',
+    'src/shared/model-answer.ts',
     'src/main/host/owner-pids.ts',
     'src/main/host/output-page.ts',
     'src/shared/errors.ts',
@@ -52,6 +52,10 @@ export default {
     'src/cli/hook/codex-yield.ts',
     // Whose run cgroup a start-up sweep may end: judgeOwner and what it reads.
     'src/main/supervisor/cgroup-owner.ts',
+    // How the renderer merges a run's snapshot with its live chunks (issue 31).
+    'src/renderer/src/store/live-output.ts',
+    // The binary search output pages, output times and the log's rows share.
+    'src/shared/sorted.ts',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

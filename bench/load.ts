@@ -21,7 +21,7 @@ import type { RunResult } from '../src/shared/result';
 import { DEFAULTS } from '../src/shared/request';
 import { connectToHost } from '../src/client/transport';
 import type { HttpWardenApi } from '../src/shared/http-api';
-import { droppedMarker } from '../src/main/supervisor/output';
+import { droppedMarker } from '../src/shared/stream-length';
 import { check, mb, sleep, type Figure } from './lib';
 
 export interface LoadBenchOptions {

@@ -13,7 +13,7 @@ export const DECISION_TESTS = [
   'src/main/supervisor/teardown-scan.test.ts',
   'src/main/store/recovery.test.ts',
   // The model's answer, owner pids, output pages and the error table (issue 31).
-  'src/cli/model-answer.test.ts',
+  'src/shared/model-answer.test.ts',
   'src/main/host/owner-pids.test.ts',
   'src/main/host/output-page.test.ts',
   'src/shared/errors.test.ts',
@@ -24,4 +24,7 @@ export const DECISION_TESTS = [
   'src/cli/hook/codex-yield.test.ts',
   // Whose run cgroup a start-up sweep may end.
   'src/main/supervisor/cgroup-owner.test.ts',
+  // The renderer's merge of a run's snapshot and live chunks.
+  'src/renderer/src/store/live-output.test.ts',
+  'src/shared/sorted.test.ts',
 ];

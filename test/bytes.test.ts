@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bytes } from '../src/shared/bytes';
-import { bytes as supervisorBytes } from '../src/main/supervisor/format';
+import { bytes as supervisorBytes } from '../src/shared/format';
 import { bytes as viewBytes } from '../src/renderer/src/format';
 
 describe('bytes: one formatter for notes, the CLI and the app', () => {

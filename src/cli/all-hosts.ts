@@ -5,7 +5,7 @@
 
 import { LOCAL_HOST_NAME, loadRemotes, remoteLink } from '../client/remotes';
 import type { RunSummary } from '../shared/history';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import { list, type HistorySource } from './history';
 import type { CliIo } from './io';
 import { UsageError } from './parse';

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectToHost, socketPathFor } from '../client/transport';
 import { cannotRunAs } from '../main/store/store-testkit';
 import type { RunResult } from '../shared/result';
-import { YIELDED_STATUS } from './remote';
+import { YIELDED_STATUS } from './host-verbs';
 import { backgroundHostPids, stopBackgroundHosts } from './testkit';
 import { until as waitUntil } from '../../test/kit/until';
 

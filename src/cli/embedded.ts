@@ -14,7 +14,7 @@ import type { RunResult } from '../shared/result';
 import type { OutputFormat } from './args';
 import type { CliIo } from './io';
 import { exitStatusFor, humanSummary } from './render';
-import { renderResult } from './remote';
+import { renderResult } from './host-verbs';
 import { SignalStop, stopNoteFor } from './signals';
 import { recordHistory } from './store-access';
 

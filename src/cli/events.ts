@@ -10,7 +10,7 @@ import type { RunEvent } from '../shared/events';
 import type { HttpWardenApi, HttpTransport } from '../shared/http-api';
 import { ROUTES } from '../shared/http-api';
 import type { RunOwner, RunResult } from '../shared/result';
-import { count, seconds } from '../main/supervisor/format';
+import { count, seconds } from '../shared/format';
 import { NodeTransport, socketPathFor } from '../client/transport';
 import type { CliIo } from './io';
 import { OwnerFilter, ownerPidFrom } from './owners';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
-import { YIELDED_STATUS } from './remote';
+import { YIELDED_STATUS } from './host-verbs';
 import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
 
 const root = mkdtempSync(join(tmpdir(), 'whard-'));

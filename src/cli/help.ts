@@ -5,7 +5,7 @@
 
 import { RUN_HELP } from './args';
 import { LIST_HELP, PRUNE_HELP, SHOW_HELP } from './history';
-import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './remote';
+import { EXTEND_HELP, SESSIONS_HELP, STOP_HELP, WAIT_HELP } from './host-verbs';
 import { PORTS_HELP, SEND_HELP } from './services';
 // Each command's help text alone: setup's and the hook's code stay out of
 // every call's startup (the bundle's metafile shows what help.ts pulls in).

@@ -5,7 +5,7 @@ import type { HistoryQuery } from '../shared/api';
 import type { RunPage } from '../shared/history';
 import type { RunResult, Verdict } from '../shared/result';
 import { parseDuration } from '../shared/duration';
-import { count, seconds } from '../main/supervisor/format';
+import { count, seconds } from '../shared/format';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { humanSummary, wardenCommand } from './render';
 

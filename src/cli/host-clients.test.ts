@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../shared/result';
 import type { RunSummary } from '../shared/history';
-import { YIELDED_STATUS } from './remote';
+import { YIELDED_STATUS } from './host-verbs';
 import { stopBackgroundHosts, serveFor } from './testkit';
 import { until } from '../../test/kit/until';
 

@@ -20,7 +20,7 @@ import { embeddedFromEnv, hostApi } from '../client/autostart';
 import { packageRoot } from '../client/package-root';
 import { asThisProcess } from '../client/as-this-process';
 import type { RemoteLink } from '../client/remotes';
-import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './remote';
+import { clientError, extendCommand, runRemote, sessionsCommand, statusOf, stopCommand, waitCommand, YIELDED_STATUS } from './host-verbs';
 import { resolveStateDir, unwritableReason } from '../client/state-dir';
 import type { HttpWardenApi } from '../shared/http-api';
 import type { CliIo } from './io';
@@ -204,7 +204,7 @@ export async function main(allArgs: string[], io: CliIo = processIo, outer: Reco
     const remote = await remoteFor(command, remoteName);
     if (remote && Object.hasOwn(outer, command)) process.env.WARDEN_REMOTE = remote.name; // `mcp` reaches it the same way
     if (command === 'dial-stdio') return await (await import('./dial-stdio')).dialStdio(rest, io);
-    if (command === 'remote') return await (await import('./remote-hosts')).remoteCommand(rest, io);
+    if (command === 'remote') return await (await import('./remote-command')).remoteCommand(rest, io);
     if (command === 'k8s') return await (await import('./k8s/command')).k8sCommand(rest, io);
     if (command === 'serve') return await (await import('./serve')).serve(rest, io, version());
     if (command === 'app') return await (await import('./app')).appCommand(rest, io, packageRoot(), async (web) => (await import('./serve')).serve(web, io, version()));

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlPath } from '../client/remotes';
 import type { RunResult } from '../shared/result';
-import { YIELDED_STATUS } from './remote';
+import { YIELDED_STATUS } from './host-verbs';
 import { masterPid, startSshd, type Sshd } from './sshd-testkit';
 import { stopBackgroundHosts, WARDEN_BIN } from './testkit';
 import { until as waitUntil } from '../../test/kit/until';

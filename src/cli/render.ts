@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import type { RunResult } from '../shared/result';
 import { CLI_ERROR_EXIT } from '../shared/errors';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import { signalNumber } from '../main/supervisor/signals';
 import { packageRoot } from '../client/package-root';
-import { answerText, envStreamChars, modelAnswer, portsText, readyText, type Pager, type Stream } from './model-answer';
+import { answerText, envStreamChars, modelAnswer, portsText, readyText, type Pager, type Stream } from '../shared/model-answer';
 
 /** A run whose readiness probes did not pass by the ready timeout. */
 export const NOT_READY_STATUS = 3;
@@ -67,7 +67,7 @@ export interface ShellResultsOptions {
 }
 
 /**
- * A result as a model reads it (src/cli/model-answer.ts): what decides the
+ * A result as a model reads it (src/shared/model-answer.ts): what decides the
  * next step first, each stream cut around a marker naming the command that
  * pages the rest. `base`: where this answer's output starts in what the
  * history keeps (0: the whole output; null: not known).
@@ -75,7 +75,7 @@ export interface ShellResultsOptions {
 export function shellResults(result: RunResult, options: ShellResultsOptions = {}): string {
   return answerText(
     modelAnswer(result, {
-      streamChars: options.streamChars ?? envStreamChars(),
+      streamChars: options.streamChars ?? envStreamChars(process.env),
       pager: cliPager({ ...(options.yieldMs !== undefined ? { yieldMs: options.yieldMs } : {}), ...(options.streamChars !== undefined ? { streamChars: options.streamChars } : {}) }),
       ...(options.base ? { base: options.base } : {}),
     }),

@@ -6,7 +6,7 @@
 // answer itself as structuredContent).
 
 import type { SearchAnswer, SearchMatch, SearchedRun } from '../shared/search';
-import { count } from '../main/supervisor/format';
+import { count } from '../shared/format';
 
 export interface SearchTextOptions {
   /** The exact call that continues the search from `cursor`. */

@@ -12,7 +12,7 @@ import { tokensOf, UsageError, type OptionSpec } from './parse';
 import { forTerminal } from './history';
 import { wardenCommand } from './render';
 import { searchText } from './search-text';
-import { clientError } from './remote';
+import { clientError } from './host-verbs';
 
 export const SEARCH_HELP = `Usage: warden search [ID] PATTERN [options]
        warden search --cursor CURSOR [--max-matches N]

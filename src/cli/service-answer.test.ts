@@ -1,12 +1,12 @@
-// What a model and a person read of a service (src/cli/model-answer.ts,
+// What a model and a person read of a service (src/shared/model-answer.ts,
 // render.ts): the ready line and the ports first, the advice for a ready
 // run, a waiting one and one not ready in time, and the exit statuses.
 
 import { describe, expect, it } from 'vitest';
 import type { ReadyReport, RunResult } from '../shared/result';
-import { answerJson, answerText, modelAnswer, portsText, portText, readyText, type Pager } from './model-answer';
+import { answerJson, answerText, modelAnswer, portsText, portText, readyText, type Pager } from '../shared/model-answer';
 import { exitStatusFor, humanSummary, NOT_READY_STATUS } from './render';
-import { statusOf } from './remote';
+import { statusOf } from './host-verbs';
 
 const pager: Pager = {
   page: (id, stream, offset) => `show ${id} ${stream} ${offset}`,
@@ -57,6 +57,10 @@ describe('portText and portsText', () => {
     [{ port: 5173, address: '::1', http: true }, 'http://localhost:5173/'],
     [{ port: 8080, address: '10.0.0.7', http: true }, 'http://10.0.0.7:8080/'],
     [{ port: 8080, address: 'fe80::1', http: true }, 'http://[fe80::1]:8080/'],
+    // An IPv4-mapped listener: its URL as the app's link has it.
+    [{ port: 5173, address: '::ffff:127.0.0.1', http: true }, 'http://localhost:5173/'],
+    [{ port: 8080, address: '::ffff:10.0.0.2', http: true }, 'http://10.0.0.2:8080/'],
+    [{ port: 8080, address: '::ffff:10.0.0.2' }, '[::ffff:10.0.0.2]:8080'],
     [{ port: 5432, address: '127.0.0.1' }, '127.0.0.1:5432'],
     [{ port: 5432, address: '::1', http: false }, '[::1]:5432'],
   ])('%j', (port, text) => expect(portText(port)).toBe(text));

@@ -6,9 +6,9 @@ import type { HttpWardenApi } from '../shared/http-api';
 import type { ListeningPort, RunResult } from '../shared/result';
 import type { CliIo } from './io';
 import { forTerminal } from './history';
-import { portText } from './model-answer';
+import { portText } from '../shared/model-answer';
 import { tokensOf, UsageError, type OptionSpec } from './parse';
-import { clientError } from './remote';
+import { clientError } from './host-verbs';
 
 export const PORTS_HELP = `Usage: warden ports [ID] [--json]
 

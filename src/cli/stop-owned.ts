@@ -10,7 +10,7 @@ import type { CliIo } from './io';
 import { commandOf } from './events';
 import { OwnerFilter, ownerPidFrom } from './owners';
 import { tokensOf, UsageError } from './parse';
-import { clientError } from './remote';
+import { clientError } from './host-verbs';
 import { humanSummary } from './render';
 
 export async function stopOwned(args: string[], io: CliIo, host: () => Promise<HttpWardenApi>): Promise<number> {

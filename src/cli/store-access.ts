@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { attachRecorder, openStore, openStoreReadOnly, StoreOpenError, type HistoryStore, type Recorder } from '../main/store';
-import { bytes } from '../main/supervisor/format';
+import { bytes } from '../shared/format';
 import { parseMemory } from '../main/supervisor/cgroup';
 import type { Supervisor } from '../main/supervisor/supervisor';
 import { flags, type HistorySource } from './history';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../cli/io';
 import { defaultLimitFrom, UsageError } from '../cli/args';
-import { envStreamChars, DEFAULT_STREAM_CHARS, StreamCharsError } from '../cli/model-answer';
+import { envStreamChars, DEFAULT_STREAM_CHARS, StreamCharsError } from '../shared/model-answer';
 import { resolveStateDir, unwritableReason } from '../client/state-dir';
 import { connectToHost, NodeTransport } from '../client/transport';
 import { HttpWardenApi } from '../shared/http-api';
@@ -128,7 +128,7 @@ export async function mcpCommand(args: string[], io: CliIo): Promise<number> {
   }
   let streamChars = DEFAULT_STREAM_CHARS;
   try {
-    streamChars = envStreamChars();
+    streamChars = envStreamChars(process.env);
   } catch (error) {
     if (!(error instanceof StreamCharsError)) throw error;
     io.err(`warden mcp: ${error.message} Using ${DEFAULT_STREAM_CHARS}.\n`);

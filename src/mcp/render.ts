@@ -1,12 +1,12 @@
 // What the model reads: the MCP tools' answers. A run is a <shell_results>
 // block and a compact structuredContent, both cut for a model by
-// src/cli/model-answer.ts (with a <next> line / next field when the run goes
+// src/shared/model-answer.ts (with a <next> line / next field when the run goes
 // on); lists are compact tables.
 
 import type { RunSummary } from '../shared/history';
 import type { RunResult, SessionInfo } from '../shared/result';
-import { count, seconds } from '../main/supervisor/format';
-import { answerJson, answerText, escapeText, modelAnswer, modelAnswerWithin, type ModelAnswer, type ModelAnswerOptions, type Pager, type Stream } from '../cli/model-answer';
+import { count, seconds } from '../shared/format';
+import { answerJson, answerText, escapeText, modelAnswer, modelAnswerWithin, type ModelAnswer, type ModelAnswerOptions, type Pager, type Stream } from '../shared/model-answer';
 
 /** The calls an MCP answer names: tool calls with their JSON arguments. */
 export const MCP_PAGER: Pager = {

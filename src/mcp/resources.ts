@@ -11,7 +11,7 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelconte
 import type { RunSummary } from '../shared/history';
 import type { RunResult } from '../shared/result';
 import { RUN_ID } from '../shared/schemas';
-import { cutMarker, cutStream, type Stream } from '../cli/model-answer';
+import { cutMarker, cutStream, type Stream } from '../shared/model-answer';
 import type { HostLink } from './host-link';
 import { MCP_PAGER, runAnswerParts } from './render';
 

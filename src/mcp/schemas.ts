@@ -15,7 +15,7 @@ const VERDICTS = ['completed', 'failed', 'timed-out', 'stopped', 'killed', 'cras
 // ---------------------------------------------------------------- outputs
 
 /**
- * A run as a model gets it (src/cli/model-answer.ts answerJson): what decides
+ * A run as a model gets it (src/shared/model-answer.ts answerJson): what decides
  * the next step first, each stream cut to its head and tail with a marker
  * naming the show call for the rest. `warden run --json` and `warden show
  * --json` print the whole result contract (docs/architecture.md, "The result contract").

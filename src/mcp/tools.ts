@@ -13,13 +13,13 @@ import type { RunRequest } from '../shared/request';
 import type { RunResult } from '../shared/result';
 import { kindOf, WardenError } from '../shared/errors';
 import { InputError } from '../shared/schemas';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import { isPythonCommand, parseAnyRunArgs, UsageError } from '../cli/args';
 import { asThisProcess } from '../client/as-this-process';
 import { LOCAL_HOST_NAME } from '../client/remotes';
 import type { HostLink } from './host-link';
 import { budgetFor, DEFAULT_MAX_CHARS, listText, pageAnswerParts, runAnswerParts, sessionsText, type StreamPage } from './render';
-import { locate, type Stream } from '../cli/model-answer';
+import { locate, type Stream } from '../shared/model-answer';
 import { searchText } from '../cli/search-text';
 import type { SearchQuery } from '../shared/search';
 import {

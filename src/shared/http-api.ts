@@ -128,7 +128,7 @@ export function listQueryString(options: ListOptions = {}): string {
 }
 
 /**
- * What the app asks for first, for the Runs view (src/renderer/src/store.ts):
+ * What the app asks for first, for the Runs view (src/renderer/src/store/):
  * every host's runs without output, and the first page of ended runs with the
  * counts. Web mode's page names these two to the browser as preloads (a Link
  * header on index.html), so the host answers them while the app's script is

@@ -9,6 +9,7 @@
 // the live ones from the output events. No Node or DOM imports.
 
 import type { OutputStream } from './events';
+import { lastAtOrBefore } from './sorted';
 
 /** [stream (0 stdout, 1 stderr), offset in that stream's characters, ms since the run started] */
 export type OutputMark = [stream: 0 | 1, offset: number, atMs: number];
@@ -73,17 +74,7 @@ export function splitMarks(marks: OutputMark[]): [StreamTimes, StreamTimes] {
 
 /** The mark a character of the stream came with: the last at or before its offset (index into StreamTimes), or -1. */
 export function markAt(times: StreamTimes, offset: number): number {
-  let lo = 0;
-  let hi = times.offsets.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (times.offsets[mid]! <= offset) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
+  return lastAtOrBefore(times.offsets, offset);
 }
 
 /**

@@ -4,13 +4,15 @@
 // scale, so a client merging a snapshot with the stream knows where the
 // snapshot ends.
 
-/** The engine's marker for `chars` dropped characters (supervisor/output.ts droppedMarker). */
-export function dropMarkerOf(chars: number): string {
-  return `\n[warden: ${chars.toLocaleString('en-US')} characters dropped here]\n`;
+import { count } from './format';
+
+/** Where kept output leaves characters out: the engine's marker (supervisor/output.ts), the history's (store/rows.ts) and what clients look for. */
+export function droppedMarker(chars: number): string {
+  return `\n[warden: ${count(chars)} characters dropped here]\n`;
 }
 
 export function streamLength(text: string, dropped: number): number {
   if (dropped <= 0) return text.length;
-  const marker = dropMarkerOf(dropped);
+  const marker = droppedMarker(dropped);
   return text.includes(marker) ? text.length - marker.length + dropped : text.length + dropped;
 }

@@ -8,7 +8,7 @@ import type { WardenApi } from '../../shared/api';
 import { isWardenError } from '../../shared/errors';
 import { OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, type OutputPage } from '../../shared/http-api';
 import type { RunResult } from '../../shared/result';
-import { checkOutputRange, outputPage, pageOf } from './output-page';
+import { checkOutputRange, lineAt, lineStarts, outputPage, pageOf } from './output-page';
 
 const run = (stdout: string, stderr = '', state: RunResult['state'] = 'ended'): RunResult => ({
   id: 'run123abc',
@@ -123,5 +123,26 @@ describe('checkOutputRange', () => {
     }
     expect(isWardenError(error)).toBe(true);
     expect(error).toMatchObject({ kind: 'bad-input', message });
+  });
+});
+
+describe('the line a character is on', () => {
+  // "ab\ncd\n\nef": lines start at 0, 3, 6 and 7.
+  const starts = lineStarts('ab\ncd\n\nef');
+  it.each<[number, number]>([
+    [0, 1],
+    [2, 1],
+    [3, 2],
+    [5, 2],
+    [6, 3],
+    [7, 4],
+    [9, 4],
+    [99, 4],
+  ])('offset %i is on line %i', (offset, line) => {
+    expect(lineAt(starts, offset)).toBe(line);
+  });
+
+  it('an empty text is line 1', () => {
+    expect(lineAt(lineStarts(''), 0)).toBe(1);
   });
 });

@@ -13,6 +13,7 @@ import type { WardenApi } from '../../shared/api';
 import { InputError, WardenError } from '../../shared/errors';
 import { OUTPUT_PAGE_DEFAULT_CHARS, OUTPUT_PAGE_MAX_CHARS, type OutputPage } from '../../shared/http-api';
 import type { RunResult } from '../../shared/result';
+import { lastAtOrBefore } from '../../shared/sorted';
 
 /** A range as the host serves it: a stream, an offset or a line, a limit. */
 export interface PageRange {
@@ -36,14 +37,7 @@ export function lineStarts(text: string): Uint32Array {
 
 /** How many line starts are at or before `offset`: the 1-based line the character at `offset` is on (at least 1). */
 export function lineAt(starts: Uint32Array, offset: number): number {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid]! <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return Math.max(1, lo);
+  return Math.max(1, lastAtOrBefore(starts, offset) + 1);
 }
 
 /** The page of `run` a range asks for: an offset (or a line) past the end gives an empty page at the end. */

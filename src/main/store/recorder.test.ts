@@ -1,7 +1,7 @@
 // The recorder against a real Supervisor running real commands, and a real
 // database file: live rows, batching, the cap, events, and failing storage.
 
-import { droppedMarker } from '../supervisor/output';
+import { droppedMarker } from '../../shared/stream-length';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../shared/result';
 import type { RunEvent } from '../../shared/events';

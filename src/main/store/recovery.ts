@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Proc, RunResult, TeardownReport } from '../../shared/result';
 import { DEFAULTS } from '../../shared/request';
-import { count, seconds } from '../supervisor/format';
+import { count, seconds } from '../../shared/format';
 import { listMarked, teardown } from '../supervisor/teardown';
 import { liveness, readHosts, type HostRow, type Liveness } from './hosts';
 import { settleLiveSeries } from './live-telemetry';

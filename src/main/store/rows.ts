@@ -4,7 +4,7 @@
 
 import type { OutputStream } from '../../shared/events';
 import type { PeakFigures, RunResult } from '../../shared/result';
-import { count } from '../supervisor/format';
+import { droppedMarker } from '../../shared/stream-length';
 import { all, one, run, type Database } from './sql';
 
 /** Characters of each stream's end indexed for full-text search. */
@@ -171,10 +171,6 @@ export function readStream(db: Database, runId: string, stream: OutputStream): S
   return { text: parts.join(''), dropped, storedChars };
 }
 
-/** The engine's own marker (supervisor/output.ts), so stored and kept output read alike. */
-export function droppedMarker(chars: number): string {
-  return `\n[warden: ${count(chars)} characters dropped here]\n`;
-}
 
 export type { EventRecord } from '../../shared/history';
 import type { EventRecord } from '../../shared/history';

@@ -5,7 +5,7 @@ import { CRASH_SIGNALS, type OomReport, type RunKind, type StopStep } from '../.
 import { placeOf, whatHappened } from '../../shared/crash/phrase';
 import type { ShellCrash } from '../../shared/crash/shell';
 import type { Traceback } from '../../shared/crash/traceback';
-import { bytes, seconds } from './format';
+import { bytes, seconds } from '../../shared/format';
 
 /** faulthandler's first words; it does not start a line, so look anywhere. */
 export const FATAL_PYTHON_ERROR = 'Fatal Python error: ';

@@ -43,7 +43,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CLI_ERROR_EXIT } from '../../shared/errors';
 import type { OomReport } from '../../shared/result';
 import { readSize, SIZE_FORMS } from '../../shared/size';
-import { bytes } from './format';
+import { bytes } from '../../shared/format';
 import { WardenInputError } from './errors';
 import { judgeOwner, lookAtPid, ownerTagText, ownIdentity, type OwnIdentity } from './cgroup-owner';
 

@@ -6,7 +6,7 @@
 
 import type { SignalSent, StopReason, StopRecord, StopStep } from '../../shared/result';
 import { WardenInputError } from './errors';
-import { seconds } from './format';
+import { seconds } from '../../shared/format';
 
 export interface StopTiming {
   terminateAfterMs: number;

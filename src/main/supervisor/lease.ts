@@ -4,7 +4,7 @@
 
 import { MAX_LIMIT_MS, timerDelay } from './deadline';
 import { WardenInputError } from './errors';
-import { seconds } from './format';
+import { seconds } from '../../shared/format';
 
 export class Lease {
   private endsAt: number;

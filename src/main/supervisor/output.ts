@@ -3,7 +3,7 @@
 // The child is never made to wait: callers drain the pipe whatever we keep.
 
 import { isAscii } from 'node:buffer';
-import { count } from './format';
+import { droppedMarker } from '../../shared/stream-length';
 
 const SPACE = Uint8Array.of(0x20);
 /** How many characters around a cut are looked at for an escape sequence split by it. */
@@ -199,10 +199,6 @@ export interface OutputSlice {
   dropped: number;
 }
 
-/** Where kept output leaves characters out. */
-export function droppedMarker(chars: number): string {
-  return `\n[warden: ${count(chars)} characters dropped here]\n`;
-}
 
 /**
  * Where Warden's marker for `dropped` characters starts in a kept text (the

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { CRASH_SIGNALS, type Verdict } from '../../shared/result';
 import { judge, type Observations } from './verdict';
-import { bytes, seconds } from './format';
 
 function obs(over: Partial<Observations> = {}): Observations {
   return {
@@ -706,32 +705,5 @@ describe('judge: invariants', () => {
       expect(/native code/.test(j.advice ?? ''), signal).toBe(CRASH_SIGNALS.includes(signal));
       expect(/os\.kill\(\)/.test(j.advice ?? ''), signal).toBe(signal !== 'SIGKILL' && !CRASH_SIGNALS.includes(signal));
     }
-  });
-});
-
-describe('format', () => {
-  it.each([
-    [330, '0.33 s'],
-    [1_000, '1 s'],
-    [1_010, '1.01 s'],
-    [1_500, '1.5 s'],
-    [59_999, '60 s'],
-    [60_000, '1 min'],
-    [150_400, '2 min 30 s'],
-    [1_231_000, '20 min 31 s'],
-    [3_600_000, '1 h'],
-    [3_725_000, '1 h 02 min'],
-  ])('seconds(%i) is %s', (ms, text) => {
-    expect(seconds(ms)).toBe(text);
-  });
-
-  it.each([
-    [100, '100 B'],
-    [512 * 1024, '512 KiB'],
-    [256 * MiB, '256 MiB'],
-    [Math.round(255.8 * MiB), '255.8 MiB'],
-    [1.5 * 1024 * MiB, '1.5 GiB'],
-  ])('bytes(%i) is %s', (n, text) => {
-    expect(bytes(n)).toBe(text);
   });
 });

@@ -6,7 +6,7 @@ import type { OomReport, RunKind, StopReason, StopStep, Verdict } from '../../sh
 import { findCrash } from '../../shared/crash/traceback';
 import { findShellCrash } from '../../shared/crash/shell';
 import { crashAdvice, exitCodeAdvice, isCrashSignal, killAdvice, oomNote, otherSignalAdvice, shellCrashNote, timedOutAdvice, tracebackAdvice } from './advice';
-import { seconds } from './format';
+import { seconds } from '../../shared/format';
 import { signalName } from './signals';
 
 export interface Observations {

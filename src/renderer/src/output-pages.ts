@@ -6,7 +6,7 @@
 // as many pending lines as lie between, and the linked page, each at its own
 // line, until the pages between close the gap; nothing moves when they do.
 // Pure: what is held, what to ask for next, how a page joins what is held,
-// and the text a view shows of it. The store (store.ts) does the asking.
+// and the text a view shows of it. The store (store/output-slice.ts) does the asking.
 
 import type { OutputPage } from '../../shared/api';
 

@@ -5,7 +5,8 @@
 
 import { InputError } from '../../../shared/errors';
 import { MAX_CONTEXT, MAX_PATTERN_CHARS, type SearchStream } from '../../../shared/search';
-import { droppedMarker, keptMarkerAt } from '../../supervisor/output';
+import { droppedMarker } from '../../../shared/stream-length';
+import { keptMarkerAt } from '../../supervisor/output';
 
 /** Where a kept text leaves `dropped` characters out: the marker's [start, end), start being the line break before it. */
 export function gapIn(text: string, dropped: number): { start: number; end: number } | null {

@@ -4,7 +4,7 @@
 // Pure functions, run here in the test's own thread.
 
 import { describe, expect, it } from 'vitest';
-import { droppedMarker } from '../../supervisor/output';
+import { droppedMarker } from '../../../shared/stream-length';
 import { gapIn, regionFor } from './plan';
 import { searchScanner, type ScanJob, type ScanMatch } from './scan';
 

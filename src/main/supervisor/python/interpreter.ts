@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { constants } from 'node:os';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import type { OutputStream } from '../../../shared/events';
-import { seconds } from '../format';
+import { seconds } from '../../../shared/format';
 import { MarkerSplitter } from '../marker';
 import type { RunCgroup } from '../cgroup';
 import { readStat } from '../procfs';

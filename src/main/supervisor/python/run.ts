@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { OutputStream, RunEvent } from '../../../shared/events';
 import type { OomReport, PeakFigures, Proc, RunResult, RunState, StopReason, StopRecord, TeardownReport } from '../../../shared/result';
 import { extendedLimit, extensionNote, timerDelay } from '../deadline';
-import { count, seconds } from '../format';
+import { count, seconds } from '../../../shared/format';
 import { oomReport } from '../cgroup';
 import { WardenInputError, type PythonRunOptions } from '../options';
 import { CappedOutput, type OutputSlice } from '../output';

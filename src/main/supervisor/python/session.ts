@@ -26,7 +26,7 @@
 // |10 | the interpreter never says ready                         | killed at the bound; the script is spawn-failed with the cause     |
 
 import type { SessionInfo, StopReason } from '../../../shared/result';
-import { count, seconds } from '../format';
+import { count, seconds } from '../../../shared/format';
 import type { RunCgroup } from '../cgroup';
 import { WardenInputError } from '../options';
 import { WardenError } from '../errors';

@@ -8,7 +8,7 @@
 import type { ListeningPort, ReadyProbe, ReadyReport } from '../../../shared/result';
 import type { LineFeed } from '../lines';
 import type { Attempt } from './attempt';
-export { failingProbes, readyLine } from './describe';
+export { failingProbes, readyLine } from '../../../shared/ready-text';
 import { probeExec } from './exec';
 import { FileProbe } from './file';
 import { probeHttp } from './http';

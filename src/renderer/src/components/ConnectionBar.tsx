@@ -1,6 +1,6 @@
 // A persistent bar while the host cannot be reached or no longer accepts this
 // page's login. Live clocks stand still and actions are disabled meanwhile
-// (store.ts); the page picks up by itself when the host answers again.
+// (store/connection-slice.ts); the page picks up by itself when the host answers again.
 
 import { clock } from '../format';
 import { useWarden } from '../store';

@@ -4,6 +4,7 @@
 
 import { MARK_SPACING_MS, markAt, mergeLines, splitMarks, streamOffset, type OutputMark, type StreamTimes } from '../../../../shared/output-times';
 import type { LineIndex, Match } from './lines';
+import { lastAtOrBefore } from '../../../../shared/sorted';
 
 export type LogMode = 'all' | 'stdout' | 'stderr';
 
@@ -116,18 +117,8 @@ export function blankBeforeCut(text: string, cut: Cut | null): boolean {
 /** The line of a kept text that holds its cut's marker, or -1. */
 export function markerLineOf(index: LineIndex, cut: Cut | null): number {
   if (!cut) return -1;
-  const at = cut.at + 1; // the marker's text starts after its leading newline
-  let lo = 0;
-  let hi = index.count - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if ((index.starts[mid] ?? 0) <= at) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
+  // The marker's text starts after its leading newline.
+  return lastAtOrBefore(index.starts, cut.at + 1, index.count);
 }
 
 /**

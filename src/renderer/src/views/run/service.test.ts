@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../../shared/result';
-import { hasServiceBar, linkHost, portLinks, serviceView } from './service';
+import { hasServiceBar, portLinks, serviceView } from './service';
 import { withServiceEvent } from '../../store';
 import { serviceEntry } from './describe';
 
@@ -12,19 +12,6 @@ function run(fields: Partial<RunResult>): RunResult {
 }
 
 const READY = { afterMs: 1800, probes: [{ probe: 'port', passed: true, attempts: 3 }], line: 'Local: http://localhost:5173/', ports: [{ port: 5173, address: '127.0.0.1' }] };
-
-describe('linkHost', () => {
-  it.each([
-    ['127.0.0.1', 'localhost'],
-    ['0.0.0.0', 'localhost'],
-    ['::', 'localhost'],
-    ['::1', 'localhost'],
-    ['::ffff:127.0.0.1', 'localhost'],
-    ['::ffff:10.0.0.2', '10.0.0.2'],
-    ['10.0.0.2', '10.0.0.2'],
-    ['fe80::1', '[fe80::1]'],
-  ])('%s', (address, host) => expect(linkHost(address)).toBe(host));
-});
 
 describe('portLinks', () => {
   it('one per port, sorted, with a link only where it answered HTTP', () => {

@@ -4,6 +4,7 @@
 
 import type { ListeningPort, RunResult } from '../../../../shared/result';
 import { duration } from '../../format';
+import { linkHost } from '../../../../shared/link-host';
 
 export interface PortLink {
   port: number;
@@ -23,13 +24,6 @@ export interface ServiceView {
   takesInput: boolean;
   /** "lease until 2 h" on its clock, while live. */
   lease: string | null;
-}
-
-/** The host name a browser reaches a listener at: loopback and wildcards as localhost. */
-export function linkHost(address: string): string {
-  if (address === '0.0.0.0' || address === '::' || address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1') return 'localhost';
-  if (address.startsWith('::ffff:')) return address.slice(7);
-  return address.includes(':') ? `[${address}]` : address;
 }
 
 export function portLinks(ports: readonly ListeningPort[]): PortLink[] {

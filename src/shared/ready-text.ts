@@ -2,8 +2,8 @@
 // the run's notes). Kept apart from the probes: a client that only prints
 // a result loads none of their sockets or processes.
 
-import type { ReadyProbe, ReadyReport } from '../../../shared/result';
-import { seconds } from '../format';
+import type { ReadyProbe, ReadyReport } from './result';
+import { seconds } from './format';
 
 /** One line on probes that did not pass: "tcp:5173 (connection refused, 480 tries); log:/ready/ (no line matched yet (12 read))". */
 export function failingProbes(probes: ReadyProbe[]): string {

@@ -1,4 +1,4 @@
-// The CLI as a client of a live host: run, wait, stop, extend and sessions
+// The CLI's verbs that talk to a host through its API: run, wait, stop, extend and sessions
 // over the control socket, so what agents start appears live in the app.
 //
 // Yield: `--yield D` returns when the run ends or after D, whichever is first.
@@ -13,7 +13,7 @@ import { HttpWardenApi, ROUTES, type HttpTransport } from '../shared/http-api';
 import { kindOf, WardenError } from '../shared/errors';
 import type { RunRequest } from '../shared/request';
 import type { RunResult, SessionInfo } from '../shared/result';
-import { seconds } from '../main/supervisor/format';
+import { seconds } from '../shared/format';
 import type { CliIo } from './io';
 import { parseFormat, parseYield, UsageError, type OutputFormat } from './args';
 import { tokensOf, type OptionSpec } from './parse';
@@ -22,7 +22,7 @@ import { HostUnreachableError, NodeTransport, socketPathFor } from '../client/tr
 import { HOST_BUSY } from '../client/wire';
 
 import { cliPager, exitStatusFor, humanSummary, shellResults, type ShellResultsOptions } from './render';
-import { envStreamChars, locate, portsText, readyText, type Stream } from './model-answer';
+import { envStreamChars, locate, portsText, readyText, type Stream } from '../shared/model-answer';
 import { constants } from 'node:os';
 
 /** Exit status of a yielded run (EX_TEMPFAIL): it goes on; `warden wait ID` continues it. */
@@ -310,7 +310,7 @@ async function follow(api: WardenApi, id: string, options: FollowOptions): Promi
     }
     await options.onResult?.(result);
     if (format === 'shell-results') {
-      const chars = options.streamChars ?? envStreamChars();
+      const chars = options.streamChars ?? envStreamChars(process.env);
       model.base = await baseOf(api, result, options.first === true || options.all, chars);
     }
     return signals.exitStatus(printResult(result, format, io, { model, ...(options.exitStatus ? { exitStatus: options.exitStatus } : {}) }));

@@ -1,6 +1,6 @@
 // Numbers as a reader sees them in notes and advice.
 
-import { minutesText } from '../../shared/duration';
+import { minutesText } from './duration';
 
 /**
  * "0.33 s", "1 s", "1.5 s" (at most two decimals, none trailing) under a
@@ -12,7 +12,7 @@ export function seconds(ms: number): string {
 }
 
 /** The one byte formatter (src/shared/bytes.ts). */
-export { bytes } from '../../shared/bytes';
+export { bytes } from './bytes';
 
 /** "12,345" */
 export function count(n: number): string {

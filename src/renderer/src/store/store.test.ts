@@ -1,32 +1,12 @@
+// The store driven through its actions and events with a fake API; the pure
+// merge of a run's output is live-output.test.ts.
+
 import { describe, expect, it, vi } from 'vitest';
-import type { WardenApi } from '../../shared/api';
-import type { RunEvent } from '../../shared/events';
-import type { RunResult } from '../../shared/result';
-import { appendAt, baseOf, capLive, lineCount, liveElapsed, useWarden } from './store';
-
-describe('live output in the page', () => {
-  it('is kept whole up to the cap', () => {
-    expect(capLive('abc', 10, 2)).toBe('abc');
-  });
-
-  it('past the cap keeps the head, a marker counting what was dropped, and the newest tail', () => {
-    const once = capLive('H'.repeat(100) + 'x'.repeat(200) + 'T'.repeat(100), 300, 100);
-    expect(once.startsWith('H'.repeat(100) + '\n[warden: ')).toBe(true);
-    expect(once.endsWith('T'.repeat(100))).toBe(true);
-    expect(once.length).toBeLessThanOrEqual(300);
-    const dropped = Number(/\[warden: ([\d,]+) characters/.exec(once)![1]!.replace(/,/g, ''));
-    // Every character is either kept or counted.
-    const kept = once.length - once.indexOf(']\n') - 2 + 100;
-    expect(kept + dropped).toBe(400);
-    // Dropping again adds to the count instead of stacking markers.
-    const twice = capLive(once + 'N'.repeat(100), 300, 100);
-    expect(twice.match(/\[warden:/g)).toHaveLength(1);
-    const dropped2 = Number(/\[warden: ([\d,]+) characters/.exec(twice)![1]!.replace(/,/g, ''));
-    const kept2 = twice.length - twice.indexOf(']\n') - 2 + 100;
-    expect(kept2 + dropped2).toBe(500);
-    expect(twice.endsWith('N'.repeat(100))).toBe(true);
-  });
-});
+import type { WardenApi } from '../../../shared/api';
+import type { RunEvent } from '../../../shared/events';
+import type { RunResult } from '../../../shared/result';
+import { lineCount } from './live-output';
+import { liveElapsed, useWarden } from './index';
 
 describe('live clocks while the host is away', () => {
   const running = { state: 'running', elapsedMs: 1000 } as RunResult;
@@ -53,16 +33,9 @@ describe('live clocks while the host is away', () => {
 });
 
 describe('live line counts', () => {
-  it('count a text\'s lines, an unfinished last one included', () => {
-    expect(lineCount('')).toBe(0);
-    expect(lineCount('a')).toBe(1);
-    expect(lineCount('a\nb\n')).toBe(2);
-    expect(lineCount('a\nb')).toBe(2);
-  });
-
   it('never go down while the page caps a live stream', async () => {
-    const listeners: ((e: import('../../shared/events').RunEvent) => void)[] = [];
-    const api = { subscribe: (l: (e: import('../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../shared/api').WardenApi;
+    const listeners: ((e: import('../../../shared/events').RunEvent) => void)[] = [];
+    const api = { subscribe: (l: (e: import('../../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../../shared/api').WardenApi;
     const disconnect = useWarden.getState().connect(api);
     const snapshot = { id: 'beef01', state: 'running', stdout: '', stderr: '', startedAt: new Date().toISOString(), elapsedMs: 0 } as RunResult;
     listeners.forEach((l) => l({ type: 'started', runId: 'beef01', snapshot }));
@@ -84,8 +57,8 @@ describe('live line counts', () => {
   });
 
   it('count a line split across chunks once, from a stream that already had text, and an empty chunk as nothing', async () => {
-    const listeners: ((e: import('../../shared/events').RunEvent) => void)[] = [];
-    const api = { subscribe: (l: (e: import('../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../shared/api').WardenApi;
+    const listeners: ((e: import('../../../shared/events').RunEvent) => void)[] = [];
+    const api = { subscribe: (l: (e: import('../../../shared/events').RunEvent) => void) => (listeners.push(l), () => undefined), list: async () => [] } as unknown as import('../../../shared/api').WardenApi;
     const disconnect = useWarden.getState().connect(api);
     // The snapshot already holds one whole line and half of the next.
     const snapshot = { id: 'beef02', state: 'running', stdout: 'one\ntw', stderr: '', startedAt: new Date().toISOString(), elapsedMs: 0 } as RunResult;
@@ -108,22 +81,6 @@ describe('live line counts', () => {
 
 describe('a snapshot meeting the stream', () => {
   const linesOf = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}\n`).join('');
-
-  it('merges chunks onto a snapshot by offset: what it holds is skipped, the rest appended, a chunk past its end is a gap', () => {
-    const base = baseOf({ stdout: 'abc', stderr: '', stdoutTruncated: 0, stderrTruncated: 0 });
-    expect(base.stdoutEnd).toBe(3);
-    // Sent before the snapshot was taken: held already.
-    expect(appendAt(base, 'stdout', 0, 'ab')).toBe(base);
-    // Overlapping: only the new part.
-    const next = appendAt(base, 'stdout', 1, 'bcde');
-    expect(next).not.toBe('gap');
-    expect(next).toMatchObject({ stdout: 'abcde', stdoutEnd: 5, stdoutLines: 1 });
-    // Past the end: something between is missing.
-    expect(appendAt(base, 'stdout', 4, 'e')).toBe('gap');
-    // A snapshot the engine cut counts the dropped characters in its end, as the offsets do.
-    const cut = baseOf({ stdout: `head\n[warden: 1,000 characters dropped here]\ntail`, stderr: '', stdoutTruncated: 1000, stderrTruncated: 0 });
-    expect(cut.stdoutEnd).toBe('head'.length + 1000 + 'tail'.length);
-  });
 
   it('a page opening on a run that prints: chunks sent while its snapshot was on the way are merged, none lost or doubled, and a gap is fetched again', async () => {
     const listeners: ((e: RunEvent) => void)[] = [];

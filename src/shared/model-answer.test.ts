@@ -1,9 +1,9 @@
-// The cut a model's answer makes (src/cli/model-answer.ts), on the edges a
+// The cut a model's answer makes (src/shared/model-answer.ts), on the edges a
 // real run's output has: line breaks near the cut, characters outside the
 // BMP, an answer whose place in the stream is not known, a tight budget.
 
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../shared/result';
+import type { RunResult } from './result';
 import {
   answerJson,
   answerText,

@@ -1,9 +1,8 @@
 // Readiness in words: the probes that did not pass, and the ready line.
 
 import { describe, expect, it } from 'vitest';
-import type { ReadyProbe } from '../../../shared/result';
-import { reachableAddress } from '../ports/http-check';
-import { failingProbes, readyLine } from './describe';
+import type { ReadyProbe } from './result';
+import { failingProbes, readyLine } from './ready-text';
 
 describe('failingProbes', () => {
   const probe = (p: Partial<ReadyProbe>): ReadyProbe => ({ probe: 'tcp:5173', passed: false, attempts: 3, last: 'connection refused', ...p });
@@ -26,16 +25,4 @@ describe('readyLine', () => {
     [{ afterMs: 250, ports: [{ port: 5173, address: '127.0.0.1' }] }, 'ready after 0.25 s, listening on 5173'],
     [{ afterMs: 61_000, ports: [{ port: 5173, address: '127.0.0.1' }, { port: 5173, address: '::1' }, { port: 24678, address: '::' }] }, 'ready after 1 min 01 s, listening on 5173 and 24678'],
   ])('%j', (report, text) => expect(readyLine({ ...report, probes: [] })).toBe(text));
-});
-
-describe('reachableAddress', () => {
-  it.each([
-    ['0.0.0.0', '127.0.0.1'],
-    ['::', '::1'],
-    ['::0', '::1'],
-    ['::ffff:127.0.0.1', '127.0.0.1'],
-    ['127.0.0.1', '127.0.0.1'],
-    ['10.1.2.3', '10.1.2.3'],
-    ['::1', '::1'],
-  ])('%s -> %s', (address, reached) => expect(reachableAddress(address)).toBe(reached));
 });

@@ -9,12 +9,13 @@
 // stays in the history. Used by `warden mcp` and by the CLI alike; only the
 // calls named differ (a tool call, or an absolute command line).
 
-import type { ListeningPort, RunResult } from '../shared/result';
-import { crashPhrase, placeOf } from '../shared/crash/phrase';
-import { findCrash } from '../shared/crash/traceback';
-import { InputError } from '../shared/errors';
-import { count, seconds } from '../main/supervisor/format';
-import { failingProbes, readyLine } from '../main/supervisor/ready/describe';
+import type { ListeningPort, RunResult } from './result';
+import { crashPhrase, placeOf } from './crash/phrase';
+import { findCrash } from './crash/traceback';
+import { InputError } from './errors';
+import { count, seconds } from './format';
+import { linkHost } from './link-host';
+import { failingProbes, readyLine } from './ready-text';
 
 export type Stream = 'stdout' | 'stderr';
 
@@ -78,8 +79,8 @@ export class StreamCharsError extends InputError {
   override name = 'StreamCharsError';
 }
 
-/** The per-stream size from the environment, or the default. */
-export function envStreamChars(env: NodeJS.ProcessEnv = process.env): number {
+/** The per-stream size from the environment (the caller's process.env: src/shared has no process), or the default. */
+export function envStreamChars(env: Readonly<Record<string, string | undefined>>): number {
   return streamCharsFrom(env.WARDEN_MODEL_STREAM_CHARS, 'WARDEN_MODEL_STREAM_CHARS') ?? DEFAULT_STREAM_CHARS;
 }
 
@@ -136,8 +137,7 @@ export function elapsedText(result: Pick<RunResult, 'elapsedMs' | 'limitMs'>): s
 
 /** Where a listening port is reached: a URL when it answers HTTP, else the address and port. */
 export function portText(port: ListeningPort): string {
-  const host = port.address === '0.0.0.0' || port.address === '::' || port.address === '127.0.0.1' || port.address === '::1' ? 'localhost' : port.address.includes(':') ? `[${port.address}]` : port.address;
-  return port.http ? `http://${host}:${port.port}/` : `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port}`;
+  return port.http ? `http://${linkHost(port.address)}:${port.port}/` : `${port.address.includes(':') ? `[${port.address}]` : port.address}:${port.port}`;
 }
 
 /** Ports as a model reads them: "5173 (http://localhost:5173/), 24678 (127.0.0.1:24678)". */
