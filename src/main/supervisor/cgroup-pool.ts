@@ -37,6 +37,7 @@ import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { CLI_ERROR_EXIT } from '../../shared/errors';
 import { JOIN_FAILED_STATUS, RunCgroup, type MemoryBackend } from './cgroup';
 import { effectiveArgv, spawnProcess, type SpawnSpec, type Subprocess } from './spawn';
 
@@ -49,7 +50,7 @@ const FILL_QUIET_MS = 20;
 /** A live run younger than this keeps helpers from being spawned (one older is a service, or a long job). */
 const YOUNG_RUN_MS = 250;
 // $1 is the cgroup, $2 the script's file: sourced only once "go" came (the file is whole by then).
-const HELPER = `echo $$ > "$1/cgroup.procs" || exit ${JOIN_FAILED_STATUS}; printf . >&3; read -r go <&3 || exit 0; [ "$go" = go ] || exit 0; . "$2"; exit 125`;
+const HELPER = `echo $$ > "$1/cgroup.procs" || exit ${JOIN_FAILED_STATUS}; printf . >&3; read -r go <&3 || exit 0; [ "$go" = go ] || exit 0; . "$2"; exit ${CLI_ERROR_EXIT}`;
 
 /** Names a POSIX shell cannot export, or reads as its own while the script runs. */
 const SHELL_OWN = new Set(['IFS', 'OPTIND', 'OPTARG', 'PPID', 'LINENO', 'PS1', 'PS2', 'PS4', 'ENV']);
