@@ -24,4 +24,6 @@ export const DECISION_TESTS = [
   'src/cli/hook/codex-yield.test.ts',
   // Whose run cgroup a start-up sweep may end.
   'src/main/supervisor/cgroup-owner.test.ts',
+  // What `warden remote add` takes (issue 31).
+  'src/client/remotes.test.ts',
 ];
