@@ -52,6 +52,10 @@ export default {
     'src/cli/hook/codex-yield.ts',
     // Whose run cgroup a start-up sweep may end: judgeOwner and what it reads.
     'src/main/supervisor/cgroup-owner.ts',
+    // warden setup's edits and removals (issue 31): the JSONC and TOML text edits, and what each harness gets.
+    'src/cli/setup/jsonc.ts',
+    'src/cli/setup/toml.ts',
+    'src/cli/setup/index.ts',
     // What `warden remote add` takes (issue 31): a remote's name, the ssh URL, a --command's words, the ssh argv.
     'src/client/remotes.ts:55-161',
     'src/client/remotes.ts:350-392',

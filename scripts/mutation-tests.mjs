@@ -24,6 +24,9 @@ export const DECISION_TESTS = [
   'src/cli/hook/codex-yield.test.ts',
   // Whose run cgroup a start-up sweep may end.
   'src/main/supervisor/cgroup-owner.test.ts',
+  // warden setup's edits and removals (issue 31).
+  'src/cli/setup/index.test.ts',
+  'src/cli/setup/toml.test.ts',
   // What `warden remote add` takes (issue 31).
   'src/client/remotes.test.ts',
 ];
