@@ -56,6 +56,8 @@ export default {
     'src/cli/setup/jsonc.ts',
     'src/cli/setup/toml.ts',
     'src/cli/setup/index.ts',
+    // The termination message's cut (issue 31): whole lines, whole characters, the file rules.
+    'src/cli/termination-log.ts',
     // What `warden remote add` takes (issue 31): a remote's name, the ssh URL, a --command's words, the ssh argv.
     'src/client/remotes.ts:55-161',
     'src/client/remotes.ts:350-392',

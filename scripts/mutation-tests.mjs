@@ -27,6 +27,16 @@ export const DECISION_TESTS = [
   // warden setup's edits and removals (issue 31).
   'src/cli/setup/index.test.ts',
   'src/cli/setup/toml.test.ts',
+  // The termination message's cut (issue 31).
+  'src/cli/termination-log-cut.test.ts',
   // What `warden remote add` takes (issue 31).
   'src/client/remotes.test.ts',
 ];
+
+// A test named for what it tests rather than for its file: the file it checks
+// (`--since`: a change to it checks that file alone). Any other test checks
+// its namesake (x.test.ts: x.ts), or every file when it has none.
+export const TESTED_FILE = {
+  // The cut alone, in this process; termination-log.test.ts runs warden itself, which the sandbox cannot.
+  'src/cli/termination-log-cut.test.ts': 'src/cli/termination-log.ts',
+};
