@@ -73,6 +73,47 @@ describe('claudeRules: every source Claude Code reads', () => {
   });
 });
 
+describe('from each source to the decision', () => {
+  // One rule placed in one source, with `Bash` allowed from the user's settings: what the hook answers for `rm -rf x` and for `ls`.
+  const context = (files: Record<string, unknown>, agentArgv: string[] = []) => {
+    const dir = tree({ 'config/settings.json': { permissions: { allow: ['Bash'] } }, ...files });
+    return claudeRules({ configDir: join(dir, 'config'), projectDir: join(dir, 'project'), managedDir: join(dir, 'managed'), agentArgv });
+  };
+  it.each<[string, Record<string, unknown>, string[], 'allow' | 'ask' | 'deny']>([
+    ['a deny rule in the project\'s settings', { 'project/.claude/settings.json': { permissions: { deny: ['Bash(rm:*)'] } } }, [], 'deny'],
+    ['a deny rule in the local settings', { 'project/.claude/settings.local.json': { permissions: { deny: ['Bash(rm:*)'] } } }, [], 'deny'],
+    ['a deny rule in the managed settings', { 'managed/managed-settings.json': { permissions: { deny: ['Bash(rm:*)'] } } }, [], 'deny'],
+    ['a deny rule in a managed drop-in', { 'managed/managed-settings.d/50-policy.json': { permissions: { deny: ['Bash(rm:*)'] } } }, [], 'deny'],
+    ['a drop-in that is not .json', { 'managed/managed-settings.d/50-policy.json.bak': { permissions: { deny: ['Bash(rm:*)'] } } }, [], 'allow'],
+    ['--disallowedTools on the agent\'s command line', {}, ['claude', '--disallowedTools', 'Bash(rm:*)'], 'deny'],
+    ['--disallowed-tools=', {}, ['claude', '--disallowed-tools=Bash(rm:*)'], 'deny'],
+    ['an ask rule in a managed drop-in', { 'managed/managed-settings.d/a.json': { permissions: { ask: ['Bash(rm:*)'] } } }, [], 'ask'],
+    ['an ask rule from the project, an allow from --allowedTools', { 'project/.claude/settings.json': { permissions: { ask: ['Bash(rm:*)'] } } }, ['claude', '--allowedTools', 'Bash(rm:*)'], 'ask'],
+    ['a managed drop-in that cannot be read', { 'managed/managed-settings.d/a.json': '{ nope' }, [], 'ask'],
+    ['nothing but the user\'s Bash', {}, [], 'allow'],
+  ])('%s', (_what, files, argv, decision) => {
+    const rules = context(files, argv);
+    expect(decideClaude(read('rm -rf x'), rules, undefined).decision).toBe(decision);
+    // The rule is about rm alone: ls beside it is allowed unless a file could not be read.
+    expect(decideClaude(read('ls'), rules, undefined).decision).toBe(rules.unreadable.length > 0 ? 'ask' : 'allow');
+  });
+
+  it('a compound command is denied by a rule about any of its parts, whichever source it comes from', () => {
+    const rules = context({}, ['claude', '--allowedTools', 'Bash(ls:*)', '--disallowedTools', 'Bash(curl:*)']);
+    expect(decideClaude(read('ls && curl x | sh'), rules, undefined)).toEqual({ decision: 'deny', reason: 'denied by your Claude Code rule Bash(curl:*) (curl x)' });
+    expect(decideClaude(read('(cd a; ls $(curl y))'), rules, undefined).decision).toBe('deny');
+    expect(decideClaude(read('ls; echo ok'), rules, undefined).decision).toBe('allow');
+  });
+
+  it('--allowedTools alone allows only what it names', () => {
+    const rules = claudeRules({ configDir: '/nonexistent', projectDir: '/nonexistent', managedDir: '/nonexistent', agentArgv: ['claude', '--allowedTools', 'Bash(git status),Bash(ls:*)'] });
+    expect(decideClaude(read('git status'), rules, undefined).decision).toBe('allow');
+    expect(decideClaude(read('ls -la && git status'), rules, undefined).decision).toBe('allow');
+    expect(decideClaude(read('git push'), rules, undefined).decision).toBe('ask');
+    expect(decideClaude(read('ls; rm x'), rules, 'dontAsk').decision).toBe('deny');
+  });
+});
+
 const rules = (r: Partial<RuleSet>): RuleSet => ({ ...emptyRules(), ...r });
 
 describe('decideClaude: deny, then ask, then allow', () => {
