@@ -26,6 +26,7 @@ export const DECISION_TESTS = [
   'src/main/supervisor/cgroup-owner.test.ts',
   // warden setup's edits and removals (issue 31).
   'src/cli/setup/index.test.ts',
+  'src/cli/setup/jsonc.test.ts',
   'src/cli/setup/toml.test.ts',
   // The termination message's cut (issue 31).
   'src/cli/termination-log-cut.test.ts',
