@@ -1,7 +1,7 @@
 // Codex's yield_time_ms, read back from its session transcript, and the
 // yield Warden answers with so Codex's model sees Warden's answer.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,10 @@ describe('askedYieldMs', () => {
     [JSON.stringify({ type: 'response_item', payload: { type: 'function_call', arguments: { yield_time_ms: 2000 }, call_id: 'call_1' } }), 'call_1', undefined],
     [JSON.stringify({ type: 'response_item', note: '"call_id":"call_1" "function_call"' }), 'call_1', undefined],
     ['"call_id":"call_1" "function_call" null', 'call_1', undefined],
+    // Lines that name the id and "function_call" as keys but are not the call: passed over for the call before them.
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ payload: { type: 'function_call_output', call_id: 'call_1', arguments: '{"yield_time_ms":9}', function_call: 1 } })].join('\n'), 'call_1', 1500],
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ call_id: 'call_1', payload: { type: 'function_call', call_id: 'call_2', arguments: '{"yield_time_ms":9}' } })].join('\n'), 'call_1', 1500],
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ payload: { type: 'function_call', call_id: 'call_1', arguments: 5 } })].join('\n'), 'call_1', 1500],
   ])('%#', (text, callId, expected) => expect(askedYieldMs(text, callId)).toBe(expected));
 });
 
@@ -77,5 +81,15 @@ describe('readTail', () => {
     expect(tail.endsWith('END')).toBe(true);
     expect(readTail(join(dir, 'missing'))).toBe('');
     expect(readTail(dir)).toBe('');
+  });
+
+  it('closes what it opened, read or not', () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 20; i++) {
+      readTail(join(dir, 'small'));
+      readTail(dir);
+    }
+    expect(open()).toBe(before);
   });
 });
