@@ -297,7 +297,35 @@ describe('doubts: what bash may run that the words do not show', () => {
     'readonly x=1',
     'typeset y',
     'getopts a b',
+    // A backslash-newline inside quotes, a comment or a here-document joins nothing.
+    "echo $'a\\\nb'",
+    'echo a # b\\\nls',
+    'cat <<EOF\na\\\nb\nEOF',
+    // Tabs are blanks, not control characters.
+    'echo\ta',
+    // Attributes that make no name reference or integer.
+    'export -n X',
+    'unset -n r',
+    'unset -f f',
+    'declare -r x=1',
+    // Reads that are safe without variables set beside them.
+    'echo ${!x}',
+    'echo ${x@Q}',
+    '[[ 1 -eq 1 ]]',
+    '[[ -v x ]]',
+    '(( 1 + 2 ))',
   ])('%j is in no doubt', (line) => expect(read(line).doubts).toEqual([]));
+
+  it.each<[string, RegExp]>([
+    ['read x; (( x > 1 ))', /arithmetic beside variables/],
+    ['read x; [[ $x -lt 2 ]]', /arithmetic beside variables/],
+    ['read x; [ -v x ]', /arithmetic beside variables/],
+    ['read x; echo ${!x}', /\$\{!name\}/],
+    ['declare +n r', /declare \+n makes later assignments/],
+    ['readonly -i n', /readonly -i makes later assignments/],
+    ['echo a\x7fb', /control character/],
+    ['echo "a\\\nb" c\\\nd', /joins a word to the next line/],
+  ])('%j', (line, why) => expect(read(line).doubts.join(' | ')).toMatch(why));
 
   it.each([
     // Each builtin that sets a variable by name, beside arithmetic that reads it.
