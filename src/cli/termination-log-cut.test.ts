@@ -5,7 +5,7 @@
 // base), the command's words, the advice, and the file rules of
 // writeWholeFile. The runs through `warden run` are in termination-log.test.ts.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,41 @@ describe('the cut of a last line longer than the room', () => {
     const message = terminationMessage({ ...base, stderr: `${'😀'.repeat(5000)}END`, stdout: 'ok\n' }, 1);
     expect(message.stderr).toMatch(/^(😀)+END$/u);
     expect(message.stdout).toBe('ok\n');
+  });
+});
+
+describe('the cut to an exact room', () => {
+  // The room the streams get is the limit less the message with both empty: cut(text, room) is what stdout keeps.
+  const empty = jsonBytes(terminationMessage(base, 1));
+  const cut = (stdout: string, room: number) => terminationMessage({ ...base, stdout }, 1, empty + room).stdout;
+  it.each<[string, number, string]>([
+    // Whole lines up to the room, not one byte over it.
+    ['ab\ncd\nef\n', 8, 'cd\nef\n'],
+    ['ab\ncd\nef\n', 7, 'ef\n'],
+    ['ab\ncd\nef\n', 12, 'ab\ncd\nef\n'],
+    // Empty lines first: each is a line of its own (a newline is 2 bytes in JSON).
+    ['\n\nabc\n', 7, '\nabc\n'],
+    ['\n\nabc\n', 6, 'abc\n'],
+    // One line longer than the room: its end, exactly the room, its newline kept.
+    [`${'x'.repeat(100)}\n`, 10, 'xxxxxxxx\n'],
+    [`old\n${'x'.repeat(100)}`, 10, 'x'.repeat(10)],
+    [`old\n${'é'.repeat(100)}\n`, 9, 'ééé\n'],
+    ['abc', 0, ''],
+  ])('%j in %d bytes', (text, room, kept) => {
+    expect(cut(text, room)).toBe(kept);
+    expect(jsonBytes(kept) - 2).toBeLessThanOrEqual(room);
+  });
+
+  it('keeps the advice while the message fits exactly, drops it one byte over', () => {
+    const withAdvice = jsonBytes(terminationMessage({ ...base, advice: 'raise the limit' }, 1));
+    expect(terminationMessage({ ...base, advice: 'raise the limit' }, 1, withAdvice).advice).toBe('raise the limit');
+    expect(terminationMessage({ ...base, advice: 'raise the limit' }, 1, withAdvice - 1)).not.toHaveProperty('advice');
+  });
+
+  it('names the command\'s words, cut to their own budget', () => {
+    expect(terminationMessage({ ...base, argv: ['bash', '-c', 'exit 3'] }, 1).argv).toEqual(['bash', '-c', 'exit 3']);
+    const long = Array.from({ length: 300 }, (_, i) => `w${i}`);
+    expect(terminationMessage({ ...base, argv: long }, 1).argv).toEqual(argvWithin(long));
   });
 });
 
@@ -202,6 +237,55 @@ describe('writeWholeFile and the writers', () => {
       `warden: cannot write the termination log ${join(dir, 'no', 'such')}: ENOENT\n`,
     ]);
     expect(readFileSync(target, 'utf8')).toBe('keep\n');
+  });
+
+  it('closes what it opened, written or refused', () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    const p = path();
+    for (let i = 0; i < 10; i++) {
+      writeWholeFile(p, 'x');
+      expect(() => writeWholeFile('/dev/null', 'x')).toThrow('it is not a regular file');
+    }
+    expect(open()).toBe(before);
+  });
+
+  it('as root, refuses a file another user left in a sticky directory all may write, and writes one elsewhere', (context) => {
+    if (process.getuid?.() !== 0) return context.skip('needs root, to own files as another user');
+    const NOBODY = 65534;
+    const sticky = join(dir, 'sticky');
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const theirs = join(sticky, 'theirs.log');
+    writeFileSync(theirs, 'their file\n');
+    chownSync(theirs, NOBODY, NOBODY);
+    expect(() => writeWholeFile(theirs, 'x')).toThrow(`it belongs to uid ${NOBODY} and sits in the sticky directory ${sticky} that every user may write, so it may have been planted`);
+    expect(readFileSync(theirs, 'utf8')).toBe('their file\n');
+    // Root's own file there is written.
+    const mine = join(sticky, 'mine.log');
+    writeWholeFile(mine, 'mine');
+    expect(readFileSync(mine, 'utf8')).toBe('mine');
+    // Sticky but not world-writable, or world-writable but not sticky: theirs is written.
+    for (const mode of [0o1755, 0o777]) {
+      const other = join(dir, `mode-${mode.toString(8)}`);
+      mkdirSync(other);
+      chmodSync(other, mode);
+      const file = join(other, 'theirs.log');
+      writeFileSync(file, 'old');
+      chownSync(file, NOBODY, NOBODY);
+      writeWholeFile(file, 'new');
+      expect(readFileSync(file, 'utf8'), mode.toString(8)).toBe('new');
+    }
+    // The directory's owner's own file in it is theirs to give: written.
+    const owned = join(dir, 'owned');
+    mkdirSync(owned);
+    chmodSync(owned, 0o1777);
+    chownSync(owned, NOBODY, NOBODY);
+    const file = join(owned, 'log');
+    writeFileSync(file, 'old');
+    chownSync(file, NOBODY, NOBODY);
+    writeWholeFile(file, 'new');
+    expect(readFileSync(file, 'utf8')).toBe('new');
   });
 
   it('a device is written only at Kubernetes\' own path', () => {

@@ -90,8 +90,8 @@ function lastLines(text: string, budget: number): string {
   return text.slice(cut);
 }
 
-/** Characters as a reader sees them (grapheme clusters, Unicode's own rules as the ICU in Node has them). */
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Characters as a reader sees them (grapheme clusters, a Segmenter's default: Unicode's own rules as the ICU in Node has them). */
+const graphemes = new Intl.Segmenter();
 /** How much of a long line's end the cut segments. */
 const SEGMENT_WINDOW = 64 * 1024;
 
