@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBashGrammar, type BashGrammar } from './bash-grammar';
+import { parseJsonc, valueOf } from '../setup/jsonc';
 import { claudeRules, codexRulePrefixes, codexRulesTouch, decideClaude, decideUnread, emptyRules, geminiRestriction, touches, type RuleSet } from './rules';
 import { analyzeCommand, type Analysis } from './walk';
 
@@ -271,7 +272,11 @@ describe('codexRulePrefixes', () => {
 });
 
 describe('geminiRestriction', () => {
-  const parse = (text: string) => JSON.parse(text) as unknown;
+  // As hook.ts reads Gemini's settings (JSON with comments).
+  const parse = (text: string) => {
+    const root = parseJsonc(text);
+    return root === null ? {} : valueOf(text, root);
+  };
   const check = (line: string, files: string[], dirs: string[]) => geminiRestriction(async () => read(line), files, dirs, parse);
 
   it('names the tools.exclude entry, the deny or ask_user policy rule, or the tools.core list that could be about the line', async () => {
