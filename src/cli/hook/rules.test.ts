@@ -179,6 +179,9 @@ describe('decideClaude: deny, then ask, then allow', () => {
     ['/bin/rm -rf x', { deny: ['Bash(rm:*)'], allow: ['Bash'] }, undefined, 'deny', /denied by your Claude Code rule Bash\(rm:\*\) \(\/bin\/rm -rf x\)/],
     ['/bin/rm $X', { deny: ['Bash(rm -rf:*)'], allow: ['Bash'] }, undefined, 'ask', /deny rule Bash\(rm -rf:\*\) may apply to \/bin\/rm \$X/],
     ['/bin/rm x', { ask: ['Bash(rm:*)'], allow: ['Bash'] }, undefined, 'ask', /rule Bash\(rm:\*\) asks first/],
+    // A rule about rm is about rm run through a wrapper too.
+    ['timeout 5 rm $X', { deny: ['Bash(rm -rf:*)'], allow: ['Bash'] }, undefined, 'ask', /deny rule Bash\(rm -rf:\*\) may apply to timeout 5 rm \$X/],
+    ['timeout 5 rm x', { ask: ['Bash(rm:*)'], allow: ['Bash'] }, undefined, 'ask', /rule Bash\(rm:\*\) asks first/],
     // An ask rule about one part of a compound command asks.
     ['ls && rm x', { ask: ['Bash(rm:*)'], allow: ['Bash'] }, undefined, 'ask', /rule Bash\(rm:\*\) asks first/],
     // A bare Bash ask rule asks even for a line that runs nothing.
@@ -241,6 +244,7 @@ describe('touches: whether a harness\'s prefix rule could be about a line', () =
     ['ls', [], true],
     ['# nothing', [], true],
     ['# nothing', ['rm'], false],
+    ['timeout 5 rm x', ['rm'], true],
     [null, ['rm'], true],
   ])('%j and %j', (line, prefix, expected) => expect(touches(line === null ? null : read(line), prefix)).toBe(expected));
 
@@ -320,6 +324,8 @@ describe('geminiRestriction', () => {
     ['a header with a comment after it', { 'p/a.toml': '[[rule]] # no rm\ndecision = "deny"\ncommandPrefix = "rm"\n' }, 'a deny rule in P/a.toml'],
     ['a decision that belongs to the next table', { 'p/a.toml': '[[rule]]\ntoolName = "run_shell_command"\n  [other]\ndecision = "deny"\n' }, null],
     ['a policy file that cannot be read', { 'p/a.toml/x': '' }, 'P/a.toml cannot be read'],
+    ['keys before the first rule', { 'p/a.toml': 'decision = "deny"\n' }, null],
+    ['a comment that names a rule header', { 'p/a.toml': '[other] # see [[rule]]\ndecision = "deny"\n' }, null],
   ])('%s', async (_what, files, expected) => {
     const dir = tree(files);
     const S = join(dir, 's.json');
