@@ -3,7 +3,7 @@
 // like options), a --command line split without a shell, and the ssh argv
 // built from them (its options first, `--`, then the destination).
 
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,8 @@ describe('splitCommand: a --command line as words, without a shell', () => {
     ['x"y"z', ['xyz']],
     ['"a\\"b"', ['a"b']],
     ['"a\\\\b"', ['a\\b']],
+    ['"a\\\\\\\\b"', ['a\\\\b']],
+    ['"a\\\\\\"b"', ['a\\"b']],
     ['"a\\b"', ['a\\b']],
     ['"\\\'"', ["\\'"]],
     ['a\\ b', ['a b']],
@@ -212,9 +214,18 @@ describe('the ssh argv: options, --, the destination', () => {
     expect(dialArgv(state, makeSshRemote('b', 'ssh://box'), {})).toEqual(['ssh', '-T', '-o', 'ConnectTimeout=15', '-o', 'ControlMaster=auto', '-o', `ControlPath=${join(state, 'run', 'ssh-b')}`, '-o', `ControlPersist=${SSH_PERSIST}`, '--', 'box', 'warden dial-stdio']);
   });
 
-  it('shares no session where the control socket would not fit', () => {
+  it('shares no session where the control socket would not fit, and makes no run dir for one', () => {
     const deep = join(dir, 'd'.repeat(100));
     expect(dialArgv(deep, makeSshRemote('box', 'ssh://box'), {})).toEqual(['ssh', '-T', '-o', 'ConnectTimeout=15', '--', 'box', 'warden dial-stdio']);
+    expect(existsSync(join(deep, 'run'))).toBe(false);
+  });
+
+  it('refuses a run dir that is not its own plain directory', () => {
+    const state = join(dir, 'linked');
+    mkdirSync(state, { mode: 0o700 });
+    mkdirSync(join(dir, 'elsewhere'));
+    symlinkSync(join(dir, 'elsewhere'), join(state, 'run'));
+    expect(() => dialArgv(state, makeSshRemote('box', 'ssh://box'), {})).toThrow(expect.objectContaining({ kind: 'denied', message: expect.stringContaining('is not a plain directory (a link or a file)') }));
   });
 
   it('a command remote is its words, no ssh at all', () => {
