@@ -65,8 +65,8 @@ describe('the cut of a last line longer than the room', () => {
 
 describe('the cut to an exact room', () => {
   // The room the streams get is the limit less the message with both empty: cut(text, room) is what stdout keeps.
-  const empty = jsonBytes(terminationMessage(base, 1));
-  const cut = (stdout: string, room: number) => terminationMessage({ ...base, stdout }, 1, empty + room).stdout;
+  // (Measured inside each test: a mutant that throws there must fail a test, not the file's load.)
+  const cut = (stdout: string, room: number) => terminationMessage({ ...base, stdout }, 1, jsonBytes(terminationMessage(base, 1)) + room).stdout;
   it.each<[string, number, string]>([
     // Whole lines up to the room, not one byte over it.
     ['ab\ncd\nef\n', 8, 'cd\nef\n'],
@@ -79,6 +79,8 @@ describe('the cut to an exact room', () => {
     [`${'x'.repeat(100)}\n`, 10, 'xxxxxxxx\n'],
     [`old\n${'x'.repeat(100)}`, 10, 'x'.repeat(10)],
     [`old\n${'é'.repeat(100)}\n`, 9, 'ééé\n'],
+    // After an odd number of code units of earlier lines, an accent stays with its letter.
+    [`ol\n${'e\u0301'.repeat(50)}`, 9, 'e\u0301'.repeat(3)],
     ['abc', 0, ''],
   ])('%j in %d bytes', (text, room, kept) => {
     expect(cut(text, room)).toBe(kept);
@@ -286,6 +288,11 @@ describe('writeWholeFile and the writers', () => {
     chownSync(file, NOBODY, NOBODY);
     writeWholeFile(file, 'new');
     expect(readFileSync(file, 'utf8')).toBe('new');
+    // Root's own file in that user's sticky directory is root's: written.
+    const rootsOwn = join(owned, 'roots.log');
+    writeFileSync(rootsOwn, 'old');
+    writeWholeFile(rootsOwn, 'new');
+    expect(readFileSync(rootsOwn, 'utf8')).toBe('new');
   });
 
   it('a device is written only at Kubernetes\' own path', () => {
