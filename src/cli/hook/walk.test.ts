@@ -79,6 +79,8 @@ describe('doubleQuotedLiteral', () => {
     ['"a', null],
     ["'a'", null],
     ['"', null],
+    ['a"', null],
+    ['x"y"', null],
   ])('%j', (text, literal) => expect(doubleQuotedLiteral(text)).toBe(literal));
 });
 
@@ -297,6 +299,7 @@ describe('doubts: what bash may run that the words do not show', () => {
     'readonly x=1',
     'typeset y',
     'getopts a b',
+    'echo {1..3}',
     // A backslash-newline inside quotes, a comment or a here-document joins nothing.
     "echo $'a\\\nb'",
     'echo a # b\\\nls',
@@ -340,6 +343,7 @@ describe('doubts: what bash may run that the words do not show', () => {
     'export x; echo $((x))',
     'readonly x; echo $((x))',
     '$cmd x; echo $((x))',
+    'let y=x',
   ])('%j sets a variable arithmetic may read', (line) => expect(read(line).doubts.join(' | ')).toMatch(/arithmetic beside variables/));
 
   it.each([
