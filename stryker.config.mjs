@@ -56,6 +56,15 @@ export default {
     'src/renderer/src/store/live-output.ts',
     // The binary search output pages, output times and the log's rows share.
     'src/shared/sorted.ts',
+    // warden setup's edits and removals (issue 31): the JSONC and TOML text edits, and what each harness gets.
+    'src/cli/setup/jsonc.ts',
+    'src/cli/setup/toml.ts',
+    'src/cli/setup/index.ts',
+    // The termination message's cut (issue 31): whole lines, whole characters, the file rules.
+    'src/cli/termination-log.ts',
+    // What `warden remote add` takes (issue 31): a remote's name, the ssh URL, a --command's words, the ssh argv.
+    'src/client/remotes.ts:55-161',
+    'src/client/remotes.ts:350-392',
   ],
   // Real processes: one mutant at a time per core at most, and room for slow machines.
   concurrency: 2,

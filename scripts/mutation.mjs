@@ -8,8 +8,11 @@
 //                 incremental mode (its own file, reports/stryker-since.json):
 //                 a change is checked in minutes, and a run again after an
 //                 edit reuses every result the edit did not touch. A change
-//                 to a test the mutation config runs checks every file (the
-//                 incremental file then keeps what that test did not change).
+//                 to a test the mutation config runs checks its namesake
+//                 (x.test.ts: x.ts, or the file TESTED_FILE in
+//                 scripts/mutation-tests.mjs names), or every file when it
+//                 has none (the incremental file then keeps what that test
+//                 did not change).
 //
 // StrykerJS has an incremental mode but no notion of a git ref: the ref's
 // diff picks the files here, Stryker's own diff the mutants.
@@ -33,7 +36,7 @@ function git(...gitArgs) {
 }
 
 /** The config's mutate entries (a file, or a file with a line range) whose file changed since `ref`, and why. */
-async function changedSince(ref, config, tests) {
+async function changedSince(ref, config, tests, testedFile) {
   if (spawnSync('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: root }).status !== 0) fail(`--since ${ref}: not a commit this repository knows.`);
   // This change: since where it left the ref (what the ref gained meanwhile is not this change's),
   // committed or not, and files git does not track yet.
@@ -43,7 +46,7 @@ async function changedSince(ref, config, tests) {
   const mutated = new Set(config.mutate.map(fileOf));
   // A changed test checks its namesake (x.test.ts, x.ts); one with none (interleavings, teardown-scan) checks every file.
   const testChanged = tests.filter((test) => changed.has(test));
-  const namesakes = testChanged.map((test) => test.replace(/\.test\.ts$/, '.ts'));
+  const namesakes = testChanged.map((test) => testedFile[test] ?? test.replace(/\.test\.ts$/, '.ts'));
   const everything = namesakes.some((file) => !mutated.has(file));
   const entries = config.mutate.filter((entry) => everything || changed.has(fileOf(entry)) || namesakes.includes(fileOf(entry)));
   return { entries, files: [...new Set(entries.map(fileOf))], testChanged, everything };
@@ -67,8 +70,8 @@ for (let i = 0; i < args.length; i++) {
 if (since !== undefined) {
   if (passed.some((arg) => arg === '--mutate' || arg === '-m' || arg.startsWith('--mutate='))) fail('give --since or --mutate, not both.');
   const { default: config } = await import(join(root, 'stryker.config.mjs'));
-  const { DECISION_TESTS } = await import(join(root, 'scripts', 'mutation-tests.mjs'));
-  const { entries, files, testChanged, everything } = await changedSince(since, config, DECISION_TESTS);
+  const { DECISION_TESTS, TESTED_FILE } = await import(join(root, 'scripts', 'mutation-tests.mjs'));
+  const { entries, files, testChanged, everything } = await changedSince(since, config, DECISION_TESTS, TESTED_FILE);
   if (entries.length === 0) {
     process.stdout.write(`test:mutation: none of the ${config.mutate.length} files or ranges stryker.config.mjs mutates, nor a test it runs, changed since ${since}: nothing to do.\n`);
     process.exit(0);

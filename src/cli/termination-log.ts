@@ -74,16 +74,36 @@ function lastLines(text: string, budget: number): string {
     start = from;
   }
   if (start < text.length) return text.slice(start);
-  // Not one whole line fits: the end of the last one, cut at a character.
+  // Not one whole line fits: the end of the last one, cut where a character as a reader sees it starts (a
+  // grapheme: never half a surrogate pair, nor an accent without its letter), looked for in the line's last
+  // SEGMENT_WINDOW code units, far more than any room here takes.
+  const from = Math.max(text.lastIndexOf('\n', text.length - 2) + 1, text.length - SEGMENT_WINDOW);
+  const starts = Array.from(graphemes.segment(text.slice(from)), (g) => from + g.index);
   let cut = text.length;
-  for (used = 0; cut > 0; ) {
-    const width = cut >= 2 && /[\udc00-\udfff]/.test(text[cut - 1]!) ? 2 : 1; // a surrogate pair is one character
-    const cost = jsonBytes(text.slice(cut - width, cut));
+  used = 0;
+  for (let i = starts.length - 1; i >= 0; i--) {
+    const cost = jsonBytes(text.slice(starts[i], cut));
     if (used + cost > budget) break;
     used += cost;
-    cut -= width;
+    cut = starts[i]!;
   }
   return text.slice(cut);
+}
+
+/** Characters as a reader sees them (grapheme clusters, a Segmenter's default: Unicode's own rules as the ICU in Node has them). */
+const graphemes = new Intl.Segmenter();
+/** How much of a long line's end the cut segments. */
+const SEGMENT_WINDOW = 64 * 1024;
+
+/** The first whole characters (graphemes) of `text` within `max` code units. */
+function firstChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  for (const g of graphemes.segment(text.slice(0, max + 1))) {
+    if (g.index + g.segment.length > max) break;
+    end = g.index + g.segment.length;
+  }
+  return text.slice(0, end);
 }
 
 /** The message for `result`, at most `limit` bytes as JSON. */
@@ -102,7 +122,7 @@ export function terminationMessage(result: RunResult, exit: number, limit = TERM
     elapsedMs: result.elapsedMs,
     limitMs: result.limitMs,
     oom: result.oom ? result.oom.confirmed : null,
-    ...(result.advice !== null ? { advice: result.advice.slice(0, 400) } : {}),
+    ...(result.advice !== null ? { advice: firstChars(result.advice, 400) } : {}),
     stderr: '',
     stdout: '',
   };
@@ -177,7 +197,7 @@ function write(path: string, text: string, err: (text: string) => void): void {
 
 /** Writes why the run never started to `path`, cut to fit Kubernetes' limit; a failure is one line on stderr. */
 export function writeTerminationError(path: string, error: string, exit: number, err: (text: string) => void, exitCodes?: string): void {
-  const message: TerminationError = { verdict: null, state: 'not-started', exit, ...(exitCodes !== undefined ? { exitCodes } : {}), error: error.slice(0, 900) }; // 4 bytes a character at most: within 4,096
+  const message: TerminationError = { verdict: null, state: 'not-started', exit, ...(exitCodes !== undefined ? { exitCodes } : {}), error: firstChars(error, 900) }; // 4 bytes a character at most: within 4,096
   write(path, JSON.stringify(message), err);
 }
 

@@ -1,7 +1,7 @@
 // Codex's yield_time_ms, read back from its session transcript, and the
 // yield Warden answers with so Codex's model sees Warden's answer.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,22 @@ describe('askedYieldMs', () => {
     [call('call_1', '{not json'), 'call_1', undefined],
     [`{"cut line "call_id":"call_1" "function_call"\n${call('call_1', { yield_time_ms: 700 })}`, 'call_1', 700],
     ['', 'call_1', undefined],
+    // The first line of the text is read too, and a call's output after it is passed over.
+    [[call('call_1', { yield_time_ms: 1500 }), call('call_1', { yield_time_ms: 9 }, 'function_call_output')].join('\n'), 'call_1', 1500],
+    // Another call whose text names this id is not this call.
+    [[call('call_1', { yield_time_ms: 1500 }), call('call_2', { cmd: 'echo "call_id":"call_1" function_call', yield_time_ms: 9 })].join('\n'), 'call_1', 1500],
+    // Numbers JSON can hold that are no time: too large to be finite, fractions are times.
+    [call('call_1', '{"yield_time_ms":1e400}'), 'call_1', undefined],
+    [call('call_1', { yield_time_ms: 2500.5 }), 'call_1', 2500.5],
+    [call('call_1', { yield_time_ms: null }), 'call_1', undefined],
+    // arguments as an object, not the JSON text Codex writes: not read.
+    [JSON.stringify({ type: 'response_item', payload: { type: 'function_call', arguments: { yield_time_ms: 2000 }, call_id: 'call_1' } }), 'call_1', undefined],
+    [JSON.stringify({ type: 'response_item', note: '"call_id":"call_1" "function_call"' }), 'call_1', undefined],
+    ['"call_id":"call_1" "function_call" null', 'call_1', undefined],
+    // Lines that name the id and "function_call" as keys but are not the call: passed over for the call before them.
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ payload: { type: 'function_call_output', call_id: 'call_1', arguments: '{"yield_time_ms":9}', function_call: 1 } })].join('\n'), 'call_1', 1500],
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ call_id: 'call_1', payload: { type: 'function_call', call_id: 'call_2', arguments: '{"yield_time_ms":9}' } })].join('\n'), 'call_1', 1500],
+    [[call('call_1', { yield_time_ms: 1500 }), JSON.stringify({ payload: { type: 'function_call', call_id: 'call_1', arguments: 5 } })].join('\n'), 'call_1', 1500],
   ])('%#', (text, callId, expected) => expect(askedYieldMs(text, callId)).toBe(expected));
 });
 
@@ -38,6 +54,19 @@ describe('codexYieldMs', () => {
     [2000, 250],
     [0, 250],
   ])('asked %s', (asked, expected) => expect(codexYieldMs(asked, 6000)).toBe(expected));
+
+  it.each<[number | undefined, number, number]>([
+    // At Codex's default and above, never earlier than the usual yield; below it, never later.
+    [undefined, 8000, 8000],
+    [10_000, 8000, 8000],
+    [9999, 8000, 5999],
+    [9000, 3000, 3000],
+    [20_000, 3000, 12_000],
+    // Rounded to whole milliseconds.
+    [10_001, 1000, 6001],
+    [4001.7, 6000, 250],
+    [6250.4, 6000, 2250],
+  ])('asked %s, usually %s', (asked, usual, expected) => expect(codexYieldMs(asked, usual)).toBe(expected));
 });
 
 describe('readTail', () => {
@@ -52,5 +81,15 @@ describe('readTail', () => {
     expect(tail.endsWith('END')).toBe(true);
     expect(readTail(join(dir, 'missing'))).toBe('');
     expect(readTail(dir)).toBe('');
+  });
+
+  it('closes what it opened, read or not', () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 20; i++) {
+      readTail(join(dir, 'small'));
+      readTail(dir);
+    }
+    expect(open()).toBe(before);
   });
 });

@@ -285,7 +285,8 @@ export async function geminiRestriction(read: () => Promise<Analysis | null>, se
     for (const name of names) {
       const text = readLoose(join(dir, name));
       if (text === null) return `${join(dir, name)} cannot be read`;
-      for (const block of text.split(/^\s*\[\[\s*rule\s*\]\]\s*$/m).slice(1)) {
+      // A [[rule]] header may carry a comment (TOML allows one after any header).
+      for (const block of text.split(/^\s*\[\[\s*rule\s*\]\]\s*(?:#.*)?$/m).slice(1)) {
         const field = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*(.+)$`, 'm').exec(block.split(/^\s*\[/m)[0] ?? '')?.[1];
         const decision = tomlStrings(field('decision'))[0];
         if (decision !== 'deny' && decision !== 'ask_user') continue;

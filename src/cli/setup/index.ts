@@ -237,12 +237,17 @@ function codexChange(path: string, shown: string, paths: SetupPaths, options: Pi
     const out: Record<string, unknown> = { ...config, mcp_servers: servers };
     return canonical(withoutEmptyServers(out));
   };
-  const strip = (text: string): string => {
+  /**
+   * The text without Warden's block or inline member. Before the block go the
+   * newlines setup added (blockSeparator of the file as it was): known from
+   * the backup, else taken as the one of a file that ended with a newline.
+   */
+  const strip = (text: string, backup: string | null = null): string => {
     const range = blockRange(text);
     if (range) {
       let start = range.start;
-      // The blank line setup put before the block.
-      if (start >= 2 && text.slice(start - 2, start) === '\n\n') start--;
+      const added = backup !== null ? blockSeparator(backup).length : text.slice(start - 2, start) === '\n\n' ? 1 : 0;
+      for (let i = 0; i < added && text[start - 1] === '\n'; i++) start--;
       return text.slice(0, start) + text.slice(range.end);
     }
     const servers = inlineServers(text);
@@ -267,8 +272,7 @@ function codexChange(path: string, shown: string, paths: SetupPaths, options: Pi
       if (inlineRange) {
         out = addInline(without, inlineRange, inline(limit));
       } else {
-        const sep = without === '' ? '' : without.endsWith('\n\n') ? '' : without.endsWith('\n') ? '\n' : '\n\n';
-        out = without + sep + block(limit);
+        out = without + blockSeparator(without) + block(limit);
       }
       // Parsed again: exactly what the user had, plus Warden's server; anything else is not written.
       let check: string;
@@ -284,7 +288,7 @@ function codexChange(path: string, shown: string, paths: SetupPaths, options: Pi
       const config = parseToml(text, shown);
       const current = serversOf(config)?.warden;
       if (!text.includes(TOML_BEGIN) && !isOurCodexServer(current)) return text;
-      const out = strip(text);
+      const out = strip(text, backup);
       let check: string;
       try {
         check = canonical(withoutEmptyServers(parseToml(out, shown)));
@@ -304,6 +308,11 @@ function codexChange(path: string, shown: string, paths: SetupPaths, options: Pi
       }
     },
   };
+}
+
+/** What setup puts between a Codex config's text and the block it appends: a blank line, and no more. */
+function blockSeparator(text: string): string {
+  return text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
 }
 
 function tomlString(text: string): string {

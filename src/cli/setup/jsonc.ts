@@ -198,6 +198,7 @@ function removeEntry(text: string, container: JsonNode & { kind: 'object' | 'arr
     let start = entry.start;
     while (start > 0 && /[ \t]/.test(text[start - 1]!)) start--;
     if (text[start - 1] === '\n') start--;
+    if (text[start - 1] === '\r') start--;
     const comma = skip(text, entry.end);
     let end = comma + 1;
     while (end < text.length && /[ \t]/.test(text[end]!)) end++;
@@ -213,6 +214,14 @@ function removeEntry(text: string, container: JsonNode & { kind: 'object' | 'arr
     let start = entry.start;
     while (start > comma + 1 && /\s/.test(text[start - 1]!)) start--;
     return splice(text, start, after + 1, '');
+  }
+  // A comment between that comma and the entry is the user's: the comma goes, and the entry from its own line.
+  if (text.slice(comma + 1, entry.start).trim() !== '') {
+    let start = entry.start;
+    while (/[ \t]/.test(text[start - 1]!)) start--;
+    if (text[start - 1] === '\n') start--;
+    if (text[start - 1] === '\r') start--;
+    return splice(splice(text, start, entry.end, ''), comma, comma + 1, '');
   }
   return splice(text, comma, entry.end, '');
 }
