@@ -26,7 +26,7 @@ import { deathNoteName } from '../store/recovery';
 import { attachRecorder, ensureStateDir, openStore, resolveStateDir, StoreOpenError, type HistoryStore, type Recorder } from '../store';
 import { ensurePrivateDir, notPlainFile, writePrivateFile } from '../store/state-dir';
 import { engineApi } from '../supervisor/api';
-import { HOST_CGROUP_POOL } from '../supervisor/cgroup-pool';
+import { hostPoolSize } from '../supervisor/cgroup-pool';
 import { newId, Supervisor, type SupervisorOptions } from '../supervisor/supervisor';
 import { packageRoot } from '../../client/package-root';
 import { connectToHost, socketPathFor } from '../../client/transport';
@@ -343,7 +343,7 @@ async function startOnLock(options: HostOptions, log: (line: string) => void, st
   // Ends every run of this host if the host dies, SIGKILL included (sentinel.ts).
   const hostId = options.supervisor?.hostId ?? newId();
   const sentinel = (parts.sentinel = sentinelWanted() ? startSentinel(hostId, { onError: log, deathNote: join(runDir, deathNoteName(hostId)) }) : undefined);
-  const supervisor = (parts.supervisor = new Supervisor({ cgroupPool: HOST_CGROUP_POOL, ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) }));
+  const supervisor = (parts.supervisor = new Supervisor({ cgroupPool: hostPoolSize(), ...options.supervisor, hostId, ...(sentinel ? { watch: sentinel } : {}) }));
   const history = (parts.history = await openHistory(stateDir, supervisor, options.history !== false, log));
 
   const startedAt = new Date().toISOString();

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test/kit/until';
 import { detectMemoryBackend, type MemoryBackend } from './cgroup';
-import { CgroupPool, poolScript, POOL_HELPER_NAME, quoteWord, scriptDirectory } from './cgroup-pool';
+import { CgroupPool, hostPoolSize, poolScript, POOL_HELPER_NAME, quoteWord, scriptDirectory } from './cgroup-pool';
 import { Harness, isDead, waitDead } from './proc-testkit';
 import type { SpawnSpec } from './spawn';
 
@@ -230,5 +230,24 @@ describe.skipIf(!backend)("a crashed Warden's pool", () => {
       expect(existsSync(entry.path)).toBe(false);
     }
     expect(idle.every((e) => isDead(e.pid))).toBe(true);
+  });
+});
+
+describe('the host pool size from WARDEN_CGROUP_POOL', () => {
+  it.each([
+    [undefined, 0],
+    ['', 0],
+    ['0', 0],
+    ['1', 1],
+    ['2', 2],
+    ['8', 8],
+    ['9', 0],
+    ['10', 0],
+    ['-1', 0],
+    ['2x', 0],
+    [' 2', 0],
+    ['1.5', 0],
+  ])('%j gives %i', (text, size) => {
+    expect(hostPoolSize(text === undefined ? {} : { WARDEN_CGROUP_POOL: text })).toBe(size);
   });
 });
