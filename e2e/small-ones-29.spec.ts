@@ -9,6 +9,8 @@
 // box, flat memory not a solid block). An unknown run id (reader-place.spec)
 // and one unit style per column (one-figure.spec) are tested there.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Locator } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { SETUP_TIMEOUT_MS, SPEC_TIMEOUT_MS, route, skipReason, sleep, startHarness, tid, visible, waitFor, waitForAttr, waitForText, type Harness } from './harness';
@@ -111,16 +113,22 @@ test.describe('The small ones of issue 29', () => {
 
   test('the run-ended offer sits beside the tabs (the log does not move), and not after your own Stop', async () => {
     const { page } = h;
-    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', 'echo starting >&2; for i in $(seq 1 30); do echo line $i; done; sleep 4; echo failing >&2; exit 3']);
+    // It fails when the test says (a gate file), once the page has shown it live: however slow or quick the machine.
+    const gate = join(h.stateDir, 'offer-fail-now');
+    const started = await h.cliJson(['run', '--yield', '200ms', '--json', '--limit', '2m', '--', 'bash', '-c', `echo starting >&2; for i in $(seq 1 30); do echo line $i; done; until [ -e ${gate} ]; do sleep 0.05; done; echo failing >&2; exit 3`]);
     expect(started.code, started.stderr).toBe(75);
     await route(page, `#/runs/${started.json.id}/output`);
     const view = await visible(page.locator(tid('output-view')));
+    const shownLiveAt = Date.now();
     await waitForText(view, 'line 30');
     // Both streams already (the toolbar's order note is there while live, not added at the end).
     await visible(page.locator(tid('output-order-note')));
     const before = await box(view);
     const tabsBefore = await box(page.locator('.rd-tabs'));
     await h.screenshot(page, 'ended-offer-before');
+    // Read live for a second (RunDetail's READ_LIVE_MS) before it ends, or it opens as an ended run does.
+    await sleep(Math.max(0, shownLiveAt + 1500 - Date.now()));
+    writeFileSync(gate, '');
     const offer = await visible(page.locator(tid('summary-offer')), 20_000);
     const after = await box(view);
     const tabs = await box(page.locator('.rd-tabs'));
