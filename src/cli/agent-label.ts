@@ -55,10 +55,12 @@ export function scriptCommand(script: string): string {
 
 /** A process's name for its owner label; null when there is no such process. */
 export function agentLabel(pid: number): string | null {
-  const comm = readComm(pid);
+  let comm = readComm(pid);
   if (comm === null) return null;
-  if (!INTERPRETERS.test(comm)) return comm;
   const argv = readArgv(pid);
+  // Node 22+ names its main thread MainThread, which /proc/PID/comm shows: the program is argv[0]'s.
+  if (comm === 'MainThread' && argv[0]) comm = basename(argv[0]);
+  if (!INTERPRETERS.test(comm)) return comm;
   // The script: the first word after the interpreter that is not an option (node --no-warnings x.js, python3 -u x.py).
   const script = argv.slice(1).find((arg) => !arg.startsWith('-'));
   if (script === undefined || script === '') return comm;
